@@ -1,0 +1,80 @@
+#pragma once
+// The kernel table a device implements. Callers (tensor/prim.hpp) check arguments, work out result
+// shapes and allocate results; a backend only computes into the given outputs. Today there is a
+// CPU backend; a CUDA backend implements the same interface.
+#include <cstdint>
+#include <span>
+
+#include "variate/tensor/tensor.hpp"
+
+namespace variate {
+
+enum class UnaryOp : std::uint8_t {
+  neg, exp, log, log1p, expm1, sqrt, abs, sign, square, reciprocal, sigmoid, log_sigmoid, softplus,
+  tanh, lgamma, digamma, trigamma, erf, erfc, floor, logical_not
+};
+enum class BinaryOp : std::uint8_t {
+  add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge, logical_and, logical_or
+};
+enum class ReduceOp : std::uint8_t { sum, max, min, prod };
+
+const char* name(UnaryOp op);
+const char* name(BinaryOp op);
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Memory. Blocks are recycled by size class; `cached_bytes` and `system_allocations` let tests
+  // prove that steady-state loops do not reach the system allocator.
+  virtual detail::Storage* allocate_storage(std::size_t bytes) = 0;
+  virtual void release_storage(detail::Storage* s) = 0;
+  virtual std::int64_t system_allocations() const = 0;
+
+  virtual void fill(Tensor& out, double value) = 0;
+  virtual void copy(const Tensor& x, Tensor& out) = 0;  // same shape and dtype
+  virtual void cast(const Tensor& x, Tensor& out) = 0;  // same shape, out.dtype() may differ
+
+  // Element-wise. Inputs broadcast to out.shape(); binary inputs already share one dtype.
+  virtual void unary(UnaryOp op, const Tensor& x, Tensor& out) = 0;
+  virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  virtual void broadcast_to(const Tensor& x, Tensor& out) = 0;
+
+  /// Reduces the axes flagged in `reduced` (length x.rank()); out has x's rank with those dims 1.
+  virtual void reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) = 0;
+  /// Index of the maximum along `axis` (first on ties); out is i64 with that axis of size 1.
+  virtual void argmax(const Tensor& x, int axis, Tensor& out) = 0;
+  virtual void cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) = 0;
+  /// Sorts along `axis`; either output may be undefined when not wanted.
+  virtual void sort(const Tensor& x, int axis, bool descending, Tensor* values, Tensor* indices) = 0;
+
+  /// out[b] = op(a[b]) @ op(b[b]) with batch dims broadcast; op transposes the last two dims.
+  virtual void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& out) = 0;
+
+  virtual void permute(const Tensor& x, std::span<const int> perm, Tensor& out) = 0;
+  /// out = x[..., start : start + step * out.dim(axis) : step, ...]
+  virtual void slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) = 0;
+  /// Adds x into out[..., start : start + step * x.dim(axis) : step, ...].
+  virtual void slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) = 0;
+  virtual void concat(std::span<const Tensor> xs, int axis, Tensor& out) = 0;
+  /// out[.., i, ..] = x[.., index[.., i, ..], ..] (index has out's shape; take_along_axis).
+  virtual void gather(const Tensor& x, int axis, const Tensor& index, Tensor& out) = 0;
+  /// out[.., index[.., i, ..], ..] += src[.., i, ..]
+  virtual void scatter_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) = 0;
+  /// out = x[..., index[j], ...] along axis for a 1-d index (take / index_select).
+  virtual void take(const Tensor& x, int axis, const Tensor& index, Tensor& out) = 0;
+  /// out[..., index[j], ...] += src[..., j, ...] along axis for a 1-d index.
+  virtual void take_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) = 0;
+
+  // Linear algebra over the last two dims, batched over the leading ones.
+  /// Lower Cholesky factor; returns false if some matrix is not positive definite.
+  virtual bool cholesky(const Tensor& x, Tensor& out) = 0;
+  /// Solves op(A) X = B for triangular A (lower or upper), op = transpose or identity.
+  virtual void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) = 0;
+};
+
+/// The backend of a device; throws if the device has none in this build.
+Backend& backend(Device device);
+
+}  // namespace variate

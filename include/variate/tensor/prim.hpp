@@ -1,0 +1,69 @@
+#pragma once
+// Tensor operations without autodiff (layer 1). Each checks its arguments, names itself in errors,
+// allocates its result and calls the device's kernel. The differentiable versions that user code
+// calls live in autodiff/ops.hpp and are built on these.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "variate/tensor/backend.hpp"
+#include "variate/tensor/tensor.hpp"
+
+namespace variate::prim {
+
+using Axes = std::span<const int>;
+
+Tensor cast(const Tensor& x, DType dtype);
+Tensor unary(UnaryOp op, const Tensor& x);
+/// Broadcasting binary op; operands are promoted to a common dtype; comparisons return bool.
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+Tensor binary(BinaryOp op, const Tensor& a, double b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor neg(const Tensor& x);
+
+/// Reduces over `axes` (all axes when empty and `all_if_empty`), keeping them as size 1 if keepdims.
+Tensor reduce(ReduceOp op, const Tensor& x, Axes axes, bool keepdims);
+Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor argmax(const Tensor& x, int axis, bool keepdims = false);
+Tensor cumsum(const Tensor& x, int axis, bool reverse = false);
+Tensor sort(const Tensor& x, int axis = -1, bool descending = false);
+Tensor argsort(const Tensor& x, int axis = -1, bool descending = false);
+
+/// Batched matrix product with NumPy matmul semantics (1-d operands are promoted and squeezed);
+/// transpose flags swap the last two dims of a >= 2-d operand without copying it.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+
+Tensor reshape(const Tensor& x, const Shape& shape);  // one dim may be -1 via reshape(x, dims)
+Tensor reshape(const Tensor& x, std::span<const std::int64_t> dims);
+Tensor permute(const Tensor& x, std::span<const int> perm);
+Tensor transpose(const Tensor& x, int axis0 = -2, int axis1 = -1);
+Tensor expand_dims(const Tensor& x, int axis);
+Tensor squeeze(const Tensor& x, int axis);
+Tensor broadcast_to(const Tensor& x, const Shape& shape);
+/// Sums `grad` down to `shape` (undoes broadcasting); `shape` must broadcast to grad's shape.
+Tensor sum_to(const Tensor& grad, const Shape& shape);
+Tensor concat(std::span<const Tensor> xs, int axis);
+Tensor stack(std::span<const Tensor> xs, int axis);
+/// x[start:stop:step] along axis, with Python's rules for negative and out-of-range bounds.
+Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1);
+/// take_along_axis: index has x's rank; its dims other than `axis` broadcast against x's.
+Tensor gather(const Tensor& x, int axis, const Tensor& index);
+/// Returns a copy of `base` with src added at `index` along axis (scatter-add).
+Tensor scatter_add(const Tensor& base, int axis, const Tensor& index, const Tensor& src);
+/// x[..., index, ...] along axis for an integer index tensor of any shape.
+Tensor take(const Tensor& x, const Tensor& index, int axis = 0);
+Tensor one_hot(const Tensor& index, std::int64_t depth, DType dtype = DType::f64);
+
+Tensor cholesky(const Tensor& x);
+Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, bool transpose_a = false);
+
+/// The result dtype of unary math on x: floating types are kept, integers and bools become f64.
+DType float_type(DType t);
+
+}  // namespace variate::prim

@@ -1,0 +1,98 @@
+// A caching allocator: freed blocks go to a free list per size class and are handed out again, so
+// a loop that allocates the same shapes every iteration reaches the system allocator only during
+// its first iterations (DESIGN.md: no heap allocation per gradient in steady state).
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "tensor/cpu/cpu_backend.hpp"
+
+namespace variate::cpu {
+namespace {
+
+constexpr std::size_t kAlignment = 64;
+constexpr int kClassesPerOctave = 4;  // size classes grow by 2^(1/4): at most ~19% slack
+constexpr int kNumClasses = 64 * kClassesPerOctave;
+
+// Header and data live in one block: [Storage | padding to 64 | data].
+constexpr std::size_t kHeaderBytes = (sizeof(detail::Storage) + kAlignment - 1) / kAlignment * kAlignment;
+
+int size_class(std::size_t bytes) {
+  if (bytes <= kAlignment) return 0;
+  int octave = 63 - __builtin_clzll(bytes - 1);  // 2^octave < bytes <= 2^(octave+1)
+  std::size_t base = std::size_t(1) << octave;
+  int step = int(((bytes - 1 - base) * kClassesPerOctave) >> octave);
+  return octave * kClassesPerOctave + step + 1;
+}
+
+std::size_t class_bytes(int cls) {
+  if (cls == 0) return kAlignment;
+  int octave = (cls - 1) / kClassesPerOctave, step = (cls - 1) % kClassesPerOctave;
+  std::size_t base = std::size_t(1) << octave;
+  return base + ((base * std::size_t(step + 1)) / kClassesPerOctave);
+}
+
+struct Pool {
+  std::mutex mutex;
+  std::vector<detail::Storage*> free_lists[kNumClasses];
+  std::int64_t system_allocations = 0;
+};
+
+// Never destroyed: tensors in static objects may be released during exit.
+Pool& pool() {
+  static Pool* p = new Pool;
+  return *p;
+}
+
+}  // namespace
+
+detail::Storage* CpuBackend::allocate_storage(std::size_t bytes) {
+  const int cls = size_class(bytes);
+  Pool& p = pool();
+  {
+    std::lock_guard lock(p.mutex);
+    auto& list = p.free_lists[cls];
+    if (!list.empty()) {
+      detail::Storage* s = list.back();
+      list.pop_back();
+      s->refs.store(1, std::memory_order_relaxed);
+      s->bytes = bytes;
+      return s;
+    }
+    ++p.system_allocations;
+  }
+  void* block = std::aligned_alloc(kAlignment, kHeaderBytes + class_bytes(cls));
+  if (!block) throw std::bad_alloc();
+  auto* s = new (block) detail::Storage;
+  s->data = static_cast<char*>(block) + kHeaderBytes;
+  s->bytes = bytes;
+  s->device = Device{};
+  return s;
+}
+
+void CpuBackend::release_storage(detail::Storage* s) {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  auto& list = p.free_lists[size_class(s->bytes)];
+  // The free list's capacity grows with the number of blocks ever alive, so pushing back reaches
+  // the system allocator only while the working set still grows.
+  list.push_back(s);
+}
+
+std::int64_t CpuBackend::system_allocations() const {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  return p.system_allocations;
+}
+
+}  // namespace variate::cpu
+
+namespace variate {
+Backend& backend(Device device) {
+  static cpu::CpuBackend cpu_backend;
+  VARIATE_CHECK(device.kind == DeviceKind::cpu, "backend", "no backend for device ", device,
+                " in this build (only cpu)");
+  return cpu_backend;
+}
+}  // namespace variate

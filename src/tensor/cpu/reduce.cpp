@@ -1,0 +1,192 @@
+// Reductions over any set of axes, argmax and cumsum. Results do not depend on the thread count:
+// work is split into blocks whose size depends only on the shape, and partial results are combined
+// in block order.
+#include <cmath>
+#include <limits>
+
+#include "tensor/cpu/strided_loop.hpp"
+
+namespace variate::cpu {
+namespace {
+
+// x viewed with adjacent axes of the same kind (reduced or kept) merged and size-1 axes dropped.
+struct MergedAxes {
+  int rank = 0;
+  std::int64_t dims[kMaxRank];
+  std::int64_t x_strides[kMaxRank];
+  std::int64_t out_strides[kMaxRank];  // 0 on reduced axes
+  bool reduced[kMaxRank];
+};
+
+MergedAxes merge_axes(const Shape& shape, std::span<const bool> reduced) {
+  MergedAxes m;
+  for (int i = 0; i < shape.rank(); ++i) {
+    if (shape[i] == 1) continue;
+    if (m.rank > 0 && m.reduced[m.rank - 1] == reduced[i]) {
+      m.dims[m.rank - 1] *= shape[i];
+    } else {
+      m.dims[m.rank] = shape[i];
+      m.reduced[m.rank] = reduced[i];
+      ++m.rank;
+    }
+  }
+  std::int64_t xs = 1, os = 1;
+  for (int i = m.rank - 1; i >= 0; --i) {
+    m.x_strides[i] = xs;
+    xs *= m.dims[i];
+    m.out_strides[i] = m.reduced[i] ? 0 : os;
+    if (!m.reduced[i]) os *= m.dims[i];
+  }
+  return m;
+}
+
+template <class T, class A, class Op>
+void accumulate(const MergedAxes& m, int depth, const T* x, A* out, Op op) {
+  const std::int64_t n = m.dims[depth];
+  if (depth == m.rank - 1) {
+    if (m.reduced[depth]) {
+      A acc = *out;
+      for (std::int64_t i = 0; i < n; ++i) acc = op(acc, A(x[i]));
+      *out = acc;
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) out[i] = op(out[i], A(x[i]));
+    }
+    return;
+  }
+  for (std::int64_t i = 0; i < n; ++i)
+    accumulate(m, depth + 1, x + i * m.x_strides[depth], out + i * m.out_strides[depth], op);
+}
+
+template <class T, class A, class Op>
+void reduce_into(const Tensor& x, std::span<const bool> reduced, A* out, std::int64_t out_n, A init, Op op) {
+  std::fill(out, out + out_n, init);
+  const MergedAxes m = merge_axes(x.shape(), reduced);
+  const T* px = x.data<T>();
+  if (m.rank == 0) {
+    if (x.numel() == 1) out[0] = op(out[0], A(px[0]));
+    return;
+  }
+  const std::int64_t top = m.dims[0], inner = m.x_strides[0];
+  if (!m.reduced[0]) {  // disjoint outputs per top index
+    parallel_chunks(top, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i)
+        if (m.rank == 1) out[i] = op(out[i], A(px[i]));
+        else accumulate(m, 1, px + i * inner, out + i * m.out_strides[0], op);
+    }, std::max<std::int64_t>(1, kParallelGrain / inner));
+    return;
+  }
+  // Top axis reduced: fixed-size blocks of it, one partial result each, combined in order.
+  const std::int64_t block = std::max<std::int64_t>(1, kParallelGrain / inner);
+  const std::int64_t blocks = (top + block - 1) / block;
+  if (blocks == 1) {
+    accumulate(m, 0, px, out, op);
+    return;
+  }
+  // Scratch comes from the tensor allocator, which recycles it: no heap allocation per call.
+  Tensor scratch = Tensor::full(Shape{blocks * out_n}, double(init), dtype_of<A>::value);
+  A* partial = scratch.data<A>();
+  const MergedAxes sub = m;
+  parallel_chunks(blocks, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t k = b; k < e; ++k) {
+      MergedAxes part = sub;
+      part.dims[0] = std::min(block, top - k * block);
+      accumulate(part, 0, px + k * block * inner, partial + k * out_n, op);
+    }
+  }, 1);
+  for (std::int64_t k = 0; k < blocks; ++k)
+    for (std::int64_t i = 0; i < out_n; ++i) out[i] = op(out[i], partial[k * out_n + i]);
+}
+
+template <class T>
+void reduce_typed(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) {
+  using A = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  const std::int64_t n = out.numel();
+  Tensor widened = std::is_same_v<A, T> ? out : Tensor::empty(out.shape(), dtype_of<A>::value);
+  A* acc = widened.data<A>();
+  constexpr bool has_inf = std::numeric_limits<A>::has_infinity;
+  const A lowest = has_inf ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+  const A highest = has_inf ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
+  switch (op) {
+    case ReduceOp::sum: reduce_into<T>(x, reduced, acc, n, A(0), [](A a, A b) { return A(a + b); }); break;
+    case ReduceOp::prod: reduce_into<T>(x, reduced, acc, n, A(1), [](A a, A b) { return A(a * b); }); break;
+    case ReduceOp::max:
+      reduce_into<T>(x, reduced, acc, n, lowest, [](A a, A b) { return (b > a || b != b) ? b : a; });
+      break;
+    case ReduceOp::min:
+      reduce_into<T>(x, reduced, acc, n, highest, [](A a, A b) { return (b < a || b != b) ? b : a; });
+      break;
+  }
+  if constexpr (!std::is_same_v<A, T>) {
+    T* o = out.data<T>();
+    for (std::int64_t i = 0; i < n; ++i) o[i] = T(acc[i]);
+  }
+}
+
+// Views x as [outer, n, inner] around `axis`.
+struct AxisView {
+  std::int64_t outer = 1, n = 1, inner = 1;
+};
+AxisView axis_view(const Shape& s, int axis) {
+  AxisView v;
+  for (int i = 0; i < axis; ++i) v.outer *= s[i];
+  v.n = s[axis];
+  for (int i = axis + 1; i < s.rank(); ++i) v.inner *= s[i];
+  return v;
+}
+
+}  // namespace
+
+void CpuBackend::reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) {
+  switch (x.dtype()) {
+    case DType::f64: return reduce_typed<double>(op, x, reduced, out);
+    case DType::f32: return reduce_typed<float>(op, x, reduced, out);
+    case DType::i64: return reduce_typed<std::int64_t>(op, x, reduced, out);
+    case DType::i32: return reduce_typed<std::int32_t>(op, x, reduced, out);
+    case DType::boolean: detail::fail("reduce: bool tensors must be cast before reducing");
+  }
+}
+
+void CpuBackend::argmax(const Tensor& x, int axis, Tensor& out) {
+  const AxisView v = axis_view(x.shape(), axis);
+  std::int64_t* o = out.data<std::int64_t>();
+  dispatch_dtype(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T* px = x.data<T>();
+    for (std::int64_t a = 0; a < v.outer; ++a)
+      for (std::int64_t c = 0; c < v.inner; ++c) {
+        const T* base = px + a * v.n * v.inner + c;
+        std::int64_t best = 0;
+        for (std::int64_t i = 1; i < v.n; ++i) {
+          const T cur = base[i * v.inner], top = base[best * v.inner];
+          if (top != top) break;  // NaN wins, as in NumPy
+          if (cur > top || cur != cur) best = i;
+        }
+        o[a * v.inner + c] = best;
+      }
+  });
+}
+
+void CpuBackend::cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) {
+  const AxisView v = axis_view(x.shape(), axis);
+  dispatch_dtype(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_same_v<T, bool>) {
+      detail::fail("cumsum: bool tensors must be cast first");
+    } else {
+      const T* px = x.data<T>();
+      T* po = out.data<T>();
+      for (std::int64_t a = 0; a < v.outer; ++a)
+        for (std::int64_t c = 0; c < v.inner; ++c) {
+          const std::int64_t base = a * v.n * v.inner + c;
+          T acc = 0;
+          for (std::int64_t k = 0; k < v.n; ++k) {
+            const std::int64_t i = reverse ? v.n - 1 - k : k;
+            acc += px[base + i * v.inner];
+            po[base + i * v.inner] = acc;
+          }
+        }
+    }
+  });
+}
+
+}  // namespace variate::cpu

@@ -1,0 +1,103 @@
+#pragma once
+// Iteration over a contiguous output while K inputs are read with broadcast strides. Adjacent
+// dimensions that are contiguous for every operand are merged first, so the common cases (same
+// shapes, scalar operands, row/column broadcasts) run as long inner loops.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include <omp.h>
+
+#include "tensor/cpu/cpu_backend.hpp"
+
+namespace variate::cpu {
+
+template <int K>
+struct StridedPlan {
+  int rank = 0;
+  std::array<std::int64_t, kMaxRank> dims{};
+  std::array<std::array<std::int64_t, kMaxRank>, K> strides{};  // in elements, per operand
+};
+
+/// Strides of `in` (in elements) when broadcast to `out` (right-aligned, 0 on broadcast dims).
+inline std::array<std::int64_t, kMaxRank> broadcast_strides(const Shape& in, const Shape& out) {
+  std::array<std::int64_t, kMaxRank> s{};
+  const auto rm = row_major_strides(in);
+  const int shift = out.rank() - in.rank();
+  for (int i = 0; i < in.rank(); ++i) s[i + shift] = in[i] == 1 && out[i + shift] != 1 ? 0 : rm[i];
+  return s;
+}
+
+template <int K>
+StridedPlan<K> make_plan(const Shape& out, const std::array<const Shape*, K>& ins) {
+  StridedPlan<K> plan;
+  std::array<std::array<std::int64_t, kMaxRank>, K> full;
+  for (int k = 0; k < K; ++k) full[k] = broadcast_strides(*ins[k], out);
+  for (int i = 0; i < out.rank(); ++i) {
+    if (out[i] == 1) continue;
+    const int r = plan.rank;
+    bool merge = r > 0;
+    for (int k = 0; k < K && merge; ++k) merge = plan.strides[k][r - 1] == full[k][i] * out[i];
+    if (merge) {
+      plan.dims[r - 1] *= out[i];
+      for (int k = 0; k < K; ++k) plan.strides[k][r - 1] = full[k][i];
+    } else {
+      plan.dims[r] = out[i];
+      for (int k = 0; k < K; ++k) plan.strides[k][r] = full[k][i];
+      ++plan.rank;
+    }
+  }
+  return plan;
+}
+
+/// Calls fn(out_offset, offsets, n, inner_strides) for runs of the flat output range [begin, end).
+template <int K, class Fn>
+void strided_range(const StridedPlan<K>& plan, std::int64_t begin, std::int64_t end, Fn&& fn) {
+  if (begin >= end) return;
+  std::array<std::int64_t, K> inner;
+  if (plan.rank == 0) {
+    inner.fill(0);
+    std::array<std::int64_t, K> offsets{};
+    fn(begin, offsets, end - begin, inner);
+    return;
+  }
+  const int last = plan.rank - 1;
+  for (int k = 0; k < K; ++k) inner[k] = plan.strides[k][last];
+  std::array<std::int64_t, kMaxRank> index{};
+  std::int64_t rest = begin;
+  for (int d = last; d >= 0; --d) {
+    index[d] = rest % plan.dims[d];
+    rest /= plan.dims[d];
+  }
+  std::int64_t pos = begin;
+  while (pos < end) {
+    std::array<std::int64_t, K> offsets{};
+    for (int k = 0; k < K; ++k)
+      for (int d = 0; d <= last; ++d) offsets[k] += index[d] * plan.strides[k][d];
+    const std::int64_t n = std::min(plan.dims[last] - index[last], end - pos);
+    fn(pos, offsets, n, inner);
+    pos += n;
+    index[last] += n;
+    for (int d = last; d > 0 && index[d] == plan.dims[d]; --d) {
+      index[d] = 0;
+      ++index[d - 1];
+    }
+  }
+}
+
+/// Splits [0, n) into one contiguous chunk per thread when n is large.
+template <class Fn>
+void parallel_chunks(std::int64_t n, Fn&& fn, std::int64_t grain = kParallelGrain) {
+  const int threads = n >= 2 * grain ? std::min<int>(omp_get_max_threads(), int(n / grain)) : 1;
+  if (threads <= 1) {
+    fn(std::int64_t(0), n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    fn(n * t / nt, n * (t + 1) / nt);
+  }
+}
+
+}  // namespace variate::cpu
