@@ -1,0 +1,213 @@
+// Backward rules of the element-wise ops. `ctx.add` sums broadcast dims away, so each rule states
+// only the pointwise derivative.
+#include <cmath>
+#include <numbers>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/tape.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using autodiff::record;
+
+namespace {
+
+Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, prim::float_type(x.dtype())); }
+
+enum class Saves { input, output };
+
+// A pointwise op y = f(x) whose derivative dydx(v) is computed from the one tensor v it saves:
+// the input x or the output y.
+template <Saves what, class Derivative>
+Tensor unary_op(UnaryOp op, const Tensor& x, Derivative dydx) {
+  Tensor y = prim::unary(op, x);
+  const Tensor& kept = what == Saves::input ? x : y;
+  return record(y, {x}, {kept}, [dydx](const BackwardContext& ctx) {
+    ctx.add(0, prim::mul(ctx.grad(), dydx(ctx.saved(0))));
+  });
+}
+
+Tensor zero_like(const Tensor& g) { return Tensor::scalar(0.0, g.dtype()); }
+
+Tensor constant(Tensor x) {
+  x.set_tape_ref({});
+  return x;
+}
+
+}  // namespace
+
+Tensor operator+(const Tensor& a, const Tensor& b) {
+  return record(prim::add(a, b), {a, b}, {}, [](const BackwardContext& ctx) {
+    ctx.add(0, ctx.grad());
+    ctx.add(1, ctx.grad());
+  });
+}
+
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return record(prim::sub(a, b), {a, b}, {}, [](const BackwardContext& ctx) {
+    ctx.add(0, ctx.grad());
+    if (ctx.needs_grad(1)) ctx.add(1, prim::neg(ctx.grad()));
+  });
+}
+
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return record(prim::mul(a, b), {a, b}, {a, b}, [](const BackwardContext& ctx) {
+    if (ctx.needs_grad(0)) ctx.add(0, prim::mul(ctx.grad(), ctx.saved(1)));
+    if (ctx.needs_grad(1)) ctx.add(1, prim::mul(ctx.grad(), ctx.saved(0)));
+  });
+}
+
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  Tensor y = prim::div(a, b);
+  return record(y, {a, b}, {b, y}, [](const BackwardContext& ctx) {
+    const Tensor ga = prim::div(ctx.grad(), ctx.saved(0));  // d(a/b)/da = 1/b
+    ctx.add(0, ga);
+    if (ctx.needs_grad(1)) ctx.add(1, prim::neg(prim::mul(ga, ctx.saved(1))));  // -y/b
+  });
+}
+
+Tensor operator-(const Tensor& x) {
+  return record(prim::neg(x), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, prim::neg(ctx.grad())); });
+}
+
+Tensor operator+(const Tensor& a, double b) { return a + scalar_like(a, b); }
+Tensor operator-(const Tensor& a, double b) { return a - scalar_like(a, b); }
+Tensor operator*(const Tensor& a, double b) { return a * scalar_like(a, b); }
+Tensor operator/(const Tensor& a, double b) { return a / scalar_like(a, b); }
+Tensor operator+(double a, const Tensor& b) { return scalar_like(b, a) + b; }
+Tensor operator-(double a, const Tensor& b) { return scalar_like(b, a) - b; }
+Tensor operator*(double a, const Tensor& b) { return scalar_like(b, a) * b; }
+Tensor operator/(double a, const Tensor& b) { return scalar_like(b, a) / b; }
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  Tensor y = prim::binary(BinaryOp::pow, a, b);
+  return record(y, {a, b}, {a, b, y}, [](const BackwardContext& ctx) {
+    const Tensor &base = ctx.saved(0), &exponent = ctx.saved(1), &y = ctx.saved(2);
+    if (ctx.needs_grad(0)) {  // b a^(b-1), written as b y / a except where a == 0
+      const Tensor power = prim::binary(BinaryOp::pow, base, prim::binary(BinaryOp::sub, exponent, 1.0));
+      ctx.add(0, prim::mul(ctx.grad(), prim::mul(exponent, power)));
+    }
+    if (ctx.needs_grad(1)) {  // y log a, taken as 0 where a == 0 (the limit for b > 0)
+      const Tensor zero = prim::binary(BinaryOp::eq, base, 0.0);
+      const Tensor logb = prim::where(zero, prim::binary(BinaryOp::mul, base, 0.0), prim::unary(UnaryOp::log, base));
+      ctx.add(1, prim::mul(ctx.grad(), prim::mul(y, logb)));
+    }
+  });
+}
+
+Tensor pow(const Tensor& a, double b) { return pow(a, scalar_like(a, b)); }
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  // The gradient goes to a where a >= b (ties to the first operand, as a subgradient).
+  return record(prim::binary(BinaryOp::maximum, a, b), {a, b}, {prim::binary(BinaryOp::ge, a, b)},
+                [](const BackwardContext& ctx) {
+                  const Tensor zero = zero_like(ctx.grad());
+                  ctx.add(0, prim::where(ctx.saved(0), ctx.grad(), zero));
+                  ctx.add(1, prim::where(ctx.saved(0), zero, ctx.grad()));
+                });
+}
+
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return record(prim::binary(BinaryOp::minimum, a, b), {a, b}, {prim::binary(BinaryOp::le, a, b)},
+                [](const BackwardContext& ctx) {
+                  const Tensor zero = zero_like(ctx.grad());
+                  ctx.add(0, prim::where(ctx.saved(0), ctx.grad(), zero));
+                  ctx.add(1, prim::where(ctx.saved(0), zero, ctx.grad()));
+                });
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return record(prim::where(cond, a, b), {a, b}, {cond}, [](const BackwardContext& ctx) {
+    const Tensor zero = zero_like(ctx.grad());
+    if (ctx.needs_grad(0)) ctx.add(0, prim::where(ctx.saved(0), ctx.grad(), zero));
+    if (ctx.needs_grad(1)) ctx.add(1, prim::where(ctx.saved(0), zero, ctx.grad()));
+  });
+}
+
+Tensor cast(const Tensor& x, DType dtype) {
+  Tensor y = prim::cast(x, dtype);
+  if (!is_floating(dtype)) return constant(std::move(y));
+  return record(y, {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); });
+}
+
+Tensor eq(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::eq, a, b)); }
+Tensor ne(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::ne, a, b)); }
+Tensor lt(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::lt, a, b)); }
+Tensor le(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::le, a, b)); }
+Tensor gt(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::gt, a, b)); }
+Tensor ge(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::ge, a, b)); }
+Tensor logical_and(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::logical_and, a, b)); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::logical_or, a, b)); }
+Tensor logical_not(const Tensor& x) { return constant(prim::unary(UnaryOp::logical_not, x)); }
+
+Tensor exp(const Tensor& x) {
+  return unary_op<Saves::output>(UnaryOp::exp, x, [](const Tensor& y) { return y; });
+}
+Tensor log(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::log, x, [](const Tensor& x) { return prim::unary(UnaryOp::reciprocal, x); });
+}
+Tensor log1p(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::log1p, x, [](const Tensor& x) {
+    return prim::unary(UnaryOp::reciprocal, prim::binary(BinaryOp::add, x, 1.0));
+  });
+}
+Tensor expm1(const Tensor& x) {
+  return unary_op<Saves::output>(UnaryOp::expm1, x, [](const Tensor& y) { return prim::binary(BinaryOp::add, y, 1.0); });
+}
+Tensor sqrt(const Tensor& x) {
+  return unary_op<Saves::output>(UnaryOp::sqrt, x, [](const Tensor& y) {
+    return prim::unary(UnaryOp::reciprocal, prim::binary(BinaryOp::mul, y, 2.0));
+  });
+}
+Tensor abs(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::abs, x, [](const Tensor& x) { return prim::unary(UnaryOp::sign, x); });
+}
+Tensor sign(const Tensor& x) { return constant(prim::unary(UnaryOp::sign, x)); }
+Tensor floor(const Tensor& x) { return constant(prim::unary(UnaryOp::floor, x)); }
+Tensor square(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::square, x, [](const Tensor& x) { return prim::binary(BinaryOp::mul, x, 2.0); });
+}
+Tensor reciprocal(const Tensor& x) {
+  return unary_op<Saves::output>(UnaryOp::reciprocal, x, [](const Tensor& y) {
+    return prim::neg(prim::unary(UnaryOp::square, y));
+  });
+}
+Tensor sigmoid(const Tensor& x) {
+  return unary_op<Saves::output>(UnaryOp::sigmoid, x, [](const Tensor& y) {  // y (1 - y)
+    return prim::mul(y, prim::binary(BinaryOp::sub, Tensor::scalar(1.0, y.dtype()), y));
+  });
+}
+Tensor log_sigmoid(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::log_sigmoid, x, [](const Tensor& x) {  // sigmoid(-x)
+    return prim::unary(UnaryOp::sigmoid, prim::neg(x));
+  });
+}
+Tensor softplus(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::softplus, x, [](const Tensor& x) { return prim::unary(UnaryOp::sigmoid, x); });
+}
+Tensor tanh(const Tensor& x) {
+  return unary_op<Saves::output>(UnaryOp::tanh, x, [](const Tensor& y) {  // 1 - y^2
+    return prim::binary(BinaryOp::sub, Tensor::scalar(1.0, y.dtype()), prim::unary(UnaryOp::square, y));
+  });
+}
+Tensor lgamma(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::lgamma, x, [](const Tensor& x) { return prim::unary(UnaryOp::digamma, x); });
+}
+Tensor digamma(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::digamma, x, [](const Tensor& x) { return prim::unary(UnaryOp::trigamma, x); });
+}
+Tensor erf(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::erf, x, [](const Tensor& x) {  // 2/sqrt(pi) exp(-x^2)
+    return prim::binary(BinaryOp::mul, prim::unary(UnaryOp::exp, prim::neg(prim::unary(UnaryOp::square, x))),
+                        2.0 / std::sqrt(std::numbers::pi));
+  });
+}
+Tensor erfc(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::erfc, x, [](const Tensor& x) {
+    return prim::binary(BinaryOp::mul, prim::unary(UnaryOp::exp, prim::neg(prim::unary(UnaryOp::square, x))),
+                        -2.0 / std::sqrt(std::numbers::pi));
+  });
+}
+
+}  // namespace variate

@@ -1,0 +1,60 @@
+// Backward rules of the Cholesky factorization and triangular solves.
+#include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/tape.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using autodiff::record;
+
+namespace {
+
+// Weights of Murray's Phi: 1 strictly below the diagonal, 1/2 on it, 0 above (or the plain lower or
+// upper triangle when `diagonal` is 1).
+Tensor triangle_weights(std::int64_t n, bool lower, double diagonal, DType dtype) {
+  Tensor w = Tensor::zeros(Shape{n, n}, DType::f64);
+  double* p = w.data<double>();
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) p[i * n + j] = i == j ? diagonal : ((lower ? i > j : i < j) ? 1.0 : 0.0);
+  return prim::cast(w, dtype);
+}
+
+}  // namespace
+
+Tensor cholesky(const Tensor& x) {
+  Tensor l = prim::cholesky(x);
+  return record(l, {x}, {l}, [](const BackwardContext& ctx) {
+    // Murray (2016), "Differentiation of the Cholesky decomposition", eq. 10:
+    //   A_bar = Phi(L^-T Phi(L^T L_bar) L^-1), symmetrized because only a symmetric A is meaningful.
+    const Tensor& l = ctx.saved(0);
+    const Tensor phi = triangle_weights(l.dim(-1), true, 0.5, l.dtype());
+    const Tensor p = prim::mul(prim::matmul(l, ctx.grad(), true, false), phi);
+    // S = L^-T P L^-1: solve L^T Y = P, then S = (L^-T Y^T)^T.
+    const Tensor y = prim::triangular_solve(l, p, true, true);
+    const Tensor s = prim::transpose(prim::triangular_solve(l, prim::transpose(y), true, true));
+    ctx.add(0, prim::binary(BinaryOp::mul, prim::add(s, prim::transpose(s)), 0.5));
+  });
+}
+
+Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a) {
+  Tensor x = prim::triangular_solve(a, b, lower, transpose_a);
+  return record(x, {a, b}, {a, x}, [lower, transpose_a](const BackwardContext& ctx) {
+    const Tensor& a = ctx.saved(0);
+    const Tensor& x = ctx.saved(1);
+    // x = op(A)^-1 b  =>  b_bar = op(A)^-T x_bar, and op(A)_bar = -b_bar x^T restricted to A's triangle.
+    const Tensor gb = prim::triangular_solve(a, ctx.grad(), lower, !transpose_a);
+    if (ctx.needs_grad(1)) ctx.add(1, gb);
+    if (ctx.needs_grad(0)) {
+      const Tensor ga = transpose_a ? prim::neg(prim::matmul(x, gb, false, true))
+                                    : prim::neg(prim::matmul(gb, x, false, true));
+      ctx.add(0, prim::mul(ga, triangle_weights(a.dim(-1), lower, 1.0, ga.dtype())));
+    }
+  });
+}
+
+Tensor logdet_spd(const Tensor& x) {
+  const int last[] = {-1};
+  return 2.0 * sum(log(diagonal(cholesky(x))), last);
+}
+
+}  // namespace variate

@@ -1,0 +1,109 @@
+// Backward rules of reductions, scans and sorting.
+#include <cmath>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/tape.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using autodiff::record;
+
+namespace {
+
+// x's shape with the reduced axes set to 1 (all axes when `axes` is empty), and without them.
+struct ReducedShapes {
+  Shape kept, dropped;
+};
+ReducedShapes reduced_shapes(const char* op, const Shape& x, Axes axes) {
+  std::array<bool, kMaxRank> reduced{};
+  for (int a : axes) reduced[normalize_axis(op, a, x.rank())] = true;
+  ReducedShapes s;
+  for (int i = 0; i < x.rank(); ++i) {
+    const bool r = axes.empty() || reduced[i];
+    s.kept.push_back(r ? 1 : x[i]);
+    if (!r) s.dropped.push_back(x[i]);
+  }
+  return s;
+}
+Shape keepdims_shape(const char* op, const Shape& x, Axes axes) { return reduced_shapes(op, x, axes).kept; }
+
+Tensor constant(Tensor x) {
+  x.set_tape_ref({});
+  return x;
+}
+
+// max and min: the gradient is shared equally among the elements that attain the extremum.
+Tensor extremum(ReduceOp op, const Tensor& x, Axes axes, bool keepdims) {
+  const Shape kept = keepdims_shape(op == ReduceOp::max ? "max" : "min", x.shape(), axes);
+  Tensor y = prim::reduce(op, x, axes, keepdims);
+  return record(y, {x}, {x, y}, [kept](const BackwardContext& ctx) {
+    const Tensor& x = ctx.saved(0);
+    const Tensor mask = prim::cast(prim::binary(BinaryOp::eq, x, ctx.saved(1).view(kept)), x.dtype());
+    std::array<int, kMaxRank> axes{};
+    int n = 0;
+    for (int i = 0; i < kept.rank(); ++i)
+      if (kept[i] == 1 && x.dim(i) != 1) axes[n++] = i;
+    const Tensor ties = n ? prim::sum(mask, Axes(axes.data(), std::size_t(n)), true) : Tensor::ones(kept, x.dtype());
+    ctx.add(0, prim::mul(mask, prim::div(ctx.grad().view(kept), ties)));
+  });
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, Axes axes, bool keepdims) {
+  const Shape kept = keepdims_shape("sum", x.shape(), axes);
+  return record(prim::sum(x, axes, keepdims), {x}, {}, [kept](const BackwardContext& ctx) {
+    ctx.add(0, prim::broadcast_to(ctx.grad().view(kept), ctx.input_shape(0)));
+  });
+}
+
+Tensor mean(const Tensor& x, Axes axes, bool keepdims) {
+  const Shape kept = keepdims_shape("mean", x.shape(), axes);
+  const std::int64_t count = x.numel() / std::max<std::int64_t>(1, kept.numel());
+  return sum(x, axes, keepdims) / double(count);
+}
+
+Tensor max(const Tensor& x, Axes axes, bool keepdims) { return extremum(ReduceOp::max, x, axes, keepdims); }
+Tensor min(const Tensor& x, Axes axes, bool keepdims) { return extremum(ReduceOp::min, x, axes, keepdims); }
+
+Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims) {
+  // Shifting by the (constant) maximum keeps exp() in range; an all -inf slice has shift 0 and
+  // gives -inf, and +inf gives +inf, instead of NaN.
+  const Tensor m = prim::reduce(ReduceOp::max, x, axes, true);
+  const Tensor finite = prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, m), INFINITY);
+  const Tensor shift = prim::where(finite, m, Tensor::scalar(0.0, m.dtype()));
+  Tensor result = log(sum(exp(x - shift), axes, true)) + shift;
+  return keepdims ? result : reshape(result, reduced_shapes("logsumexp", x.shape(), axes).dropped.dims());
+}
+
+Tensor log_softmax(const Tensor& x, int axis) {
+  const int ax[] = {axis};
+  return x - logsumexp(x, ax, true);
+}
+
+Tensor softmax(const Tensor& x, int axis) { return exp(log_softmax(x, axis)); }
+
+Tensor argmax(const Tensor& x, int axis, bool keepdims) { return constant(prim::argmax(x, axis, keepdims)); }
+
+Tensor cumsum(const Tensor& x, int axis) {
+  const int ax = normalize_axis("cumsum", axis, x.rank());
+  return record(prim::cumsum(x, ax), {x}, {}, [ax](const BackwardContext& ctx) {
+    ctx.add(0, prim::cumsum(ctx.grad(), ax, /*reverse=*/true));
+  });
+}
+
+Tensor sort(const Tensor& x, int axis, bool descending) {
+  const int ax = normalize_axis("sort", axis, x.rank());
+  const Tensor order = prim::argsort(x, ax, descending);
+  return record(prim::gather(x, ax, order), {x}, {order}, [ax](const BackwardContext& ctx) {
+    const Tensor zeros = Tensor::zeros(ctx.input_shape(0), ctx.grad().dtype(), ctx.grad().device());
+    ctx.add(0, prim::scatter_add(zeros, ax, ctx.saved(0), ctx.grad()));
+  });
+}
+
+Tensor argsort(const Tensor& x, int axis, bool descending) {
+  return constant(prim::argsort(x, axis, descending));
+}
+
+}  // namespace variate

@@ -1,0 +1,185 @@
+// Backward rules of shape, indexing and product ops.
+#include <algorithm>
+#include <vector>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/tape.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using autodiff::record;
+
+namespace {
+Tensor constant(Tensor x) {
+  x.set_tape_ref({});
+  return x;
+}
+}  // namespace
+
+Tensor reshape(const Tensor& x, std::span<const std::int64_t> dims) {
+  return record(prim::reshape(x, dims), {x}, {}, [](const BackwardContext& ctx) {
+    ctx.add(0, ctx.grad().view(ctx.input_shape(0)));
+  });
+}
+Tensor reshape(const Tensor& x, std::initializer_list<std::int64_t> dims) {
+  return reshape(x, std::span<const std::int64_t>(dims.begin(), dims.size()));
+}
+
+Tensor permute(const Tensor& x, std::span<const int> perm) {
+  Tensor y = prim::permute(x, perm);
+  std::array<int, kMaxRank> inverse{};
+  for (int i = 0; i < x.rank(); ++i) inverse[normalize_axis("permute", perm[i], x.rank())] = i;
+  const int rank = x.rank();
+  return record(y, {x}, {}, [inverse, rank](const BackwardContext& ctx) {
+    ctx.add(0, prim::permute(ctx.grad(), std::span<const int>(inverse.data(), std::size_t(rank))));
+  });
+}
+Tensor permute(const Tensor& x, std::initializer_list<int> perm) {
+  return permute(x, std::span<const int>(perm.begin(), perm.size()));
+}
+
+Tensor transpose(const Tensor& x, int axis0, int axis1) {
+  VARIATE_CHECK(x.rank() >= 2, "transpose", "expected a tensor of rank >= 2, got shape ", x.shape());
+  std::array<int, kMaxRank> perm{};
+  for (int i = 0; i < x.rank(); ++i) perm[i] = i;
+  std::swap(perm[normalize_axis("transpose", axis0, x.rank())], perm[normalize_axis("transpose", axis1, x.rank())]);
+  return permute(x, std::span<const int>(perm.data(), std::size_t(x.rank())));
+}
+
+Tensor expand_dims(const Tensor& x, int axis) { return reshape(x, prim::expand_dims(x, axis).shape().dims()); }
+Tensor squeeze(const Tensor& x, int axis) { return reshape(x, prim::squeeze(x, axis).shape().dims()); }
+
+Tensor broadcast_to(const Tensor& x, const Shape& shape) {
+  return record(prim::broadcast_to(x, shape), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); });
+}
+
+Tensor concat(std::span<const Tensor> xs, int axis) {
+  Tensor y = prim::concat(xs, axis);
+  const int ax = normalize_axis("concat", axis, y.rank());
+  return autodiff::record(y, xs, {}, [ax](const BackwardContext& ctx) {
+    // Each input's gradient is its slice of the output's.
+    std::int64_t start = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const std::int64_t len = ctx.input_shape(i)[ax];
+      if (ctx.needs_grad(i)) ctx.add(i, prim::slice(ctx.grad(), ax, start, start + len));
+      start += len;
+    }
+  });
+}
+Tensor concat(std::initializer_list<Tensor> xs, int axis) {
+  return concat(std::span<const Tensor>(xs.begin(), xs.size()), axis);
+}
+
+Tensor stack(std::span<const Tensor> xs, int axis) {
+  VARIATE_CHECK(!xs.empty(), "stack", "needs at least one tensor");
+  const int ax = normalize_axis("stack", axis, xs[0].rank() + 1);
+  std::vector<Tensor> expanded;
+  expanded.reserve(xs.size());
+  for (const Tensor& x : xs) {
+    VARIATE_CHECK(x.shape() == xs[0].shape(), "stack", "all tensors must have the same shape, got ", xs[0].shape(),
+                  " and ", x.shape());
+    expanded.push_back(expand_dims(x, ax));
+  }
+  return concat(expanded, ax);
+}
+Tensor stack(std::initializer_list<Tensor> xs, int axis) {
+  return stack(std::span<const Tensor>(xs.begin(), xs.size()), axis);
+}
+
+Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop, std::int64_t step) {
+  const int ax = normalize_axis("slice", axis, x.rank());
+  VARIATE_CHECK(step > 0, "slice", "step must be positive, got ", step);
+  // Python's rules: negative bounds count from the end; bounds are clamped to [0, n].
+  const std::int64_t n = x.dim(ax);
+  auto clamp = [n](std::int64_t i) { return std::clamp<std::int64_t>(i < 0 ? i + n : i, 0, n); };
+  const std::int64_t s = clamp(start), e = std::max(s, clamp(stop));
+  return record(prim::slice(x, ax, s, e, step), {x}, {}, [ax, s, step](const BackwardContext& ctx) {
+    Tensor g = Tensor::zeros(ctx.input_shape(0), ctx.grad().dtype(), ctx.grad().device());
+    backend(g.device()).slice_add(ctx.grad(), ax, s, step, g);
+    ctx.add(0, g);
+  });
+}
+
+Tensor gather(const Tensor& x, int axis, const Tensor& index) {
+  const int ax = normalize_axis("gather", axis, x.rank());
+  Tensor y = prim::gather(x, ax, index);
+  return record(y, {x}, {index}, [ax](const BackwardContext& ctx) {
+    // Scatter into x's shape along `axis`, broadcast elsewhere; sum_to (in add) folds broadcasting.
+    Shape target = ctx.grad().shape();
+    target[ax] = ctx.input_shape(0)[ax];
+    const Tensor zeros = Tensor::zeros(target, ctx.grad().dtype(), ctx.grad().device());
+    Shape index_shape = ctx.grad().shape();
+    const Tensor index = prim::broadcast_to(ctx.saved(0), index_shape);
+    ctx.add(0, prim::scatter_add(zeros, ax, index, ctx.grad()));
+  });
+}
+
+Tensor scatter_add(const Tensor& base, int axis, const Tensor& index, const Tensor& src) {
+  const int ax = normalize_axis("scatter_add", axis, base.rank());
+  return record(prim::scatter_add(base, ax, index, src), {base, src}, {index}, [ax](const BackwardContext& ctx) {
+    ctx.add(0, ctx.grad());
+    if (ctx.needs_grad(1)) ctx.add(1, prim::gather(ctx.grad(), ax, ctx.saved(0)));
+  });
+}
+
+Tensor take(const Tensor& x, const Tensor& index, int axis) {
+  const int ax = normalize_axis("take", axis, x.rank());
+  Tensor y = prim::take(x, index, ax);
+  return record(y, {x}, {index}, [ax](const BackwardContext& ctx) {
+    // The gradient of x[..., index, ...]: add each slice of the cotangent back at its index.
+    const Tensor& index = ctx.saved(0);
+    const Shape& xs = ctx.input_shape(0);
+    Shape flat;
+    for (int i = 0; i < ax; ++i) flat.push_back(xs[i]);
+    flat.push_back(index.numel());
+    for (int i = ax + 1; i < xs.rank(); ++i) flat.push_back(xs[i]);
+    Tensor g = Tensor::zeros(xs, ctx.grad().dtype(), ctx.grad().device());
+    backend(g.device()).take_add(ctx.grad().view(flat), ax, index.view(Shape{index.numel()}), g);
+    ctx.add(0, g);
+  });
+}
+
+Tensor one_hot(const Tensor& index, std::int64_t depth, DType dtype) {
+  return constant(prim::one_hot(index, depth, dtype));
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
+  Tensor y = prim::matmul(a, b, ta, tb);
+  return record(y, {a, b}, {a, b}, [ta, tb](const BackwardContext& ctx) {
+    // Work with >= 2-d views (as the forward did), then fold batch broadcasting in `add`.
+    const Tensor& a0 = ctx.saved(0);
+    const Tensor& b0 = ctx.saved(1);
+    const Tensor a = a0.rank() == 1 ? a0.view(Shape{1, a0.dim(0)}) : a0;
+    const Tensor b = b0.rank() == 1 ? b0.view(Shape{b0.dim(0), 1}) : b0;
+    Shape gshape = ctx.grad().shape();
+    if (a0.rank() == 1) gshape.insert(gshape.rank() - (b0.rank() == 1 ? 0 : 1), 1);
+    if (b0.rank() == 1) gshape.push_back(1);
+    const Tensor g = ctx.grad().view(gshape);
+    auto fold = [](const Tensor& grad, const Tensor& operand, const Shape& original) {
+      // Sum broadcast batch dims down to the operand's batch shape, then restore its rank.
+      return prim::sum_to(grad, operand.shape()).view(original);
+    };
+    if (ctx.needs_grad(0)) {
+      const Tensor ga = !ta ? prim::matmul(g, b, false, !tb) : prim::matmul(b, g, tb, true);
+      ctx.add(0, fold(ga, a, a0.shape()));
+    }
+    if (ctx.needs_grad(1)) {
+      const Tensor gb = !tb ? prim::matmul(a, g, !ta, false) : prim::matmul(g, a, true, ta);
+      ctx.add(1, fold(gb, b, b0.shape()));
+    }
+  });
+}
+
+Tensor diagonal(const Tensor& x) {
+  VARIATE_CHECK(x.rank() >= 2 && x.dim(-1) == x.dim(-2), "diagonal", "expected square matrices (..., n, n), got shape ",
+                x.shape());
+  const std::int64_t n = x.dim(-1);
+  Shape flat;
+  for (int i = 0; i < x.rank() - 2; ++i) flat.push_back(x.dim(i));
+  flat.push_back(n * n);
+  // In row-major order the diagonal of an n x n matrix is every (n+1)-th element.
+  return slice(reshape(x, flat.dims()), -1, 0, n * n, n + 1);
+}
+
+}  // namespace variate

@@ -1,0 +1,186 @@
+#include "variate/autodiff/tape.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "variate/tensor/prim.hpp"
+
+namespace variate::autodiff {
+namespace detail {
+
+// A bump allocator over a list of chunks that are kept across resets.
+class Arena {
+ public:
+  ~Arena() {
+    for (auto& c : chunks_) std::free(c.data);
+  }
+  void* allocate(std::size_t bytes, std::size_t align) {
+    while (true) {
+      if (current_ < chunks_.size()) {
+        Chunk& c = chunks_[current_];
+        const std::size_t start = (used_ + align - 1) / align * align;
+        if (start + bytes <= c.size) {
+          used_ = start + bytes;
+          return c.data + start;
+        }
+        ++current_;
+        used_ = 0;
+        continue;
+      }
+      const std::size_t size = std::max<std::size_t>(bytes + align, chunks_.empty() ? 1 << 16 : chunks_.back().size * 2);
+      chunks_.push_back({static_cast<char*>(std::malloc(size)), size});
+      if (!chunks_.back().data) throw std::bad_alloc();
+    }
+  }
+  void reset() {
+    current_ = 0;
+    used_ = 0;
+  }
+
+ private:
+  struct Chunk {
+    char* data;
+    std::size_t size;
+  };
+  std::vector<Chunk> chunks_;
+  std::size_t current_ = 0, used_ = 0;
+};
+
+class Tape {
+ public:
+  std::uint32_t epoch = 0;
+  Arena arena;
+  Node* last = nullptr;
+  std::int32_t num_slots = 0;
+  std::size_t saved_bytes = 0;
+  std::vector<Tensor> adjoints;  // capacity kept across sweeps
+
+  void reset() {
+    for (Node* n = last; n; n = n->prev) {
+      n->destroy(n->rule);
+      for (int i = 0; i < n->num_saved; ++i) n->saved[i].~Tensor();
+    }
+    last = nullptr;
+    num_slots = 0;
+    saved_bytes = 0;
+    adjoints.clear();
+    arena.reset();
+  }
+};
+
+namespace {
+std::atomic<std::uint32_t> next_epoch{1};
+
+struct ThreadTapes {
+  std::vector<std::unique_ptr<Tape>> stack;  // tapes by nesting depth, reused
+  int depth = 0;
+  std::size_t last_sweep_saved = 0;
+};
+thread_local ThreadTapes tapes;
+}  // namespace
+
+Tape* active_tape() { return tapes.depth == 0 ? nullptr : tapes.stack[std::size_t(tapes.depth - 1)].get(); }
+
+bool is_tracked(const Tensor& x) {
+  const Tape* t = active_tape();
+  return t && x.tape_ref().slot >= 0 && x.tape_ref().epoch == t->epoch;
+}
+
+bool any_tracked(std::span<const Tensor> xs) {
+  for (const Tensor& x : xs)
+    if (is_tracked(x)) return true;
+  return false;
+}
+
+void* arena_allocate(Tape* tape, std::size_t bytes, std::size_t align) { return tape->arena.allocate(bytes, align); }
+
+Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, void* rule, void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*)) {
+  auto* node = static_cast<Node*>(tape->arena.allocate(sizeof(Node), alignof(Node)));
+  node->invoke = invoke;
+  node->destroy = destroy;
+  node->rule = rule;
+  node->num_inputs = int(inputs.size());
+  node->num_saved = int(saved.size());
+  node->inputs = static_cast<InputRef*>(tape->arena.allocate(sizeof(InputRef) * inputs.size(), alignof(InputRef)));
+  int i = 0;
+  for (const Tensor& x : inputs)
+    new (&node->inputs[i++]) InputRef{is_tracked(x) ? x.tape_ref().slot : -1, x.dtype(), x.shape()};
+  node->saved = static_cast<Tensor*>(tape->arena.allocate(sizeof(Tensor) * saved.size(), alignof(Tensor)));
+  i = 0;
+  for (const Tensor& s : saved) {
+    new (&node->saved[i++]) Tensor(s);
+    tape->saved_bytes += s.defined() ? s.nbytes() : 0;
+  }
+  node->out_slot = tape->num_slots++;
+  node->prev = tape->last;
+  tape->last = node;
+  out.set_tape_ref({tape->epoch, node->out_slot});
+  return out;
+}
+
+TapeScope::TapeScope() {
+  if (tapes.depth == int(tapes.stack.size())) tapes.stack.push_back(std::make_unique<Tape>());
+  tape_ = tapes.stack[std::size_t(tapes.depth++)].get();
+  tape_->epoch = next_epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+TapeScope::~TapeScope() {
+  tapes.last_sweep_saved = tape_->saved_bytes;
+  tape_->reset();
+  --tapes.depth;
+}
+
+Tensor TapeScope::track(const Tensor& x) {
+  VARIATE_CHECK(x.defined(), "value_and_grad", "an input tensor is undefined");
+  VARIATE_CHECK(is_floating(x.dtype()), "value_and_grad", "inputs must be floating point to be differentiated, got ",
+                x.dtype(), " of shape ", x.shape());
+  Tensor t(x);
+  t.set_tape_ref({tape_->epoch, tape_->num_slots++});
+  return t;
+}
+
+void TapeScope::backward(const Tensor& root, const Tensor& seed) {
+  Tape& t = *tape_;
+  t.adjoints.clear();
+  t.adjoints.resize(std::size_t(t.num_slots));
+  if (!(root.tape_ref().slot >= 0 && root.tape_ref().epoch == t.epoch)) return;  // root is a constant
+  t.adjoints[std::size_t(root.tape_ref().slot)] = seed;
+  for (Node* n = t.last; n; n = n->prev) {
+    Tensor grad = std::move(t.adjoints[std::size_t(n->out_slot)]);
+    if (!grad.defined()) continue;
+    n->invoke(n->rule, BackwardContext(*n, grad, t.adjoints.data()));
+  }
+}
+
+Tensor TapeScope::grad_of(const Tensor& tracked) const {
+  const auto slot = std::size_t(tracked.tape_ref().slot);
+  if (slot < tape_->adjoints.size() && tape_->adjoints[slot].defined()) return tape_->adjoints[slot];
+  return Tensor::zeros(tracked.shape(), tracked.dtype(), tracked.device());
+}
+
+}  // namespace detail
+
+void BackwardContext::add(int input, const Tensor& cotangent) const {
+  const detail::InputRef& in = node_.inputs[input];
+  if (in.slot < 0) return;
+  Tensor g = prim::cast(prim::sum_to(cotangent, in.shape), in.dtype);
+  Tensor& acc = adjoints_[in.slot];
+  acc = acc.defined() ? prim::add(acc, g) : std::move(g);
+}
+
+Tensor stop_gradient(const Tensor& x) {
+  Tensor t(x);
+  t.set_tape_ref({});
+  return t;
+}
+
+std::size_t saved_bytes() {
+  const detail::Tape* t = detail::active_tape();
+  return t ? t->saved_bytes : 0;
+}
+
+std::size_t last_sweep_saved_bytes() { return detail::tapes.last_sweep_saved; }
+
+}  // namespace variate::autodiff

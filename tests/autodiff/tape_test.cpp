@@ -1,0 +1,164 @@
+// The tape itself: transforms, nesting, custom rules, saved-bytes accounting and the promise that a
+// steady-state gradient evaluation allocates nothing.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+
+#include "support/ad_check.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/autodiff/transforms.hpp"
+
+// Counts every C++ heap allocation in this test program.
+namespace {
+std::atomic<std::int64_t> heap_allocations{0};
+}
+void* operator new(std::size_t n) {
+  heap_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace variate {
+namespace {
+
+using testing::random_tensor;
+
+Tensor logistic_log_likelihood(const Tensor& w, const Tensor& x, const Tensor& y) {
+  const Tensor z = matmul(x, w);
+  return sum(y * z - softplus(z));
+}
+
+void expect_no_allocation_in_steady_state(const Tensor& x, const Tensor& y, const Tensor& w) {
+  auto f = [&](const Tensor& w) { return logistic_log_likelihood(w, x, y); };
+  for (int i = 0; i < 3; ++i) value_and_grad(f, w);  // warm-up: pools and arenas grow here
+  const std::int64_t heap_before = heap_allocations.load();
+  const std::int64_t system_before = backend(Device{}).system_allocations();
+  double checksum = 0;
+  for (int i = 0; i < 10; ++i) checksum += value_and_grad(f, w).grads[0].at(0);
+  EXPECT_EQ(heap_allocations.load() - heap_before, 0) << "C++ heap allocations in steady state";
+  EXPECT_EQ(backend(Device{}).system_allocations() - system_before, 0) << "tensor blocks from the system";
+  EXPECT_TRUE(std::isfinite(checksum));
+}
+
+TEST(Tape, SteadyStateGradientMakesNoHeapAllocation) {
+  const Tensor x = random_tensor(Shape{500, 7}, 1);
+  const Tensor y = prim::cast(prim::binary(BinaryOp::gt, random_tensor(Shape{500}, 2), 0.0), DType::f64);
+  expect_no_allocation_in_steady_state(x, y, random_tensor(Shape{7}, 3));
+}
+
+TEST(Tape, SteadyStateParallelGradientMakesNoHeapAllocation) {
+  // Large enough for the multi-threaded kernel paths.
+  const Tensor x = random_tensor(Shape{100000, 4}, 4);
+  const Tensor y = prim::cast(prim::binary(BinaryOp::gt, random_tensor(Shape{100000}, 5), 0.0), DType::f64);
+  expect_no_allocation_in_steady_state(x, y, random_tensor(Shape{4}, 6));
+}
+
+TEST(Tape, ValueAndGradOfLogisticRegressionMatchesClosedForm) {
+  const Tensor x = random_tensor(Shape{50, 3}, 7);
+  const Tensor y = prim::cast(prim::binary(BinaryOp::gt, random_tensor(Shape{50}, 8), 0.0), DType::f64);
+  const Tensor w = random_tensor(Shape{3}, 9);
+  auto [value, grads] = value_and_grad([&](const Tensor& w) { return logistic_log_likelihood(w, x, y); }, w);
+  // d/dw sum(y z - softplus(z)) = X^T (y - sigmoid(z))
+  const Tensor z = prim::matmul(x, w);
+  const Tensor expected = prim::matmul(x, prim::sub(y, prim::unary(UnaryOp::sigmoid, z)), true, false);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(grads[0].at(i), expected.at(i), 1e-12);
+  EXPECT_NEAR(value.item(), logistic_log_likelihood(w, x, y).item(), 1e-12);
+}
+
+TEST(Tape, NestedScopesDoNotCorruptTheOuterTape) {
+  const Tensor x0 = Tensor::vec({1.5, -2.0});
+  auto outer = [](const Tensor& x) {
+    // An inner transform in the middle of the outer computation; its result is a constant here.
+    const Tensor inner_grad = grad([](const Tensor& u) { return sum(exp(u)); }, x);
+    EXPECT_NEAR(inner_grad.at(0), std::exp(1.5), 1e-12);
+    return sum(square(x)) + sum(inner_grad);
+  };
+  const Tensor g = grad(outer, x0);
+  EXPECT_NEAR(g.at(0), 3.0, 1e-12);  // only d sum(x^2): the inner gradient is a constant
+  EXPECT_NEAR(g.at(1), -4.0, 1e-12);
+}
+
+TEST(Tape, StopGradientBlocksTheFlow) {
+  const Tensor g = grad([](const Tensor& x) { return sum(x * autodiff::stop_gradient(x)); }, Tensor::vec({2.0, 3.0}));
+  EXPECT_DOUBLE_EQ(g.at(0), 2.0);
+  EXPECT_DOUBLE_EQ(g.at(1), 3.0);
+}
+
+TEST(Tape, UnusedInputsGetZeroGradients) {
+  auto [value, grads] = value_and_grad([](const Tensor& a, const Tensor&) { return sum(a); }, Tensor::vec({1, 2}),
+                                       Tensor::vec({3, 4, 5}));
+  EXPECT_DOUBLE_EQ(value.item(), 3.0);
+  EXPECT_EQ(grads[1].shape(), (Shape{3}));
+  EXPECT_DOUBLE_EQ(prim::sum(prim::unary(UnaryOp::abs, grads[1])).item(), 0.0);
+}
+
+TEST(Tape, CustomRuleThroughRecord) {
+  // cube(x) with a hand-written rule 3 x^2, as the documented extension mechanism.
+  auto cube = [](const Tensor& x) {
+    Tensor y = prim::mul(x, prim::mul(x, x));
+    return autodiff::record(y, {x}, {x}, [](const autodiff::BackwardContext& ctx) {
+      const Tensor& x = ctx.saved(0);
+      ctx.add(0, prim::mul(ctx.grad(), prim::binary(BinaryOp::mul, prim::mul(x, x), 3.0)));
+    });
+  };
+  testing::expect_ad([&](std::span<const Tensor> v) { return cube(v[0]); }, {random_tensor(Shape{4}, 10)});
+}
+
+TEST(Tape, SavedBytesCountsWhatRulesKeep) {
+  const Tensor x = random_tensor(Shape{1000}, 11);
+  grad([](const Tensor& x) { return sum(exp(x)); }, x);  // exp saves its output: 8000 bytes
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes(), 1000u * sizeof(double));
+  grad([](const Tensor& x) { return sum(x + 1.0); }, x);  // add saves nothing
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes(), 0u);
+  EXPECT_EQ(autodiff::saved_bytes(), 0u);  // no active tape
+}
+
+TEST(Tape, GradientsKeepTheInputDtype) {
+  const Tensor x = prim::cast(Tensor::vec({0.5, 1.5}), DType::f32);
+  const Tensor g = grad([](const Tensor& x) { return sum(cast(x, DType::f64) * 2.0); }, x);
+  EXPECT_EQ(g.dtype(), DType::f32);
+  EXPECT_FLOAT_EQ(float(g.at(1)), 2.0f);
+}
+
+TEST(Transforms, VjpAndJacobian) {
+  const Tensor x = Tensor::vec({1.0, 2.0, 3.0});
+  auto f = [](const Tensor& x) { return cumsum(square(x), 0); };
+  const Tensor jac = jacobian(f, x);
+  ASSERT_EQ(jac.shape(), (Shape{3, 3}));
+  // J[i][j] = 2 x_j for j <= i, else 0.
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT_DOUBLE_EQ(jac.at(i * 3 + j), j <= i ? 2.0 * (j + 1) : 0.0);
+  auto [value, grads] = vjp(f, Tensor::vec({1.0, 0.0, 1.0}), x);
+  EXPECT_DOUBLE_EQ(value.at(2), 14.0);
+  EXPECT_DOUBLE_EQ(grads[0].at(0), 4.0);  // rows 0 and 2 of J, column 0
+  EXPECT_DOUBLE_EQ(grads[0].at(2), 6.0);
+}
+
+TEST(Transforms, ErrorsNameTheProblem) {
+  auto expect_message = [](auto&& fn, const std::string& part) {
+    try {
+      fn();
+      ADD_FAILURE() << "expected an error mentioning " << part;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  expect_message([] { value_and_grad([](const Tensor& x) { return x; }, Tensor::vec({1, 2})); },
+                 "single-element");
+  expect_message([] { grad([](const Tensor& x) { return sum(x); }, Tensor::arange(3)); }, "floating point");
+  expect_message([] { vjp([](const Tensor& x) { return x; }, Tensor::vec({1}), Tensor::vec({1, 2})); }, "cotangent");
+}
+
+TEST(Transforms, ExceptionInsideTheFunctionLeavesTheTapeUsable) {
+  EXPECT_THROW(grad([](const Tensor& x) { return sum(x + Tensor::vec({1, 2, 3})); }, Tensor::vec({1, 2})), Error);
+  EXPECT_EQ(autodiff::detail::active_tape(), nullptr);
+  EXPECT_DOUBLE_EQ(grad([](const Tensor& x) { return sum(x * 3.0); }, Tensor::vec({1, 2})).at(0), 3.0);
+}
+
+}  // namespace
+}  // namespace variate
