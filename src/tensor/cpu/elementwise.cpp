@@ -4,6 +4,7 @@
 
 #include "tensor/cpu/special_functions.hpp"
 #include "tensor/cpu/strided_loop.hpp"
+#include "tensor/cpu/vector_math.hpp"
 
 namespace variate::cpu {
 namespace {
@@ -13,6 +14,7 @@ void map_unary(const Tensor& x, Tensor& out, F f) {
   const T* in = x.data<T>();
   T* o = out.data<T>();
   parallel_chunks(out.numel(), [&](std::int64_t b, std::int64_t e) {
+#pragma omp simd
     for (std::int64_t i = b; i < e; ++i) o[i] = f(in[i]);
   });
 }
@@ -22,18 +24,18 @@ void unary_float(UnaryOp op, const Tensor& x, Tensor& out) {
   using D = double;  // special functions are evaluated in double, then rounded to T
   switch (op) {
     case UnaryOp::neg: return map_unary<T>(x, out, [](T v) { return T(-v); });
-    case UnaryOp::exp: return map_unary<T>(x, out, [](T v) { return std::exp(v); });
-    case UnaryOp::log: return map_unary<T>(x, out, [](T v) { return std::log(v); });
-    case UnaryOp::log1p: return map_unary<T>(x, out, [](T v) { return std::log1p(v); });
+    case UnaryOp::exp: return map_unary<T>(x, out, [](T v) { return T(vexp(D(v))); });
+    case UnaryOp::log: return map_unary<T>(x, out, [](T v) { return T(vlog(D(v))); });
+    case UnaryOp::log1p: return map_unary<T>(x, out, [](T v) { return T(vlog1p(D(v))); });
     case UnaryOp::expm1: return map_unary<T>(x, out, [](T v) { return std::expm1(v); });
     case UnaryOp::sqrt: return map_unary<T>(x, out, [](T v) { return std::sqrt(v); });
     case UnaryOp::abs: return map_unary<T>(x, out, [](T v) { return std::abs(v); });
     case UnaryOp::sign: return map_unary<T>(x, out, [](T v) { return T((v > 0) - (v < 0)); });
     case UnaryOp::square: return map_unary<T>(x, out, [](T v) { return v * v; });
     case UnaryOp::reciprocal: return map_unary<T>(x, out, [](T v) { return T(1) / v; });
-    case UnaryOp::sigmoid: return map_unary<T>(x, out, [](T v) { return T(stable_sigmoid(D(v))); });
-    case UnaryOp::log_sigmoid: return map_unary<T>(x, out, [](T v) { return T(-stable_softplus(-D(v))); });
-    case UnaryOp::softplus: return map_unary<T>(x, out, [](T v) { return T(stable_softplus(D(v))); });
+    case UnaryOp::sigmoid: return map_unary<T>(x, out, [](T v) { return T(vsigmoid(D(v))); });
+    case UnaryOp::log_sigmoid: return map_unary<T>(x, out, [](T v) { return T(-vsoftplus(-D(v))); });
+    case UnaryOp::softplus: return map_unary<T>(x, out, [](T v) { return T(vsoftplus(D(v))); });
     case UnaryOp::tanh: return map_unary<T>(x, out, [](T v) { return std::tanh(v); });
     case UnaryOp::lgamma: return map_unary<T>(x, out, [](T v) { return T(log_gamma(D(v))); });
     case UnaryOp::digamma: return map_unary<T>(x, out, [](T v) { return T(digamma(D(v))); });

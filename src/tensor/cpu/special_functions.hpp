@@ -5,17 +5,6 @@
 
 namespace variate::cpu {
 
-inline double stable_sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  const double e = std::exp(x);
-  return e / (1.0 + e);
-}
-
-/// log(1 + exp(x)) without overflow for large x or loss of precision for very negative x.
-inline double stable_softplus(double x) {
-  return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-}
-
 inline double log_gamma(double x) {
   int sign;
   return lgamma_r(x, &sign);  // lgamma_r: std::lgamma writes the global signgam (a data race)

@@ -1,0 +1,56 @@
+#pragma once
+// Measures this machine's limits in the same run as the benchmarks that are compared to them
+// (the machines are shared and noisy, so only same-run ratios mean anything).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace variate::bench {
+
+/// Best-of-`repeats` memory read bandwidth in GB/s over a buffer much larger than the caches,
+/// summed by `threads` threads (each reads its own contiguous part, as our kernels do).
+inline double read_bandwidth_gbs(int threads, std::size_t bytes = std::size_t(512) << 20, int repeats = 7) {
+  const std::size_t n = bytes / sizeof(double);
+  std::vector<double> data(n);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t i = 0; i < n; ++i) data[i] = double(i % 7);
+  double best = 0, sink = 0;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    double total = 0;
+    // Eight independent sums so the loop is limited by memory, not by the latency of one add chain.
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : total)
+    for (std::size_t i = 0; i < n; i += 8) {
+      double s[8];
+      for (int k = 0; k < 8; ++k) s[k] = data[i + k];
+      total += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    sink += total;
+    best = std::max(best, double(bytes) / s / 1e9);
+  }
+  if (sink < 0) return 0;  // keeps the reads from being optimized away
+  return best;
+}
+
+/// STREAM-style triad a = b + s c, GB/s counting the three arrays once each.
+inline double triad_bandwidth_gbs(int threads, std::size_t bytes_per_array = std::size_t(128) << 20, int repeats = 7) {
+  const std::size_t n = bytes_per_array / sizeof(double);
+  std::vector<double> a(n), b(n), c(n);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t i = 0; i < n; ++i) a[i] = 0, b[i] = 1, c[i] = 2;
+  double best = 0;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::max(best, 3.0 * double(bytes_per_array) / s / 1e9);
+  }
+  return a[n / 2] == 7.0 ? best : 0;
+}
+
+}  // namespace variate::bench

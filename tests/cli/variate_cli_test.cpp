@@ -1,0 +1,57 @@
+// End-to-end tests of the `variate` binary: the default job and bad command-line values.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run(const std::string& args) {
+  const std::string command = std::string(VARIATE_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(VariateCli, DefaultJobFitsTheDigitsModel) {
+  const Outcome r = run("");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("test accuracy"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("us per gradient"), std::string::npos) << r.output;
+  // A posterior mode on this data set classifies odd vs even digits well above chance.
+  const auto at = r.output.find("result: test accuracy ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::stod(r.output.substr(at + 22)), 0.85) << r.output;
+}
+
+TEST(VariateCli, SinglePrecisionRuns) {
+  const Outcome r = run("gradient --precision f32 --steps 20");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("precision f32"), std::string::npos) << r.output;
+}
+
+TEST(VariateCli, BadValuesGiveOneClearMessageAndNonZeroExit) {
+  for (const char* args : {"gradient --precision f16", "gradient --steps 0", "gradient --steps abc",
+                           "--threads 0", "no-such-command", "gradient --prior-scale -1"}) {
+    const Outcome r = run(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_FALSE(r.output.empty()) << args;
+    EXPECT_EQ(r.output.find("test accuracy"), std::string::npos) << "ran the job despite " << args;
+  }
+  const Outcome r = run("gradient --precision f16");
+  EXPECT_NE(r.output.find("f16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("f64"), std::string::npos) << "the message should list the valid values: " << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,80 @@
+// The branch-free exp/log/log1p against the C library: ulp error over wide ranges and the IEEE
+// special cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "tensor/cpu/vector_math.hpp"
+
+namespace variate::cpu {
+namespace {
+
+double ulp_error(double got, double want) {
+  if (got == want) return 0;
+  return std::abs(got - want) / std::abs(std::nextafter(want, INFINITY) - want);
+}
+
+template <class F, class G>
+double max_ulp(F ours, G reference, double lo, double hi, bool log_spaced) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(lo, hi);
+  double worst = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const double t = u(gen);
+    const double x = log_spaced ? std::exp(t) : t;
+    worst = std::max(worst, ulp_error(ours(x), reference(x)));
+  }
+  return worst;
+}
+
+TEST(VectorMath, ExpIsAccurate) {
+  EXPECT_LE(max_ulp(vexp, [](double x) { return std::exp(x); }, -700, 700, false), 2.0);
+  EXPECT_LE(max_ulp(vexp, [](double x) { return std::exp(x); }, -1, 1, false), 2.0);
+  // Subnormal results.
+  EXPECT_LE(max_ulp(vexp, [](double x) { return std::exp(x); }, -744, -709, false), 2.0);
+}
+
+TEST(VectorMath, LogIsAccurate) {
+  EXPECT_LE(max_ulp(vlog, [](double x) { return std::log(x); }, -700, 700, true), 2.0);
+  EXPECT_LE(max_ulp(vlog, [](double x) { return std::log(x); }, 0.5, 2, false), 2.0);
+  EXPECT_LE(ulp_error(vlog(4.9e-320), std::log(4.9e-320)), 2.0);  // subnormal input
+}
+
+TEST(VectorMath, Log1pIsAccurate) {
+  EXPECT_LE(max_ulp(vlog1p, [](double x) { return std::log1p(x); }, -40, 40, true), 2.0);
+  EXPECT_LE(max_ulp(vlog1p, [](double x) { return std::log1p(x); }, -0.999, 3, false), 2.0);
+  EXPECT_LE(max_ulp([](double x) { return vlog1p(-x); }, [](double x) { return std::log1p(-x); }, -40, -1e-9, true),
+            2.0);
+}
+
+TEST(VectorMath, SpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(vexp(inf), inf);
+  EXPECT_EQ(vexp(-inf), 0.0);
+  EXPECT_EQ(vexp(710.0), inf);
+  EXPECT_EQ(vexp(0.0), 1.0);
+  EXPECT_TRUE(std::isnan(vexp(nan)));
+  EXPECT_EQ(vlog(0.0), -inf);
+  EXPECT_EQ(vlog(inf), inf);
+  EXPECT_TRUE(std::isnan(vlog(-1.0)));
+  EXPECT_TRUE(std::isnan(vlog(nan)));
+  EXPECT_EQ(vlog1p(-1.0), -inf);
+  EXPECT_EQ(vlog1p(inf), inf);
+  EXPECT_EQ(vlog1p(0.0), 0.0);
+  EXPECT_EQ(vlog1p(1e-300), 1e-300);
+  EXPECT_TRUE(std::isnan(vlog1p(-2.0)));
+}
+
+TEST(VectorMath, SigmoidAndSoftplusAreStableAtExtremes) {
+  EXPECT_EQ(vsigmoid(-800.0), 0.0);
+  EXPECT_EQ(vsigmoid(800.0), 1.0);
+  EXPECT_NEAR(vsigmoid(-40.0), std::exp(-40.0), 1e-30);
+  EXPECT_EQ(vsoftplus(800.0), 800.0);
+  EXPECT_NEAR(vsoftplus(-40.0), std::exp(-40.0), 1e-30);
+  EXPECT_NEAR(vsoftplus(0.0), std::log(2.0), 1e-16);
+}
+
+}  // namespace
+}  // namespace variate::cpu
