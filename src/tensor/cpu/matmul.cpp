@@ -38,15 +38,14 @@ void matmul_2d(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, s
     product(a, a_rows, a_cols, ta, b, b_rows, b_cols, tb, out, m, n, false);
     return;
   }
-  if (!ta) {  // split output rows = rows of A's storage
-    parallel_chunks(m, [&](std::int64_t r0, std::int64_t r1) {
-      if (r1 <= r0) return;
-      // B is shared; rows r0..r1 of A produce rows r0..r1 of out.
+  if (!ta) {  // fixed blocks of output rows = rows of A's storage; B is shared
+    parallel_blocks(m, 256, [&](std::int64_t r0, std::int64_t r1) {
       product(a + r0 * a_cols, r1 - r0, a_cols, false, b, b_rows, b_cols, tb, out + r0 * n, r1 - r0, n, false);
-    }, std::max<std::int64_t>(1, m / 64));
+    });
     return;
   }
-  // A transposed: split the contracted dimension (rows of A's storage) into fixed blocks.
+  // A transposed: split the contracted dimension (rows of A's storage) into blocks whose number
+  // depends only on k.
   const std::int64_t kblock = 4096;
   const std::int64_t blocks = std::min<std::int64_t>((k + kblock - 1) / kblock, 8);
   if (blocks <= 1) {

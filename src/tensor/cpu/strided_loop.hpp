@@ -100,4 +100,15 @@ void parallel_chunks(std::int64_t n, Fn&& fn, std::int64_t grain = kParallelGrai
   }
 }
 
+/// Calls fn(begin, end) for the blocks [k * block, (k + 1) * block) of [0, n), in parallel. Block
+/// boundaries depend only on n and block, never on the thread count, so a kernel whose blocks are
+/// computed independently gives the same bits on any number of threads.
+template <class Fn>
+void parallel_blocks(std::int64_t n, std::int64_t block, Fn&& fn) {
+  const std::int64_t blocks = (n + block - 1) / block;
+  parallel_chunks(blocks, [&](std::int64_t b0, std::int64_t b1) {
+    for (std::int64_t k = b0; k < b1; ++k) fn(k * block, std::min(n, (k + 1) * block));
+  }, 1);
+}
+
 }  // namespace variate::cpu
