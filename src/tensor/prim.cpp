@@ -2,6 +2,7 @@
 #include "variate/tensor/prim.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace variate {
 
@@ -94,9 +95,12 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 Tensor binary(BinaryOp op, const Tensor& a, double b) {
   check_defined(name(op), a);
-  // A scalar adopts the tensor's floating dtype (as a Python scalar does in NumPy and JAX).
-  const DType t = is_floating(a.dtype()) || double(std::int64_t(b)) != b ? float_type(a.dtype()) : a.dtype();
-  return binary(op, a, Tensor::scalar(b, t == DType::boolean ? DType::i64 : t));
+  // A scalar adopts the tensor's dtype (as a Python scalar does in NumPy and JAX) when it is
+  // representable in it; otherwise both become floating point.
+  const DType own = a.dtype() == DType::boolean ? DType::i64 : a.dtype();
+  const double limit = own == DType::i32 ? 2147483647.0 : 9.2e18;
+  const bool fits = is_floating(own) || (std::isfinite(b) && std::floor(b) == b && std::abs(b) <= limit);
+  return binary(op, a, Tensor::scalar(b, fits ? own : float_type(own)));
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -244,8 +248,7 @@ Tensor permute(const Tensor& x, std::span<const int> perm) {
 
 Tensor transpose(const Tensor& x, int axis0, int axis1) {
   check_defined("transpose", x);
-  VARIATE_CHECK(x.rank() >= 2 || (x.rank() == 1 && axis0 == -2 && axis1 == -1 && false), "transpose",
-                "expected a tensor of rank >= 2, got shape ", x.shape());
+  VARIATE_CHECK(x.rank() >= 2, "transpose", "expected a tensor of rank >= 2, got shape ", x.shape());
   std::array<int, kMaxRank> perm{};
   for (int i = 0; i < x.rank(); ++i) perm[i] = i;
   std::swap(perm[normalize_axis("transpose", axis0, x.rank())], perm[normalize_axis("transpose", axis1, x.rank())]);

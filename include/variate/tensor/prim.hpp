@@ -26,7 +26,7 @@ Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
 Tensor neg(const Tensor& x);
 
-/// Reduces over `axes` (all axes when empty and `all_if_empty`), keeping them as size 1 if keepdims.
+/// Reduces over `axes` (all axes when empty), keeping them as size 1 if keepdims.
 Tensor reduce(ReduceOp op, const Tensor& x, Axes axes, bool keepdims);
 Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);

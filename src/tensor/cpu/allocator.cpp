@@ -62,7 +62,9 @@ detail::Storage* CpuBackend::allocate_storage(std::size_t bytes) {
     }
     ++p.system_allocations;
   }
-  void* block = std::aligned_alloc(kAlignment, kHeaderBytes + class_bytes(cls));
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  const std::size_t total = (kHeaderBytes + class_bytes(cls) + kAlignment - 1) / kAlignment * kAlignment;
+  void* block = std::aligned_alloc(kAlignment, total);
   if (!block) throw std::bad_alloc();
   auto* s = new (block) detail::Storage;
   s->data = static_cast<char*>(block) + kHeaderBytes;

@@ -60,6 +60,7 @@ void accumulate(const MergedAxes& m, int depth, const T* x, A* out, Op op) {
 template <class T, class A, class Op>
 void reduce_into(const Tensor& x, std::span<const bool> reduced, A* out, std::int64_t out_n, A init, Op op) {
   std::fill(out, out + out_n, init);
+  if (x.numel() == 0) return;
   const MergedAxes m = merge_axes(x.shape(), reduced);
   const T* px = x.data<T>();
   if (m.rank == 0) {
@@ -83,8 +84,9 @@ void reduce_into(const Tensor& x, std::span<const bool> reduced, A* out, std::in
     return;
   }
   // Scratch comes from the tensor allocator, which recycles it: no heap allocation per call.
-  Tensor scratch = Tensor::full(Shape{blocks * out_n}, double(init), dtype_of<A>::value);
+  Tensor scratch = Tensor::empty(Shape{blocks * out_n}, dtype_of<A>::value);
   A* partial = scratch.data<A>();
+  std::fill(partial, partial + blocks * out_n, init);
   const MergedAxes sub = m;
   parallel_chunks(blocks, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t k = b; k < e; ++k) {

@@ -10,7 +10,7 @@ inline double log_gamma(double x) {
   return lgamma_r(x, &sign);  // lgamma_r: std::lgamma writes the global signgam (a data race)
 }
 
-/// Digamma: reflection for x < 0, recurrence up to x >= 6, then the asymptotic series
+/// Digamma: reflection for x < 0, recurrence up to x >= 12, then the asymptotic series
 /// psi(x) ~ ln x - 1/(2x) - sum_k B_2k / (2k x^2k) (Abramowitz & Stegun 6.3.18).
 inline double digamma(double x) {
   if (std::isnan(x) || x == -INFINITY) return NAN;
@@ -20,7 +20,7 @@ inline double digamma(double x) {
     result -= std::numbers::pi / std::tan(std::numbers::pi * x);
     x = 1 - x;
   }
-  while (x < 6) {
+  while (x < 12) {
     result -= 1 / x;
     x += 1;
   }
@@ -30,7 +30,7 @@ inline double digamma(double x) {
   return result;
 }
 
-/// Trigamma psi'(x): reflection, recurrence up to x >= 6, asymptotic series (A&S 6.4.12).
+/// Trigamma psi'(x): reflection, recurrence up to x >= 12, asymptotic series (A&S 6.4.12).
 inline double trigamma(double x) {
   if (std::isnan(x) || x == -INFINITY) return NAN;
   if (x <= 0 && std::floor(x) == x) return NAN;
@@ -39,7 +39,7 @@ inline double trigamma(double x) {
     return -trigamma(1 - x) + std::numbers::pi * std::numbers::pi / (s * s);
   }
   double result = 0;
-  while (x < 6) {
+  while (x < 12) {
     result += 1 / (x * x);
     x += 1;
   }
