@@ -16,6 +16,8 @@ void release_storage(Storage* s) {
 }
 }  // namespace detail
 
+Tensor::Tensor(double value) : Tensor(scalar(value)) {}
+
 Tensor::Tensor(const Tensor& o)
     : storage_(o.storage_), offset_(o.offset_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
   if (storage_) storage_->refs.fetch_add(1, std::memory_order_relaxed);

@@ -35,6 +35,9 @@ struct TapeRef {
 class Tensor {
  public:
   Tensor() = default;
+  /// A rank-0 f64 tensor, so that numbers can be passed where tensors are expected:
+  /// Normal(0.0, 1.0).
+  Tensor(double value);  // NOLINT(google-explicit-constructor): deliberate, as in NumPy and JAX
   Tensor(const Tensor& other);
   Tensor(Tensor&& other) noexcept;
   Tensor& operator=(const Tensor& other);
