@@ -1,0 +1,50 @@
+#pragma once
+// Distributions with TFP semantics (layer 4): a distribution has a batch shape (independent,
+// differently parameterized copies) and an event shape (one draw); `sample(key, sample_shape)`
+// returns sample_shape + batch_shape + event_shape; `log_prob(x)` returns the batch-shaped
+// (broadcast with x's leading dims) log density, differentiable in x and in the parameters.
+// Values outside the support have log density -inf, never NaN.
+#include <memory>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/distributions/constraint.hpp"
+#include "variate/random/key.hpp"
+
+namespace variate {
+
+class Distribution {
+ public:
+  virtual ~Distribution() = default;
+
+  /// The family's name as TFP spells it ("Normal"), used in error messages.
+  virtual const char* name() const = 0;
+  const Shape& batch_shape() const { return batch_shape_; }
+  const Shape& event_shape() const { return event_shape_; }
+  /// The dtype of values (f64 or f32 for continuous families; counts use the floating dtype of the
+  /// parameters, as in TFP; Categorical returns i64).
+  DType dtype() const { return dtype_; }
+
+  virtual Tensor sample(random::Key key, const Shape& sample_shape = {}) const = 0;
+  virtual Tensor log_prob(const Tensor& value) const = 0;
+  virtual Constraint support() const = 0;
+
+  /// Closed forms where the family has them; otherwise these throw naming the family.
+  virtual Tensor mean() const;
+  virtual Tensor variance() const;
+  virtual Tensor cdf(const Tensor& value) const;
+
+  /// Convenience: sample_shape + batch_shape + event_shape.
+  Shape sample_full_shape(const Shape& sample_shape) const;
+
+ protected:
+  Distribution(Shape batch_shape, Shape event_shape, DType dtype)
+      : batch_shape_(batch_shape), event_shape_(event_shape), dtype_(dtype) {}
+
+ private:
+  Shape batch_shape_, event_shape_;
+  DType dtype_;
+};
+
+using DistributionPtr = std::shared_ptr<const Distribution>;
+
+}  // namespace variate

@@ -1,0 +1,38 @@
+#pragma once
+// What every family does with its parameters: check them with a message naming the family and the
+// parameter's role (Stan's check_positive etc.), promote them to one floating dtype, and broadcast
+// shapes. Also the support mask for log_prob.
+#include <initializer_list>
+#include <string>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/distributions/constraint.hpp"
+
+namespace variate::dist {
+
+/// Throws "<family>: <role> must be finite..., got <value> at index <i> (shape <s>)" unless all
+/// elements satisfy the check. Works on tracked tensors (reads values only).
+void check_finite(const char* family, const char* role, const Tensor& x);
+void check_positive(const char* family, const char* role, const Tensor& x);      // > 0, finite
+void check_nonnegative(const char* family, const char* role, const Tensor& x);   // >= 0, finite
+void check_probability(const char* family, const char* role, const Tensor& x);   // in [0, 1]
+void check_not_nan(const char* family, const char* role, const Tensor& x);
+void check_defined(const char* family, const char* role, const Tensor& x);
+/// `low` < `high` element-wise.
+void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
+                   const Tensor& high);
+
+/// The floating dtype shared by the parameters (f64 unless all are f32).
+DType common_float_type(std::initializer_list<Tensor> params);
+/// Broadcast of the parameters' shapes, naming the family on mismatch.
+Shape broadcast_batch(const char* family, std::initializer_list<Tensor> params);
+/// Converts `x` to the family's dtype (differentiably).
+Tensor as_dtype(const Tensor& x, DType dtype);
+
+/// Boolean mask: which elements of `value` lie in `support` (per element for scalar supports;
+/// reduced over the event axes for simplex, Cholesky and multinomial supports).
+Tensor in_support(const Constraint& support, const Tensor& value);
+/// log_prob with -inf where the value is outside the support (and the value's NaN stays NaN).
+Tensor mask_outside_support(const Constraint& support, const Tensor& value, const Tensor& log_prob);
+
+}  // namespace variate::dist

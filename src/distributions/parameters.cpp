@@ -1,0 +1,125 @@
+#include "variate/distributions/parameters.hpp"
+
+#include <cmath>
+
+#include "variate/autodiff/tape.hpp"
+
+namespace variate::dist {
+namespace {
+
+// Throws naming the first element of x for which ok(value) is false.
+template <class Ok>
+void check_each(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
+  check_defined(family, role, x);
+  const Tensor values = prim::cast(x, DType::f64);
+  const double* v = values.data<double>();
+  for (std::int64_t i = 0; i < values.numel(); ++i) {
+    if (!ok(v[i]))
+      detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
+                   x.shape());
+  }
+}
+
+}  // namespace
+
+void check_defined(const char* family, const char* role, const Tensor& x) {
+  VARIATE_CHECK(x.defined(), family, role, " is undefined");
+}
+void check_finite(const char* family, const char* role, const Tensor& x) {
+  check_each(family, role, x, "finite", [](double v) { return std::isfinite(v); });
+}
+void check_positive(const char* family, const char* role, const Tensor& x) {
+  check_each(family, role, x, "positive and finite", [](double v) { return v > 0 && std::isfinite(v); });
+}
+void check_nonnegative(const char* family, const char* role, const Tensor& x) {
+  check_each(family, role, x, "non-negative and finite", [](double v) { return v >= 0 && std::isfinite(v); });
+}
+void check_probability(const char* family, const char* role, const Tensor& x) {
+  check_each(family, role, x, "a probability in [0, 1]", [](double v) { return v >= 0 && v <= 1; });
+}
+void check_not_nan(const char* family, const char* role, const Tensor& x) {
+  check_each(family, role, x, "a number (not NaN)", [](double v) { return !std::isnan(v); });
+}
+
+void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
+                   const Tensor& high) {
+  const Tensor ok = prim::binary(BinaryOp::lt, low, high);
+  const Tensor bad = prim::unary(UnaryOp::logical_not, ok);
+  VARIATE_CHECK(prim::sum(bad).item() == 0, family, low_role, " must be less than ", high_role, ", got ", low_role,
+                " = ", low, " and ", high_role, " = ", high);
+}
+
+DType common_float_type(std::initializer_list<Tensor> params) {
+  bool all_f32 = true;
+  for (const Tensor& p : params) all_f32 = all_f32 && p.dtype() == DType::f32;
+  return all_f32 && params.size() > 0 ? DType::f32 : DType::f64;
+}
+
+Shape broadcast_batch(const char* family, std::initializer_list<Tensor> params) {
+  Shape s;
+  for (const Tensor& p : params) s = broadcast_shapes(family, s, p.shape());
+  return s;
+}
+
+Tensor as_dtype(const Tensor& x, DType dtype) { return x.dtype() == dtype ? x : cast(x, dtype); }
+
+Tensor in_support(const Constraint& c, const Tensor& value) {
+  using K = Constraint::Kind;
+  const Tensor v = autodiff::stop_gradient(value);
+  const Tensor zero = Tensor::scalar(0.0, prim::float_type(v.dtype()));
+  auto integer = [&] { return prim::binary(BinaryOp::eq, prim::unary(UnaryOp::floor, v), v); };
+  auto both = [](const Tensor& a, const Tensor& b) { return prim::binary(BinaryOp::logical_and, a, b); };
+  const int last[] = {-1};
+  switch (c.kind) {
+    case K::real: return prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, v), INFINITY);
+    case K::positive: return prim::binary(BinaryOp::gt, v, zero);
+    case K::unit_interval: return both(prim::binary(BinaryOp::gt, v, zero), prim::binary(BinaryOp::lt, v, 1.0));
+    case K::interval: return both(prim::binary(BinaryOp::gt, v, c.low), prim::binary(BinaryOp::lt, v, c.high));
+    case K::greater_than: return prim::binary(BinaryOp::gt, v, c.low);
+    case K::nonnegative_integer: return both(integer(), prim::binary(BinaryOp::ge, v, zero));
+    case K::integer_interval:
+      return both(integer(), both(prim::binary(BinaryOp::ge, v, c.low), prim::binary(BinaryOp::le, v, c.high)));
+    case K::boolean: return both(integer(), both(prim::binary(BinaryOp::ge, v, zero), prim::binary(BinaryOp::le, v, 1.0)));
+    case K::simplex: {
+      const Tensor nonneg = prim::binary(BinaryOp::ge, prim::reduce(ReduceOp::min, v, last, false), 0.0);
+      const Tensor total = prim::sum(v, last);
+      return both(nonneg, prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, total, 1.0)),
+                                       1e-6));
+    }
+    case K::multinomial_counts: {
+      const Tensor ok = both(integer(), prim::binary(BinaryOp::ge, v, zero));
+      const Tensor all_ok = prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(ok, DType::i64), last, false), 1.0);
+      return both(all_ok, prim::binary(BinaryOp::eq, prim::sum(v, last), c.high));
+    }
+    case K::corr_cholesky:
+    case K::lower_cholesky: {
+      // Lower triangular with a positive diagonal (and unit rows for correlation factors).
+      const std::int64_t n = v.dim(-1);
+      Tensor upper = Tensor::zeros(Shape{n, n}, DType::boolean);
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i + 1; j < n; ++j) upper.data<bool>()[i * n + j] = true;
+      const int two[] = {-2, -1};
+      const Tensor above = prim::where(upper, v, zero);
+      Tensor ok = prim::binary(BinaryOp::eq, prim::sum(prim::unary(UnaryOp::abs, above), two), 0.0);
+      ok = both(ok, prim::binary(BinaryOp::gt, prim::reduce(ReduceOp::min, diagonal(v), last, false), 0.0));
+      if (c.kind == K::corr_cholesky) {
+        const Tensor norms = prim::sum(prim::unary(UnaryOp::square, v), last);
+        const Tensor unit = prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, norms, 1.0)), 1e-6);
+        ok = both(ok, prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(unit, DType::i64), last, false), 1.0));
+      }
+      return ok;
+    }
+  }
+  return prim::binary(BinaryOp::eq, v, v);
+}
+
+Tensor mask_outside_support(const Constraint& support, const Tensor& value, const Tensor& log_prob) {
+  const Tensor inside = in_support(support, value);
+  // NaN values are neither inside nor outside: keep their NaN log density.
+  const Tensor keep = support.event_ndims() == 0
+                          ? prim::binary(BinaryOp::logical_or, inside, prim::binary(BinaryOp::ne, value, value))
+                          : inside;
+  return where(keep, log_prob, Tensor::scalar(-INFINITY, log_prob.dtype()));
+}
+
+}  // namespace variate::dist
