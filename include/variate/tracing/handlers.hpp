@@ -1,0 +1,128 @@
+#pragma once
+// The tracers (effect handlers). Each is an RAII scope: it acts on the random variables created
+// while it is alive, and composes with the tracers around it.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "variate/tracing/tracer.hpp"
+
+namespace variate::tracing {
+
+/// Values by site name.
+using Values = std::map<std::string, Tensor, std::less<>>;
+
+/// Gives every site the key fold_in(key, site name), so draws are reproducible and independent of
+/// the order of sites.
+///   tracing::Seed seed(random::Key(42));  auto z = Normal(0.0, 1.0, "z");
+class Seed : public Tracer {
+ public:
+  explicit Seed(random::Key key) : key_(key) {}
+  void process(Message& m) override;
+
+ private:
+  random::Key key_;
+};
+
+/// Uses the given values for the named sites (latent values, e.g. an inference state).
+///   tracing::Substitute s({{"z", z0}});  model();
+class Substitute : public Tracer {
+ public:
+  explicit Substitute(Values values) : values_(std::move(values)) {}
+  void process(Message& m) override;
+  const Values& values() const { return values_; }
+
+ private:
+  Values values_;
+};
+
+/// Conditions the named sites on data: their values are fixed and marked observed. Data must be
+/// finite (a NaN or infinite datum is an error naming the site).
+///   tracing::Condition c({{"y", y_data}});  model();
+class Condition : public Tracer {
+ public:
+  explicit Condition(Values data);
+  void process(Message& m) override;
+
+ private:
+  Values data_;
+};
+
+/// The do-operator: replaces the named sites by fixed values and removes their log-density terms;
+/// variables downstream see the intervened value.
+///   tracing::Intervene d({{"treatment", 1.0}});  model();
+class Intervene : public Tracer {
+ public:
+  explicit Intervene(Values values) : values_(std::move(values)) {}
+  void process(Message& m) override;
+
+ private:
+  Values values_;
+};
+
+/// Multiplies the log density of the sites inside by `factor` (minibatch likelihoods: N / batch).
+///   { tracing::Scale s(n / batch);  auto y = Bernoulli(...); }
+class Scale : public Tracer {
+ public:
+  explicit Scale(double factor);
+  void process(Message& m) override { m.scale *= factor_; }
+
+ private:
+  double factor_;
+};
+
+/// Hides sites from the tracers outside it: all of them, only `names`, or all but `names`.
+///   { tracing::Block b;  auxiliary(); }   // an outer Trace does not record them
+///   tracing::Block b(tracing::Block::Mode::hide, {"z"});
+class Block : public Tracer {
+ public:
+  enum class Mode { all, hide, expose };
+  explicit Block(Mode mode = Mode::all, std::set<std::string, std::less<>> names = {})
+      : mode_(mode), names_(std::move(names)) {}
+  void process(Message& m) override;
+
+ private:
+  Mode mode_;
+  std::set<std::string, std::less<>> names_;
+};
+
+/// One recorded site.
+struct Site {
+  std::string name;
+  DistributionPtr distribution;
+  Shape sample_shape;
+  Tensor value;
+  bool observed;
+  bool intervened;
+  double scale;
+};
+
+/// Records the sites in creation order (Edward2's tape).
+///   tracing::Trace tape;  model();  for (auto& s : tape.sites()) ...
+class Trace : public Tracer {
+ public:
+  void postprocess(const Message& m) override;
+  const std::vector<Site>& sites() const { return sites_; }
+  const Site& site(std::string_view name) const;
+
+ private:
+  std::vector<Site> sites_;
+};
+
+/// Accumulates the log joint density: the sum over sites of scale * log_prob(value), except
+/// intervened sites; each term is summed over all dims but the leading `batch_ndims` (see
+/// site_log_prob), so a batch of program states gives a batch of log densities.
+class LogJoint : public Tracer {
+ public:
+  explicit LogJoint(int batch_ndims = 0) : batch_ndims_(batch_ndims) {}
+  void postprocess(const Message& m) override;
+  /// The accumulated log density (0 when no site contributed).
+  Tensor value() const { return total_.defined() ? total_ : Tensor::scalar(0.0); }
+
+ private:
+  int batch_ndims_;
+  Tensor total_;
+};
+
+}  // namespace variate::tracing

@@ -1,0 +1,44 @@
+#pragma once
+// The one user-facing abstraction: a random variable is a distribution, a site name and a value.
+// It converts to its value, so arithmetic on random variables is arithmetic on tensors:
+//
+//   tracing::Seed seed(random::Key(0));
+//   auto mu = variate::Normal(0.0, 10.0, "mu");
+//   auto x = variate::Normal(mu, 1.0, "x", {100});   // 100 draws around mu
+//   Tensor centered = x - mu;
+#include <string>
+
+#include "variate/tracing/tracer.hpp"
+
+namespace variate {
+
+class RandomVariable {
+ public:
+  /// Creates the site: the value comes from the active tracers, or is drawn with the site's key.
+  /// An empty name is replaced by a generated one ("Normal", "Normal_1", ...).
+  RandomVariable(DistributionPtr distribution, std::string name = "", Shape sample_shape = {});
+
+  const std::string& name() const { return name_; }
+  const Distribution& distribution() const { return *distribution_; }
+  const DistributionPtr& distribution_ptr() const { return distribution_; }
+  const Shape& sample_shape() const { return sample_shape_; }
+  const Tensor& value() const { return value_; }
+  operator const Tensor&() const { return value_; }  // NOLINT(google-explicit-constructor): by design
+  /// The log density of the value, summed over all its dims.
+  Tensor log_prob() const;
+
+ private:
+  DistributionPtr distribution_;
+  std::string name_;
+  Shape sample_shape_;
+  Tensor value_;
+};
+
+namespace tracing {
+/// log_prob(value) of a site summed over all dims but the leading `batch_ndims` (the dims of a
+/// batch of program states, e.g. chains). A model written with right-aligned broadcasting gives
+/// every site's log density those leading dims; a term of lower rank broadcasts.
+Tensor site_log_prob(const Distribution& d, const Tensor& value, int batch_ndims = 0);
+}  // namespace tracing
+
+}  // namespace variate

@@ -1,0 +1,76 @@
+#include "variate/tracing/handlers.hpp"
+
+#include <cmath>
+
+#include "variate/autodiff/tape.hpp"
+#include "variate/tracing/random_variable.hpp"
+
+namespace variate::tracing {
+
+void Seed::process(Message& m) {
+  if (!m.key) m.key = random::fold_in(key_, m.name);
+}
+
+void Substitute::process(Message& m) {
+  if (m.value.defined()) return;
+  if (auto it = values_.find(m.name); it != values_.end()) m.value = it->second;
+}
+
+Condition::Condition(Values data) : data_(std::move(data)) {
+  for (const auto& [name, value] : data_) {
+    VARIATE_CHECK(value.defined(), "Condition", "the data for site '", name, "' is undefined");
+    const Tensor v = prim::cast(value, DType::f64);
+    const double total = prim::sum(prim::unary(UnaryOp::abs, v)).item();
+    if (!std::isfinite(total)) {
+      const double* p = v.data<double>();
+      for (std::int64_t i = 0; i < v.numel(); ++i)
+        VARIATE_CHECK(std::isfinite(p[i]), "Condition", "the data for site '", name, "' has the non-finite value ",
+                      p[i], " at index ", i, " of shape ", value.shape(), "; data must be finite");
+    }
+  }
+}
+
+void Condition::process(Message& m) {
+  if (m.value.defined()) return;
+  if (auto it = data_.find(m.name); it != data_.end()) {
+    m.value = autodiff::stop_gradient(it->second);
+    m.observed = true;
+  }
+}
+
+void Intervene::process(Message& m) {
+  if (auto it = values_.find(m.name); it != values_.end()) {
+    m.value = it->second;
+    m.intervened = true;
+  }
+}
+
+Scale::Scale(double factor) : factor_(factor) {
+  VARIATE_CHECK(std::isfinite(factor) && factor > 0, "Scale", "the factor must be positive and finite, got ", factor);
+}
+
+void Block::process(Message& m) {
+  const bool listed = names_.count(m.name) > 0;
+  m.stop = mode_ == Mode::all || (mode_ == Mode::hide && listed) || (mode_ == Mode::expose && !listed);
+}
+
+void Trace::postprocess(const Message& m) {
+  sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.scale});
+}
+
+const Site& Trace::site(std::string_view name) const {
+  for (const Site& s : sites_)
+    if (s.name == name) return s;
+  std::string known;
+  for (const Site& s : sites_) known += (known.empty() ? "" : ", ") + s.name;
+  detail::fail("Trace", ": no site named '", name, "'; the recorded sites are: ", known.empty() ? "(none)" : known);
+}
+
+void LogJoint::postprocess(const Message& m) {
+  if (m.intervened) return;
+  Tensor term = site_log_prob(*m.distribution, m.value, batch_ndims_);
+  if (m.scale != 1.0) term = term * m.scale;
+  total_ = total_.defined() ? total_ + term : term;
+}
+
+}  // namespace variate::tracing

@@ -1,0 +1,82 @@
+#include "variate/tracing/program.hpp"
+
+#include <set>
+
+namespace variate::tracing {
+namespace {
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "(none)" : out;
+}
+
+// Substitute that insists: a site reaching it without a value is an error.
+class StrictSubstitute : public Tracer {
+ public:
+  explicit StrictSubstitute(const Values& values) : values_(values) {}
+  void process(Message& m) override {
+    seen_.push_back(m.name);
+    if (m.value.defined()) return;
+    auto it = values_.find(m.name);
+    if (it == values_.end()) {
+      std::vector<std::string> given;
+      for (const auto& [name, v] : values_) given.push_back(name);
+      detail::fail("make_log_joint", ": no value for site '", m.name, "'; values were given for: ", join(given));
+    }
+    m.value = it->second;
+  }
+  const std::vector<std::string>& seen() const { return seen_; }
+
+ private:
+  const Values& values_;
+  std::vector<std::string> seen_;
+};
+
+}  // namespace
+
+std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_ndims) {
+  VARIATE_CHECK(batch_ndims >= 0, "make_log_joint", "batch_ndims must be >= 0, got ", batch_ndims);
+  return [program = std::move(program), batch_ndims](const Values& values) {
+    LogJoint log_joint(batch_ndims);
+    std::vector<std::string> seen;
+    {
+      StrictSubstitute substitute(values);
+      program();
+      seen = substitute.seen();
+    }
+    const std::set<std::string, std::less<>> sites(seen.begin(), seen.end());
+    for (const auto& [name, v] : values)
+      VARIATE_CHECK(sites.count(name) > 0, "make_log_joint", "'", name, "' is not a site of the program; its sites are: ",
+                    join(seen));
+    return log_joint.value();
+  };
+}
+
+Values ProgramJoint::sample(random::Key key) const {
+  Trace trace;
+  {
+    Seed seed(key);
+    program_();
+  }
+  Values out;
+  for (const Site& s : trace.sites()) out.emplace(s.name, s.value);
+  return out;
+}
+
+Tensor ProgramJoint::log_prob(const Values& values) const { return make_log_joint(program_)(values); }
+
+std::vector<SiteInfo> ProgramJoint::sites(random::Key key) const {
+  Trace trace;
+  {
+    Seed seed(key);
+    program_();
+  }
+  std::vector<SiteInfo> out;
+  for (const Site& s : trace.sites())
+    out.push_back({s.name, s.distribution->name(), s.value.shape(), s.distribution->event_shape(),
+                   s.distribution->support(), s.observed, s.value.dtype()});
+  return out;
+}
+
+}  // namespace variate::tracing

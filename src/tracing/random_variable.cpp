@@ -1,0 +1,32 @@
+#include "variate/tracing/random_variable.hpp"
+
+#include <vector>
+
+namespace variate {
+
+RandomVariable::RandomVariable(DistributionPtr distribution, std::string name, Shape sample_shape)
+    : distribution_(std::move(distribution)), sample_shape_(sample_shape) {
+  VARIATE_CHECK(distribution_ != nullptr, "RandomVariable", "the distribution of site '", name, "' is null");
+  name_ = name.empty() ? tracing::generated_site_name(distribution_->name()) : std::move(name);
+  tracing::Message m;
+  m.name = name_;
+  m.distribution = distribution_;
+  m.sample_shape = sample_shape_;
+  tracing::apply_stack(m);
+  value_ = std::move(m.value);
+}
+
+Tensor RandomVariable::log_prob() const { return tracing::site_log_prob(*distribution_, value_); }
+
+namespace tracing {
+
+Tensor site_log_prob(const Distribution& d, const Tensor& value, int batch_ndims) {
+  const Tensor lp = d.log_prob(value);
+  if (lp.rank() <= batch_ndims) return lp;
+  std::vector<int> axes;
+  for (int i = batch_ndims; i < lp.rank(); ++i) axes.push_back(i);
+  return sum(lp, axes);
+}
+
+}  // namespace tracing
+}  // namespace variate
