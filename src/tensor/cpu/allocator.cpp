@@ -92,9 +92,11 @@ std::int64_t CpuBackend::system_allocations() const {
 
 namespace variate {
 Backend& backend(Device device) {
-  static cpu::CpuBackend cpu_backend;
+  // Never destroyed: tensors owned by static objects are released during exit, after function-local
+  // statics constructed later than them would already be gone.
+  static cpu::CpuBackend* const cpu_backend = new cpu::CpuBackend;
   VARIATE_CHECK(device.kind == DeviceKind::cpu, "backend", "no backend for device ", device,
                 " in this build (only cpu)");
-  return cpu_backend;
+  return *cpu_backend;
 }
 }  // namespace variate
