@@ -67,15 +67,20 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
   using K = Constraint::Kind;
   const Tensor v = autodiff::stop_gradient(value);
   const Tensor zero = Tensor::scalar(0.0, prim::float_type(v.dtype()));
-  auto integer = [&] { return prim::binary(BinaryOp::eq, prim::unary(UnaryOp::floor, v), v); };
   auto both = [](const Tensor& a, const Tensor& b) { return prim::binary(BinaryOp::logical_and, a, b); };
+  // floor(inf) == inf, so finiteness is checked too: an infinite count lies outside every support.
+  auto integer = [&] {
+    return both(prim::binary(BinaryOp::eq, prim::unary(UnaryOp::floor, v), v),
+                prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, v), INFINITY));
+  };
   const int last[] = {-1};
   switch (c.kind) {
     case K::real: return prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, v), INFINITY);
-    case K::positive: return prim::binary(BinaryOp::gt, v, zero);
+    // (0, inf) and (low, inf) are open at infinity too: a density there is 0 (or NaN as inf - inf).
+    case K::positive: return both(prim::binary(BinaryOp::gt, v, zero), prim::binary(BinaryOp::lt, v, INFINITY));
     case K::unit_interval: return both(prim::binary(BinaryOp::gt, v, zero), prim::binary(BinaryOp::lt, v, 1.0));
     case K::interval: return both(prim::binary(BinaryOp::gt, v, c.low), prim::binary(BinaryOp::lt, v, c.high));
-    case K::greater_than: return prim::binary(BinaryOp::gt, v, c.low);
+    case K::greater_than: return both(prim::binary(BinaryOp::gt, v, c.low), prim::binary(BinaryOp::lt, v, INFINITY));
     case K::nonnegative_integer: return both(integer(), prim::binary(BinaryOp::ge, v, zero));
     case K::integer_interval:
       return both(integer(), both(prim::binary(BinaryOp::ge, v, c.low), prim::binary(BinaryOp::le, v, c.high)));

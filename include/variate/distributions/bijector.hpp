@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "variate/autodiff/ops.hpp"
+#include "variate/distributions/constraint.hpp"
 
 namespace variate {
 
@@ -30,6 +31,12 @@ class Bijector {
   /// Shape of forward(x) for x of shape `x_shape` (and the converse).
   virtual Shape forward_shape(const Shape& x_shape) const { return x_shape; }
   virtual Shape inverse_shape(const Shape& y_shape) const { return y_shape; }
+
+  /// The set that forward maps `domain` onto (NumPyro's codomain, for a given domain), so that a
+  /// TransformedDistribution knows its support: Exp maps real to positive, Shift(2) maps positive
+  /// to greater_than(2). Throws naming the bijector for domains it does not know; the default knows
+  /// none.
+  virtual Constraint forward_image(const Constraint& domain) const;
 };
 
 using BijectorPtr = std::shared_ptr<const Bijector>;

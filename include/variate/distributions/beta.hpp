@@ -1,0 +1,29 @@
+#pragma once
+#include "variate/distributions/distribution.hpp"
+
+namespace variate {
+
+/// Beta(concentration1, concentration0) on 0 < x < 1, with a = concentration1 and
+/// b = concentration0: log p(x) = (a - 1) log(x) + (b - 1) log1p(-x) - lbeta(a, b),
+/// lbeta(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b).
+/// Reference: Stan Functions Reference, "Beta distribution"; TFP `tfd.Beta`. Samples come from
+/// random::beta (two gamma draws) and are not reparameterized. The cdf needs the incomplete beta
+/// function, which the tensor layer does not provide, so it is not offered.
+class Beta final : public Distribution {
+ public:
+  Beta(Tensor concentration1, Tensor concentration0);
+  const char* name() const override { return "Beta"; }
+  const Tensor& concentration1() const { return concentration1_; }
+  const Tensor& concentration0() const { return concentration0_; }
+
+  Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;
+  Tensor log_prob(const Tensor& value) const override;
+  Constraint support() const override { return Constraint::unit_interval(); }
+  Tensor mean() const override;
+  Tensor variance() const override;
+
+ private:
+  Tensor concentration1_, concentration0_;
+};
+
+}  // namespace variate

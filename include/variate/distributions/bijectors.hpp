@@ -1,0 +1,132 @@
+#pragma once
+// Element-wise bijectors (TFP names): each maps every element on its own, so log|det J| is the sum
+// of log|dy/dx| per element and forward_log_det_jacobian returns one term per element (x's shape
+// broadcast with the parameters'). Log determinants are analytic and written in the forms that stay
+// finite for large |x| (log_sigmoid, softplus). Parameters are converted to the input's dtype, so an
+// f32 model stays f32.
+//
+// The vector bijectors live in stick_breaking.hpp and corr_cholesky.hpp, composition in chain.hpp
+// and invert.hpp, and the support-to-bijector registry in default_bijector.hpp.
+#include "variate/distributions/bijector.hpp"
+
+namespace variate {
+
+/// y = x; log|det J| = 0.
+class Identity final : public Bijector {
+ public:
+  const char* name() const override { return "Identity"; }
+  Tensor forward(const Tensor& x) const override { return x; }
+  Tensor inverse(const Tensor& y) const override { return y; }
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  Constraint forward_image(const Constraint& domain) const override { return domain; }
+};
+
+/// y = exp(x), onto (0, inf); log|dy/dx| = x, log|dx/dy| = -log(y). Stan's transform for positive
+/// parameters (Stan Reference Manual, "Lower bounded scalar").
+class Exp final : public Bijector {
+ public:
+  const char* name() const override { return "Exp"; }
+  Tensor forward(const Tensor& x) const override;
+  Tensor inverse(const Tensor& y) const override;
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  Constraint forward_image(const Constraint& domain) const override;
+};
+
+/// y = softplus(x) = log(1 + exp(x)), onto (0, inf); x = y + log(-expm1(-y)) (exact for small y
+/// and for large y); log|dy/dx| = log_sigmoid(x), log|dx/dy| = -log(-expm1(-y)).
+class Softplus final : public Bijector {
+ public:
+  const char* name() const override { return "Softplus"; }
+  Tensor forward(const Tensor& x) const override;
+  Tensor inverse(const Tensor& y) const override;
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  Constraint forward_image(const Constraint& domain) const override;
+};
+
+/// y = sigmoid(x) = 1 / (1 + exp(-x)), onto (0, 1); x = log(y) - log1p(-y);
+/// log|dy/dx| = log_sigmoid(x) + log_sigmoid(-x), log|dx/dy| = -log(y) - log1p(-y).
+/// Stan's transform for parameters in (0, 1) (Stan Reference Manual, "Lower and upper bounded
+/// scalar").
+class Sigmoid final : public Bijector {
+ public:
+  const char* name() const override { return "Sigmoid"; }
+  Tensor forward(const Tensor& x) const override;
+  Tensor inverse(const Tensor& y) const override;
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  Constraint forward_image(const Constraint& domain) const override;
+};
+
+/// y = low + (high - low) sigmoid(x), onto (low, high) (TFP's Sigmoid(low, high); Stan Reference
+/// Manual, "Lower and upper bounded scalar"); x = log(y - low) - log(high - y);
+/// log|dy/dx| = log(high - low) + log_sigmoid(x) + log_sigmoid(-x),
+/// log|dx/dy| = log(high - low) - log(y - low) - log(high - y).
+/// `low` < `high` element-wise; both may be tensors with gradients that broadcast against x.
+class Interval final : public Bijector {
+ public:
+  Interval(Tensor low, Tensor high);
+  const char* name() const override { return "Interval"; }
+  const Tensor& low() const { return low_; }
+  const Tensor& high() const { return high_; }
+  Tensor forward(const Tensor& x) const override;
+  Tensor inverse(const Tensor& y) const override;
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  Constraint forward_image(const Constraint& domain) const override;
+
+ private:
+  Tensor low_, high_;
+};
+
+/// y = x + shift; log|det J| = 0. Maps positive to greater_than(shift), so Chain({Shift(low), Exp})
+/// is the bijector onto (low, inf).
+class Shift final : public Bijector {
+ public:
+  explicit Shift(Tensor shift);
+  const char* name() const override { return "Shift"; }
+  const Tensor& shift() const { return shift_; }
+  Tensor forward(const Tensor& x) const override;
+  Tensor inverse(const Tensor& y) const override;
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  Constraint forward_image(const Constraint& domain) const override;
+
+ private:
+  Tensor shift_;
+};
+
+/// y = x * scale with scale != 0; log|dy/dx| = log|scale|.
+class Scale final : public Bijector {
+ public:
+  explicit Scale(Tensor scale);
+  const char* name() const override { return "Scale"; }
+  const Tensor& scale() const { return scale_; }
+  Tensor forward(const Tensor& x) const override;
+  Tensor inverse(const Tensor& y) const override;
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  /// Real maps to real for any scale; bounded supports only for a positive scale (a negative one
+  /// would swap the bounds element by element).
+  Constraint forward_image(const Constraint& domain) const override;
+
+ private:
+  Tensor scale_;
+};
+
+/// y = tanh(x), onto (-1, 1); x = atanh(y) = (log1p(y) - log1p(-y)) / 2;
+/// log|dy/dx| = log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2 x)),
+/// log|dx/dy| = -log1p(y) - log1p(-y).
+class Tanh final : public Bijector {
+ public:
+  const char* name() const override { return "Tanh"; }
+  Tensor forward(const Tensor& x) const override;
+  Tensor inverse(const Tensor& y) const override;
+  Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  Tensor inverse_log_det_jacobian(const Tensor& y) const override;
+  Constraint forward_image(const Constraint& domain) const override;
+};
+
+}  // namespace variate

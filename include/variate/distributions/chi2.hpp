@@ -1,0 +1,27 @@
+#pragma once
+#include "variate/distributions/distribution.hpp"
+
+namespace variate {
+
+/// Chi2(df), the Gamma(df / 2, rate 1 / 2) law, on x > 0; with h = df / 2:
+/// log p(x) = -h log(2) - lgamma(h) + (h - 1) log(x) - x / 2.
+/// Reference: Stan Functions Reference, "Chi-square distribution"; TFP `tfd.Chi2`. Samples are
+/// 2 g with g ~ Gamma(df / 2, 1), not reparameterized. The cdf needs the incomplete gamma function,
+/// which the tensor layer does not provide, so it is not offered.
+class Chi2 final : public Distribution {
+ public:
+  explicit Chi2(Tensor df);
+  const char* name() const override { return "Chi2"; }
+  const Tensor& df() const { return df_; }
+
+  Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;
+  Tensor log_prob(const Tensor& value) const override;
+  Constraint support() const override { return Constraint::positive(); }
+  Tensor mean() const override;
+  Tensor variance() const override;
+
+ private:
+  Tensor df_;
+};
+
+}  // namespace variate

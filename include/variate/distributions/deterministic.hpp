@@ -1,0 +1,25 @@
+#pragma once
+#include "variate/distributions/distribution.hpp"
+
+namespace variate {
+
+/// Deterministic(loc) (TFP): all mass at `loc`; log p(x) = 0 where x == loc, -inf elsewhere (NaN
+/// for a NaN value). batch_shape is loc's shape; draws are loc broadcast to the sample shape (and
+/// carry loc's gradient).
+class Deterministic final : public Distribution {
+ public:
+  explicit Deterministic(Tensor loc);
+  const char* name() const override { return "Deterministic"; }
+  const Tensor& loc() const { return loc_; }
+
+  Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;
+  Tensor log_prob(const Tensor& value) const override;
+  Constraint support() const override { return Constraint::real(); }
+  Tensor mean() const override;
+  Tensor variance() const override;
+
+ private:
+  Tensor loc_;
+};
+
+}  // namespace variate

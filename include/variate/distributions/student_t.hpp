@@ -1,0 +1,32 @@
+#pragma once
+#include "variate/distributions/distribution.hpp"
+
+namespace variate {
+
+/// StudentT(df, loc, scale) on the real line, with z = (x - loc) / scale:
+/// log p(x) = lgamma((df + 1) / 2) - lgamma(df / 2) - log(df pi) / 2 - log(scale)
+///            - (df + 1) / 2 log1p(z^2 / df).
+/// Reference: Stan Functions Reference, "Student-t distribution"; TFP `tfd.StudentT`. Samples are
+/// loc + scale * eps / sqrt(chi2(df) / df): reparameterized in loc and scale, not in df.
+/// As in TFP, the mean is NaN where df <= 1 and the variance is +inf where 1 < df <= 2 and NaN
+/// where df <= 1 (the moments do not exist there). The cdf needs the incomplete beta function,
+/// which the tensor layer does not provide, so it is not offered.
+class StudentT final : public Distribution {
+ public:
+  StudentT(Tensor df, Tensor loc, Tensor scale);
+  const char* name() const override { return "StudentT"; }
+  const Tensor& df() const { return df_; }
+  const Tensor& loc() const { return loc_; }
+  const Tensor& scale() const { return scale_; }
+
+  Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;
+  Tensor log_prob(const Tensor& value) const override;
+  Constraint support() const override { return Constraint::real(); }
+  Tensor mean() const override;
+  Tensor variance() const override;
+
+ private:
+  Tensor df_, loc_, scale_;
+};
+
+}  // namespace variate

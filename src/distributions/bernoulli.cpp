@@ -1,0 +1,49 @@
+#include "variate/distributions/bernoulli.hpp"
+
+#include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using dist::detail::ProbsOrLogits;
+
+Bernoulli::Bernoulli(const Tensor& param, bool is_logits)
+    : Distribution(param.shape(), {}, dist::common_float_type({param})),
+      param_(ProbsOrLogits::make("Bernoulli", param, is_logits, dtype()).param),
+      is_logits_(is_logits) {}
+
+Bernoulli Bernoulli::from_probs(Tensor probs) { return Bernoulli(probs, false); }
+Bernoulli Bernoulli::from_logits(Tensor logits) { return Bernoulli(logits, true); }
+
+Tensor Bernoulli::probs_parameter() const { return ProbsOrLogits{param_, is_logits_}.probs(); }
+Tensor Bernoulli::logits_parameter() const { return ProbsOrLogits{param_, is_logits_}.logits(); }
+
+Tensor Bernoulli::sample(random::Key key, const Shape& sample_shape) const {
+  const Tensor probs = ProbsOrLogits{autodiff::stop_gradient(param_), is_logits_}.probs();
+  return random::bernoulli(key, probs, sample_full_shape(sample_shape));
+}
+
+Tensor Bernoulli::log_prob(const Tensor& value) const {
+  // Values are data, not differentiable: one node with the partial in probs or logits.
+  const Tensor x = prim::cast(value, dtype());
+  const Tensor not_x = prim::binary(BinaryOp::sub, Tensor::scalar(1.0, dtype()), x);
+  const Tensor lp =
+      dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, Tensor::scalar(0.0, dtype()), x, not_x);
+  return dist::mask_outside_support(support(), x, lp);
+}
+
+Tensor Bernoulli::mean() const { return probs_parameter(); }
+
+Tensor Bernoulli::variance() const { return ProbsOrLogits{param_, is_logits_}.probs_times_complement(); }
+
+Tensor Bernoulli::cdf(const Tensor& value) const {
+  const Tensor x = prim::cast(value, dtype());
+  const Tensor one_minus_p = is_logits_ ? sigmoid(-param_) : 1.0 - param_;
+  const Tensor zero = Tensor::scalar(0.0, dtype()), one = Tensor::scalar(1.0, dtype());
+  const Tensor cdf = where(lt(x, zero), zero, where(lt(x, one), one_minus_p, one));
+  return where(ne(x, x), x, cdf);  // NaN stays NaN
+}
+
+}  // namespace variate

@@ -1,0 +1,54 @@
+#include "variate/distributions/binomial.hpp"
+
+#include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using dist::detail::ProbsOrLogits;
+
+Binomial::Binomial(const Tensor& total_count, const Tensor& param, bool is_logits)
+    : Distribution(dist::broadcast_batch("Binomial", {total_count, param}), {},
+                   dist::common_float_type({total_count, param})),
+      param_(ProbsOrLogits::make("Binomial", param, is_logits, dtype()).param),
+      is_logits_(is_logits) {
+  dist::detail::check_count("Binomial", "total_count", total_count);
+  total_count_ = prim::cast(total_count, dtype());
+}
+
+Binomial Binomial::from_probs(Tensor total_count, Tensor probs) { return Binomial(total_count, probs, false); }
+Binomial Binomial::from_logits(Tensor total_count, Tensor logits) { return Binomial(total_count, logits, true); }
+
+Tensor Binomial::probs_parameter() const { return ProbsOrLogits{param_, is_logits_}.probs(); }
+Tensor Binomial::logits_parameter() const { return ProbsOrLogits{param_, is_logits_}.logits(); }
+
+Constraint Binomial::support() const {
+  return Constraint::integer_interval(Tensor::scalar(0.0, dtype()), total_count_);
+}
+
+Tensor Binomial::sample(random::Key key, const Shape& sample_shape) const {
+  const Tensor probs = ProbsOrLogits{autodiff::stop_gradient(param_), is_logits_}.probs();
+  return random::binomial(key, total_count_, probs, sample_full_shape(sample_shape));
+}
+
+Tensor Binomial::log_prob(const Tensor& value) const {
+  const Tensor k = prim::cast(value, dtype());
+  const Tensor& n = total_count_;
+  const Tensor failures = prim::sub(n, k);
+  auto log_factorial = [](const Tensor& x) {
+    return prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, x, 1.0));
+  };
+  const Tensor log_choose = prim::sub(log_factorial(n), prim::add(log_factorial(k), log_factorial(failures)));
+  const Tensor lp = dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, log_choose, k, failures);
+  return dist::mask_outside_support(support(), k, lp);
+}
+
+Tensor Binomial::mean() const { return broadcast_to(total_count_ * probs_parameter(), batch_shape()); }
+
+Tensor Binomial::variance() const {
+  return broadcast_to(total_count_ * ProbsOrLogits{param_, is_logits_}.probs_times_complement(), batch_shape());
+}
+
+}  // namespace variate

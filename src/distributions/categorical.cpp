@@ -1,0 +1,79 @@
+#include "variate/distributions/categorical.hpp"
+
+#include <cmath>
+
+#include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using dist::detail::times_nonzero;
+
+namespace {
+
+Tensor checked(const Tensor& param, bool is_logits) {
+  if (is_logits) {
+    dist::detail::check_min_rank("Categorical", "logits", param, 1, "(..., K) with the K logits last");
+    dist::check_not_nan("Categorical", "logits", param);
+    const Tensor top = prim::max(prim::cast(param, DType::f64));
+    if (param.numel() > 0 && top.item() == INFINITY)
+      detail::fail("Categorical: logits must be below +inf, got +inf (shape ", param.shape(), ")");
+  } else {
+    dist::detail::check_simplex("Categorical", "probs", param);
+  }
+  return param;
+}
+
+}  // namespace
+
+Categorical::Categorical(const Tensor& param, bool is_logits)
+    : Distribution(dist::detail::drop_trailing(checked(param, is_logits).shape(), 1), {}, DType::i64),
+      param_(dist::as_dtype(param, prim::float_type(param.dtype()))),
+      is_logits_(is_logits) {}
+
+Categorical Categorical::from_probs(Tensor probs) { return Categorical(probs, false); }
+Categorical Categorical::from_logits(Tensor logits) { return Categorical(logits, true); }
+
+Tensor Categorical::probs_parameter() const { return is_logits_ ? softmax(param_) : param_; }
+Tensor Categorical::logits_parameter() const { return is_logits_ ? log_softmax(param_) : log(param_); }
+
+Constraint Categorical::support() const {
+  return Constraint::integer_interval(Tensor::scalar(0.0, param_.dtype()),
+                                      Tensor::scalar(double(num_categories() - 1), param_.dtype()));
+}
+
+Tensor Categorical::sample(random::Key key, const Shape& sample_shape) const {
+  const Tensor logits = is_logits_ ? autodiff::stop_gradient(param_) : prim::unary(UnaryOp::log, param_);
+  return random::categorical(key, logits, sample_full_shape(sample_shape));
+}
+
+Tensor Categorical::log_prob(const Tensor& value) const {
+  const DType ft = param_.dtype();
+  const Tensor x = prim::cast(value, ft);
+  Shape shape = broadcast_shapes("Categorical", x.shape(), batch_shape());
+  // Values outside the support index category 0 and are masked to -inf below.
+  const Tensor inside = dist::in_support(support(), x);
+  const Tensor index = prim::expand_dims(
+      prim::broadcast_to(prim::cast(prim::where(inside, x, Tensor::scalar(0.0, ft)), DType::i64), shape), -1);
+  shape.push_back(num_categories());
+  const Tensor log_probs = is_logits_ ? dist::detail::log_softmax_values(param_) : prim::unary(UnaryOp::log, param_);
+  const Tensor picked = prim::squeeze(prim::gather(prim::broadcast_to(log_probs, shape), -1, index), -1);
+  // Adding 0 * x gives a NaN value a NaN log density, as arithmetic on x would.
+  const Tensor lp = prim::add(picked, prim::binary(BinaryOp::mul, x, 0.0));
+  const std::int64_t k = num_categories();
+  const bool is_logits = is_logits_;
+  const Tensor out = autodiff::record(
+      lp, {param_}, {is_logits ? log_probs : param_, index}, [k, is_logits](const BackwardContext& ctx) {
+        // logits: d/dl_j log_softmax(l)[k] = [j == k] - softmax(l)_j;  probs: d/dp_j log p_k = [j == k] / p_k.
+        const Tensor selected = prim::one_hot(prim::squeeze(ctx.saved(1), -1), k, ctx.grad().dtype());
+        const Tensor partial = is_logits ? prim::sub(selected, prim::unary(UnaryOp::exp, ctx.saved(0)))
+                                         : times_nonzero(selected, prim::unary(UnaryOp::reciprocal, ctx.saved(0)));
+        ctx.add(0, times_nonzero(prim::expand_dims(ctx.grad(), -1), partial));
+      });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+}  // namespace variate

@@ -1,0 +1,53 @@
+#include "variate/distributions/cauchy.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+Cauchy::Cauchy(Tensor loc, Tensor scale)
+    : Distribution(dist::broadcast_batch("Cauchy", {loc, scale}), {}, dist::common_float_type({loc, scale})) {
+  dist::check_finite("Cauchy", "loc", loc);
+  dist::check_positive("Cauchy", "scale", scale);
+  loc_ = dist::as_dtype(loc, dtype());
+  scale_ = dist::as_dtype(scale, dtype());
+}
+
+Tensor Cauchy::sample(random::Key key, const Shape& sample_shape) const {
+  // The ratio of two standard normals is standard Cauchy; the tensor layer has no tan for the
+  // inverse cdf.
+  const auto [numerator_key, denominator_key] = random::split(key);
+  const Shape shape = sample_full_shape(sample_shape);
+  const Tensor eps =
+      prim::div(random::normal(numerator_key, shape, dtype()), random::normal(denominator_key, shape, dtype()));
+  return loc_ + scale_ * eps;
+}
+
+Tensor Cauchy::log_prob(const Tensor& value) const {
+  // With r = 2 z / (1 + z^2): d/dx = -r / scale, d/dloc = r / scale,
+  // d/dscale = (r z - 1) / scale.
+  namespace pm = dist::pm;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, 0.0), loc_), scale_);
+  const Tensor lp = pm::neg(pm::add(pm::add(pm::log1p(pm::square(z)), pm::log(scale_)), std::log(std::numbers::pi)));
+  const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
+    const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
+    const Tensor r = pm::div(pm::mul(z, 2.0), pm::add(pm::square(z), 1.0));
+    const Tensor dloc = pm::mul(ctx.grad(), pm::div(r, scale));
+    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+    if (ctx.needs_grad(1)) ctx.add(1, dloc);
+    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::sub(pm::mul(r, z), 1.0), scale)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Cauchy::mean() const { detail::fail("Cauchy: the mean does not exist (the tails are too heavy)"); }
+Tensor Cauchy::variance() const { detail::fail("Cauchy: the variance does not exist (the tails are too heavy)"); }
+
+}  // namespace variate

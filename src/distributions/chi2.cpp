@@ -1,0 +1,46 @@
+#include "variate/distributions/chi2.hpp"
+
+#include <numbers>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+Chi2::Chi2(Tensor df) : Distribution(dist::broadcast_batch("Chi2", {df}), {}, dist::common_float_type({df})) {
+  dist::check_positive("Chi2", "df", df);
+  df_ = dist::as_dtype(df, dtype());
+}
+
+Tensor Chi2::sample(random::Key key, const Shape& sample_shape) const {
+  const Tensor g = random::gamma(key, prim::binary(BinaryOp::mul, df_, 0.5), sample_full_shape(sample_shape));
+  return prim::binary(BinaryOp::mul, g, 2.0);
+}
+
+Tensor Chi2::log_prob(const Tensor& value) const {
+  // With h = df / 2: d/dx = (h - 1) / x - 1 / 2, d/ddf = (log(x) - log(2) - digamma(h)) / 2.
+  namespace pm = dist::pm;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
+  const Tensor h = pm::mul(df_, 0.5);
+  const Tensor log_x = pm::log(safe_x);
+  const Tensor lp = pm::sub(pm::sub(pm::mul(pm::sub(h, 1.0), log_x), pm::mul(safe_x, 0.5)),
+                            pm::add(pm::mul(h, std::numbers::ln2), pm::lgamma(h)));
+  const Tensor out = autodiff::record(lp, {x, df_}, {safe_x, log_x, h}, [](const BackwardContext& ctx) {
+    const Tensor &x = ctx.saved(0), &log_x = ctx.saved(1), &h = ctx.saved(2);
+    if (ctx.needs_grad(0)) ctx.add(0, pm::mul(ctx.grad(), pm::sub(pm::div(pm::sub(h, 1.0), x), 0.5)));
+    if (ctx.needs_grad(1)) {
+      const Tensor d = pm::mul(pm::sub(pm::sub(log_x, std::numbers::ln2), pm::digamma(h)), 0.5);
+      ctx.add(1, pm::mul(ctx.grad(), d));
+    }
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Chi2::mean() const { return broadcast_to(df_, batch_shape()); }
+Tensor Chi2::variance() const { return broadcast_to(2.0 * df_, batch_shape()); }
+
+}  // namespace variate

@@ -1,0 +1,82 @@
+#include "variate/distributions/dirichlet.hpp"
+
+#include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using dist::detail::times_nonzero;
+
+namespace {
+
+const Tensor& checked(const Tensor& concentration) {
+  dist::detail::check_min_rank("Dirichlet", "concentration", concentration, 1,
+                               "(..., K) with the K concentrations last");
+  dist::check_positive("Dirichlet", "concentration", concentration);
+  return concentration;
+}
+
+}  // namespace
+
+Dirichlet::Dirichlet(Tensor concentration)
+    // The event size is read only when the rank allows it: argument order is unspecified, and the
+    // check must be the one that throws.
+    : Distribution(dist::detail::drop_trailing(checked(concentration).shape(), 1),
+                   Shape{concentration.rank() > 0 ? concentration.dim(-1) : 0},
+                   dist::common_float_type({concentration})),
+      concentration_(dist::as_dtype(concentration, dtype())) {}
+
+Tensor Dirichlet::sample(random::Key key, const Shape& sample_shape) const {
+  Shape shape = sample_shape;
+  for (auto d : batch_shape()) shape.push_back(d);
+  return random::dirichlet(key, autodiff::stop_gradient(concentration_), shape);
+}
+
+Tensor Dirichlet::log_prob(const Tensor& value) const {
+  const std::int64_t k = event_shape()[0];
+  VARIATE_CHECK(value.rank() >= 1 && value.dim(-1) == k, "Dirichlet", "value must have shape (..., ", k,
+                ") with the simplex last, got shape ", value.shape());
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor& alpha = concentration_;
+  const int last[] = {-1};
+  const Tensor alpha_m1 = prim::binary(BinaryOp::sub, alpha, 1.0);
+  const Tensor total = prim::sum(alpha, last);
+  const Tensor log_x = prim::unary(UnaryOp::log, x);
+  const Tensor log_normalizer =
+      prim::sub(prim::unary(UnaryOp::lgamma, total), prim::sum(prim::unary(UnaryOp::lgamma, alpha), last));
+  const Tensor lp = prim::add(prim::sum(times_nonzero(alpha_m1, log_x), last), log_normalizer);
+  const Tensor out = autodiff::record(lp, {x, alpha}, {x, alpha, log_x}, [](const BackwardContext& ctx) {
+    const Tensor g = prim::expand_dims(ctx.grad(), -1);
+    const Tensor& x = ctx.saved(0);
+    const Tensor& alpha = ctx.saved(1);
+    const int last[] = {-1};
+    // d/dx_k = (alpha_k - 1) / x_k;  d/dalpha_k = log x_k - digamma(alpha_k) + digamma(sum alpha).
+    if (ctx.needs_grad(0)) {
+      const Tensor alpha_m1 = prim::binary(BinaryOp::sub, alpha, 1.0);
+      ctx.add(0, times_nonzero(g, times_nonzero(alpha_m1, prim::unary(UnaryOp::reciprocal, x))));
+    }
+    if (ctx.needs_grad(1)) {
+      const Tensor digamma_total = prim::unary(UnaryOp::digamma, prim::sum(alpha, last, true));
+      const Tensor partial = prim::add(prim::sub(ctx.saved(2), prim::unary(UnaryOp::digamma, alpha)), digamma_total);
+      ctx.add(1, times_nonzero(g, partial));
+    }
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Dirichlet::mean() const {
+  const int last[] = {-1};
+  return broadcast_to(concentration_ / sum(concentration_, last, true), sample_full_shape({}));
+}
+
+Tensor Dirichlet::variance() const {
+  const int last[] = {-1};
+  const Tensor total = sum(concentration_, last, true);
+  const Tensor v = concentration_ * (total - concentration_) / (square(total) * (total + 1.0));
+  return broadcast_to(v, sample_full_shape({}));
+}
+
+}  // namespace variate

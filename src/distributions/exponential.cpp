@@ -1,0 +1,44 @@
+#include "variate/distributions/exponential.hpp"
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+Exponential::Exponential(Tensor rate)
+    : Distribution(dist::broadcast_batch("Exponential", {rate}), {}, dist::common_float_type({rate})) {
+  dist::check_positive("Exponential", "rate", rate);
+  rate_ = dist::as_dtype(rate, dtype());
+}
+
+Tensor Exponential::sample(random::Key key, const Shape& sample_shape) const {
+  return random::exponential(key, sample_full_shape(sample_shape), dtype()) / rate_;
+}
+
+Tensor Exponential::log_prob(const Tensor& value) const {
+  // d/dx = -rate, d/drate = 1 / rate - x.
+  namespace pm = dist::pm;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
+  const Tensor lp = pm::sub(pm::log(rate_), pm::mul(rate_, safe_x));
+  const Tensor out = autodiff::record(lp, {x, rate_}, {safe_x, rate_}, [](const BackwardContext& ctx) {
+    const Tensor &x = ctx.saved(0), &rate = ctx.saved(1);
+    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(pm::mul(ctx.grad(), rate)));
+    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::sub(pm::reciprocal(rate), x)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Exponential::mean() const { return broadcast_to(reciprocal(rate_), batch_shape()); }
+Tensor Exponential::variance() const { return broadcast_to(reciprocal(square(rate_)), batch_shape()); }
+
+Tensor Exponential::cdf(const Tensor& value) const {
+  // 1 - exp(-rate x) for x >= 0, with expm1 for small rate x; clamping x at 0 gives 0 below.
+  const Tensor x = dist::as_dtype(value, dtype());
+  return -expm1(-rate_ * maximum(x, Tensor::scalar(0.0, dtype())));
+}
+
+}  // namespace variate

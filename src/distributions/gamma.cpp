@@ -1,0 +1,51 @@
+#include "variate/distributions/gamma.hpp"
+
+#include <limits>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+Gamma::Gamma(Tensor concentration, Tensor rate)
+    : Distribution(dist::broadcast_batch("Gamma", {concentration, rate}), {},
+                   dist::common_float_type({concentration, rate})) {
+  dist::check_positive("Gamma", "concentration", concentration);
+  dist::check_positive("Gamma", "rate", rate);
+  concentration_ = dist::as_dtype(concentration, dtype());
+  rate_ = dist::as_dtype(rate, dtype());
+}
+
+Tensor Gamma::sample(random::Key key, const Shape& sample_shape) const {
+  // A tiny standard draw divided by a large rate could underflow to 0, outside the support: clamp
+  // at the smallest normal number, as the samplers do.
+  const Tensor g = random::gamma(key, concentration_, sample_full_shape(sample_shape));
+  const double tiny = dtype() == DType::f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+  return maximum(g / rate_, Tensor::scalar(tiny, dtype()));
+}
+
+Tensor Gamma::log_prob(const Tensor& value) const {
+  // d/dx = (a - 1) / x - b, d/da = log(b) - digamma(a) + log(x), d/db = a / b - x.
+  namespace pm = dist::pm;
+  const Tensor &a = concentration_, &b = rate_;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
+  const Tensor log_x = pm::log(safe_x), log_b = pm::log(b);
+  const Tensor lp =
+      pm::sub(pm::add(pm::sub(pm::mul(a, log_b), pm::lgamma(a)), pm::mul(pm::sub(a, 1.0), log_x)), pm::mul(b, safe_x));
+  const Tensor out = autodiff::record(lp, {x, a, b}, {safe_x, log_x, a, b, log_b}, [](const BackwardContext& ctx) {
+    const Tensor &x = ctx.saved(0), &log_x = ctx.saved(1), &a = ctx.saved(2), &b = ctx.saved(3);
+    if (ctx.needs_grad(0)) ctx.add(0, pm::mul(ctx.grad(), pm::sub(pm::div(pm::sub(a, 1.0), x), b)));
+    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::sub(ctx.saved(4), pm::digamma(a)), log_x)));
+    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::sub(pm::div(a, b), x)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Gamma::mean() const { return broadcast_to(concentration_ / rate_, batch_shape()); }
+Tensor Gamma::variance() const { return broadcast_to(concentration_ / square(rate_), batch_shape()); }
+
+}  // namespace variate

@@ -1,0 +1,48 @@
+#include "variate/distributions/half_normal.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+HalfNormal::HalfNormal(Tensor scale)
+    : Distribution(dist::broadcast_batch("HalfNormal", {scale}), {}, dist::common_float_type({scale})) {
+  dist::check_positive("HalfNormal", "scale", scale);
+  scale_ = dist::as_dtype(scale, dtype());
+}
+
+Tensor HalfNormal::sample(random::Key key, const Shape& sample_shape) const {
+  return scale_ * prim::unary(UnaryOp::abs, random::normal(key, sample_full_shape(sample_shape), dtype()));
+}
+
+Tensor HalfNormal::log_prob(const Tensor& value) const {
+  // z = x / scale; d/dx = -z / scale, d/dscale = (z^2 - 1) / scale.
+  namespace pm = dist::pm;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor z = pm::div(pm::inside_or(support(), x, 1.0), scale_);
+  const double log_norm = 0.5 * std::log(2 / std::numbers::pi);
+  const Tensor lp = pm::sub(pm::mul(pm::square(z), -0.5), pm::sub(pm::log(scale_), log_norm));
+  const Tensor out = autodiff::record(lp, {x, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
+    const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
+    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(pm::mul(ctx.grad(), pm::div(z, scale))));
+    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::div(pm::sub(pm::square(z), 1.0), scale)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor HalfNormal::mean() const { return broadcast_to(scale_ * std::sqrt(2 / std::numbers::pi), batch_shape()); }
+Tensor HalfNormal::variance() const { return broadcast_to(square(scale_) * (1 - 2 / std::numbers::pi), batch_shape()); }
+
+Tensor HalfNormal::cdf(const Tensor& value) const {
+  // erf(x / (scale sqrt 2)) for x >= 0; clamping x at 0 gives 0 below the support.
+  const Tensor x = dist::as_dtype(value, dtype());
+  return erf(maximum(x, Tensor::scalar(0.0, dtype())) / (scale_ * std::numbers::sqrt2));
+}
+
+}  // namespace variate

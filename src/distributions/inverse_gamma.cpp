@@ -1,0 +1,65 @@
+#include "variate/distributions/inverse_gamma.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+InverseGamma::InverseGamma(Tensor concentration, Tensor scale)
+    : Distribution(dist::broadcast_batch("InverseGamma", {concentration, scale}), {},
+                   dist::common_float_type({concentration, scale})) {
+  dist::check_positive("InverseGamma", "concentration", concentration);
+  dist::check_positive("InverseGamma", "scale", scale);
+  concentration_ = dist::as_dtype(concentration, dtype());
+  scale_ = dist::as_dtype(scale, dtype());
+}
+
+Tensor InverseGamma::sample(random::Key key, const Shape& sample_shape) const {
+  // Dividing by a gamma draw near the smallest normal number could overflow to +inf, where the
+  // log density is -inf: clamp at the largest finite number.
+  const Tensor g = random::gamma(key, concentration_, sample_full_shape(sample_shape));
+  const double huge = dtype() == DType::f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  return minimum(scale_ / g, Tensor::scalar(huge, dtype()));
+}
+
+Tensor InverseGamma::log_prob(const Tensor& value) const {
+  // d/dx = (b / x - a - 1) / x, d/da = log(b) - digamma(a) - log(x), d/db = a / b - 1 / x.
+  namespace pm = dist::pm;
+  const Tensor &a = concentration_, &b = scale_;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
+  const Tensor log_x = pm::log(safe_x), log_b = pm::log(b), inv_x = pm::reciprocal(safe_x);
+  const Tensor lp =
+      pm::sub(pm::sub(pm::sub(pm::mul(a, log_b), pm::lgamma(a)), pm::mul(pm::add(a, 1.0), log_x)), pm::mul(b, inv_x));
+  const Tensor out = autodiff::record(lp, {x, a, b}, {inv_x, log_x, a, b, log_b}, [](const BackwardContext& ctx) {
+    const Tensor &inv_x = ctx.saved(0), &log_x = ctx.saved(1), &a = ctx.saved(2), &b = ctx.saved(3);
+    if (ctx.needs_grad(0)) ctx.add(0, pm::mul(ctx.grad(), pm::mul(pm::sub(pm::sub(pm::mul(b, inv_x), a), 1.0), inv_x)));
+    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::sub(pm::sub(ctx.saved(4), pm::digamma(a)), log_x)));
+    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::sub(pm::div(a, b), inv_x)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor InverseGamma::mean() const {
+  // scale / (concentration - 1) where concentration > 1; the discarded branch divides by a safe
+  // value so that its gradient stays finite.
+  const Tensor exists = gt(concentration_, Tensor::scalar(1.0, dtype()));
+  const Tensor am1 = where(exists, concentration_ - 1.0, Tensor::scalar(1.0, dtype()));
+  return broadcast_to(where(exists, scale_ / am1, Tensor::scalar(NAN, dtype())), batch_shape());
+}
+
+Tensor InverseGamma::variance() const {
+  // scale^2 / ((concentration - 1)^2 (concentration - 2)) where concentration > 2.
+  const Tensor exists = gt(concentration_, Tensor::scalar(2.0, dtype()));
+  const Tensor a = where(exists, concentration_, Tensor::scalar(3.0, dtype()));
+  const Tensor v = square(scale_) / (square(a - 1.0) * (a - 2.0));
+  return broadcast_to(where(exists, v, Tensor::scalar(NAN, dtype())), batch_shape());
+}
+
+}  // namespace variate

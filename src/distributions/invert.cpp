@@ -1,0 +1,25 @@
+#include "variate/distributions/invert.hpp"
+
+namespace variate {
+namespace {
+
+// Whether two bounds (either undefined, or tensors) hold the same values.
+bool same_bound(const Tensor& a, const Tensor& b) {
+  if (a.defined() != b.defined()) return false;
+  return !a.defined() || prim::sum(prim::binary(BinaryOp::ne, a, b)).item() == 0;
+}
+
+}  // namespace
+
+Invert::Invert(BijectorPtr bijector) : bijector_(std::move(bijector)) {
+  VARIATE_CHECK(bijector_ != nullptr, "Invert", "the bijector is null");
+}
+
+Constraint Invert::forward_image(const Constraint& domain) const {
+  const Constraint image = bijector_->forward_image(Constraint::real());
+  if (domain.kind == image.kind && same_bound(domain.low, image.low) && same_bound(domain.high, image.high))
+    return Constraint::real();
+  return Bijector::forward_image(domain);
+}
+
+}  // namespace variate

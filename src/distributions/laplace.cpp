@@ -1,0 +1,55 @@
+#include "variate/distributions/laplace.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+Laplace::Laplace(Tensor loc, Tensor scale)
+    : Distribution(dist::broadcast_batch("Laplace", {loc, scale}), {}, dist::common_float_type({loc, scale})) {
+  dist::check_finite("Laplace", "loc", loc);
+  dist::check_positive("Laplace", "scale", scale);
+  loc_ = dist::as_dtype(loc, dtype());
+  scale_ = dist::as_dtype(scale, dtype());
+}
+
+Tensor Laplace::sample(random::Key key, const Shape& sample_shape) const {
+  const auto [first, second] = random::split(key);
+  const Shape shape = sample_full_shape(sample_shape);
+  const Tensor eps = prim::sub(random::exponential(first, shape, dtype()), random::exponential(second, shape, dtype()));
+  return loc_ + scale_ * eps;
+}
+
+Tensor Laplace::log_prob(const Tensor& value) const {
+  // With z = (x - loc) / scale: d/dx = -sign(z) / scale, d/dloc = sign(z) / scale,
+  // d/dscale = (|z| - 1) / scale.
+  namespace pm = dist::pm;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, 0.0), loc_), scale_);
+  const Tensor lp = pm::neg(pm::add(pm::add(pm::abs(z), pm::log(scale_)), std::numbers::ln2));
+  const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
+    const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
+    const Tensor dloc = pm::mul(ctx.grad(), pm::div(pm::sign(z), scale));
+    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+    if (ctx.needs_grad(1)) ctx.add(1, dloc);
+    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::sub(pm::abs(z), 1.0), scale)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Laplace::mean() const { return broadcast_to(loc_, batch_shape()); }
+Tensor Laplace::variance() const { return broadcast_to(2.0 * square(scale_), batch_shape()); }
+
+Tensor Laplace::cdf(const Tensor& value) const {
+  // exp(z) / 2 below loc and 1 - exp(-z) / 2 above, as one expression: 1/2 - sign(z) expm1(-|z|) / 2.
+  const Tensor z = (dist::as_dtype(value, dtype()) - loc_) / scale_;
+  return 0.5 - 0.5 * sign(z) * expm1(-abs(z));
+}
+
+}  // namespace variate

@@ -1,0 +1,100 @@
+#include "variate/distributions/mixture_same_family.hpp"
+
+#include <cmath>
+
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+namespace {
+
+// Called in every base-initializer argument: their order of evaluation is unspecified.
+const Distribution& not_null(const DistributionPtr& components) {
+  VARIATE_CHECK(components != nullptr, "MixtureSameFamily", "the components distribution is null");
+  return *components;
+}
+
+Shape without_last(const Shape& s) { return Shape(s.dims().first(std::size_t(s.rank() - 1))); }
+
+// Checks the arguments and returns the batch shape.
+Shape mixture_batch(const Tensor& logits, const DistributionPtr& components) {
+  not_null(components);
+  dist::check_defined("MixtureSameFamily", "mixture_logits", logits);
+  VARIATE_CHECK(logits.rank() >= 1, "MixtureSameFamily",
+                "mixture_logits must have a component axis (shape (..., K)), got shape ", logits.shape());
+  const Shape& batch = components->batch_shape();
+  VARIATE_CHECK(batch.rank() >= 1 && batch.dim(-1) == logits.dim(-1), "MixtureSameFamily",
+                "the components' batch shape must end in the number of components ", logits.dim(-1),
+                " (the last axis of mixture_logits), got the ", components->name(), " batch shape ", batch);
+  dist::check_not_nan("MixtureSameFamily", "mixture_logits", logits);
+  VARIATE_CHECK(prim::max(logits).item() < INFINITY, "MixtureSameFamily", "mixture_logits must be below +inf, got ",
+                logits);
+  return broadcast_shapes("MixtureSameFamily", without_last(logits.shape()), without_last(batch));
+}
+
+Shape concat_shapes(const Shape& a, const Shape& b) {
+  Shape s = a;
+  for (auto d : b) s.push_back(d);
+  return s;
+}
+
+}  // namespace
+
+MixtureSameFamily::MixtureSameFamily(Tensor mixture_logits, DistributionPtr components_distribution)
+    : Distribution(mixture_batch(mixture_logits, components_distribution),
+                   not_null(components_distribution).event_shape(), not_null(components_distribution).dtype()),
+      logits_(dist::as_dtype(mixture_logits, components_distribution->dtype())),
+      components_(std::move(components_distribution)) {}
+
+Tensor MixtureSameFamily::log_prob(const Tensor& value) const {
+  const int event = event_shape().rank();
+  VARIATE_CHECK(value.rank() >= event, "MixtureSameFamily", "expected values with the event shape ", event_shape(),
+                " as trailing axes, got shape ", value.shape());
+  // A component axis in front of the event axes makes every component score every value.
+  const Tensor per_component = components_->log_prob(expand_dims(value, value.rank() - event));
+  const int last[] = {-1};
+  return logsumexp(log_softmax(logits_, -1) + per_component, last);
+}
+
+Tensor MixtureSameFamily::sample(random::Key key, const Shape& sample_shape) const {
+  const auto [index_key, draws_key] = random::split(key);
+  const Shape leading = concat_shapes(sample_shape, batch_shape());
+  const Tensor index = random::categorical(index_key, autodiff::stop_gradient(logits_), leading);
+  // Every component draws; the chosen one is gathered. The logits may carry batch axes that the
+  // components lack, so the draws are broadcast to the full batch first.
+  Tensor draws = components_->sample(draws_key, sample_shape);
+  const Shape full = concat_shapes(concat_shapes(leading, Shape{logits_.dim(-1)}), event_shape());
+  if (draws.shape() != full) {
+    Shape aligned = sample_shape;
+    for (int i = components_->batch_shape().rank() - 1; i < batch_shape().rank(); ++i) aligned.push_back(1);
+    draws = broadcast_to(reshape(draws, concat_shapes(aligned, components_->sample_full_shape({})).dims()), full);
+  }
+  Shape index_shape = concat_shapes(leading, Shape{1});
+  for (int i = 0; i < event_shape().rank(); ++i) index_shape.push_back(1);
+  const int axis = leading.rank();
+  return squeeze(gather(draws, axis, prim::reshape(index, index_shape)), axis);
+}
+
+Tensor MixtureSameFamily::weights() const {
+  Shape shape = logits_.shape();
+  for (int i = 0; i < event_shape().rank(); ++i) shape.push_back(1);
+  return reshape(softmax(logits_, -1), shape.dims());
+}
+
+Tensor MixtureSameFamily::sum_components(const Tensor& x) const {
+  const int axis[] = {-1 - event_shape().rank()};
+  return sum(x, axis);
+}
+
+Tensor MixtureSameFamily::mean() const { return sum_components(weights() * components_->mean()); }
+
+Tensor MixtureSameFamily::variance() const {
+  const Tensor w = weights(), means = components_->mean();
+  // Deviations of the component means from the mixture mean, not E[x^2] - mean^2, which cancels
+  // when the means are large compared with the spread.
+  const Tensor mixture_mean = expand_dims(sum_components(w * means), -1 - event_shape().rank());
+  return sum_components(w * (components_->variance() + square(means - mixture_mean)));
+}
+
+}  // namespace variate

@@ -1,0 +1,88 @@
+#include "variate/distributions/multinomial.hpp"
+
+#include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using dist::detail::times_nonzero;
+
+namespace {
+
+constexpr const char* kFamily = "Multinomial";
+
+Shape checked_batch(const Tensor& total_count, const Tensor& param, bool is_logits) {
+  const char* role = is_logits ? "logits" : "probs";
+  if (is_logits) {
+    dist::detail::check_min_rank(kFamily, role, param, 1, "(..., K) with the K logits last");
+    dist::check_finite(kFamily, role, param);
+  } else {
+    dist::detail::check_simplex(kFamily, role, param);
+  }
+  dist::detail::check_count(kFamily, "total_count", total_count);
+  return broadcast_shapes(kFamily, total_count.shape(), dist::detail::drop_trailing(param.shape(), 1));
+}
+
+}  // namespace
+
+Multinomial::Multinomial(const Tensor& total_count, const Tensor& param, bool is_logits)
+    // The event size is read only when the rank allows it: argument order is unspecified, and the
+    // check must be the one that throws.
+    : Distribution(checked_batch(total_count, param, is_logits), Shape{param.rank() > 0 ? param.dim(-1) : 0},
+                   dist::common_float_type({total_count, param})),
+      total_count_(prim::cast(total_count, dtype())),
+      param_(dist::as_dtype(param, dtype())),
+      is_logits_(is_logits) {}
+
+Multinomial Multinomial::from_probs(Tensor total_count, Tensor probs) { return Multinomial(total_count, probs, false); }
+Multinomial Multinomial::from_logits(Tensor total_count, Tensor logits) {
+  return Multinomial(total_count, logits, true);
+}
+
+Tensor Multinomial::probs_parameter() const { return is_logits_ ? softmax(param_) : param_; }
+
+Tensor Multinomial::sample(random::Key key, const Shape& sample_shape) const {
+  const Tensor probs = autodiff::stop_gradient(probs_parameter());
+  Shape shape = sample_shape;
+  for (auto d : batch_shape()) shape.push_back(d);
+  return random::multinomial(key, total_count_, probs, shape);
+}
+
+Tensor Multinomial::log_prob(const Tensor& value) const {
+  const std::int64_t k = event_shape()[0];
+  VARIATE_CHECK(value.rank() >= 1 && value.dim(-1) == k, kFamily, "value must have shape (..., ", k,
+                ") with the counts last, got shape ", value.shape());
+  const Tensor x = prim::cast(value, dtype());
+  const int last[] = {-1};
+  // With logits the partial of sum x log_softmax(l) is x - sum(x) softmax(l).
+  const Tensor log_probs = is_logits_ ? dist::detail::log_softmax_values(param_) : prim::unary(UnaryOp::log, param_);
+  const Tensor log_factorials = prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, x, 1.0));
+  const Tensor log_n_factorial = prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, total_count_, 1.0));
+  const Tensor lp = prim::add(prim::sub(log_n_factorial, prim::sum(log_factorials, last)),
+                              prim::sum(times_nonzero(x, log_probs), last));
+  const bool is_logits = is_logits_;
+  const Tensor out =
+      autodiff::record(lp, {param_}, {is_logits ? log_probs : param_, x}, [is_logits](const BackwardContext& ctx) {
+        const Tensor& x = ctx.saved(1);
+        const int last[] = {-1};
+        const Tensor partial =
+            is_logits ? prim::sub(x, prim::mul(prim::sum(x, last, true), prim::unary(UnaryOp::exp, ctx.saved(0))))
+                      : times_nonzero(x, prim::unary(UnaryOp::reciprocal, ctx.saved(0)));
+        ctx.add(0, times_nonzero(prim::expand_dims(ctx.grad(), -1), partial));
+      });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Multinomial::mean() const {
+  return broadcast_to(expand_dims(total_count_, -1) * probs_parameter(), sample_full_shape({}));
+}
+
+Tensor Multinomial::variance() const {
+  const Tensor p = probs_parameter();
+  return broadcast_to(expand_dims(total_count_, -1) * p * (1.0 - p), sample_full_shape({}));
+}
+
+}  // namespace variate

@@ -1,0 +1,57 @@
+#include "variate/distributions/negative_binomial.hpp"
+
+#include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using dist::detail::ProbsOrLogits;
+
+NegativeBinomial::NegativeBinomial(const Tensor& total_count, const Tensor& param, bool is_logits)
+    : Distribution(dist::broadcast_batch("NegativeBinomial", {total_count, param}), {},
+                   dist::common_float_type({total_count, param})),
+      param_(ProbsOrLogits::make("NegativeBinomial", param, is_logits, dtype(), ProbsOrLogits::Range::below_one).param),
+      is_logits_(is_logits) {
+  dist::check_positive("NegativeBinomial", "total_count", total_count);
+  total_count_ = prim::cast(total_count, dtype());
+}
+
+NegativeBinomial NegativeBinomial::from_probs(Tensor total_count, Tensor probs) {
+  return NegativeBinomial(total_count, probs, false);
+}
+NegativeBinomial NegativeBinomial::from_logits(Tensor total_count, Tensor logits) {
+  return NegativeBinomial(total_count, logits, true);
+}
+
+Tensor NegativeBinomial::probs_parameter() const { return ProbsOrLogits{param_, is_logits_}.probs(); }
+Tensor NegativeBinomial::logits_parameter() const { return ProbsOrLogits{param_, is_logits_}.logits(); }
+Tensor NegativeBinomial::odds() const { return is_logits_ ? exp(param_) : param_ / (1.0 - param_); }
+
+Tensor NegativeBinomial::sample(random::Key key, const Shape& sample_shape) const {
+  const Shape shape = sample_full_shape(sample_shape);
+  const auto [gamma_key, poisson_key] = random::split(key);
+  const Tensor rate = prim::mul(random::gamma(gamma_key, total_count_, shape), autodiff::stop_gradient(odds()));
+  return random::poisson(poisson_key, rate, shape);
+}
+
+Tensor NegativeBinomial::log_prob(const Tensor& value) const {
+  const Tensor k = prim::cast(value, dtype());
+  const Tensor& r = total_count_;
+  auto lgamma = [](const Tensor& x) { return prim::unary(UnaryOp::lgamma, x); };
+  const Tensor log_coefficient =
+      prim::sub(lgamma(prim::add(k, r)), prim::add(lgamma(r), lgamma(prim::binary(BinaryOp::add, k, 1.0))));
+  const Tensor lp = dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, log_coefficient, k, r);
+  return dist::mask_outside_support(support(), k, lp);
+}
+
+Tensor NegativeBinomial::mean() const { return broadcast_to(total_count_ * odds(), batch_shape()); }
+
+// r p / (1 - p)^2 = mean / (1 - p) = mean (1 + exp(logits)).
+Tensor NegativeBinomial::variance() const {
+  const Tensor inverse_failure = is_logits_ ? 1.0 + exp(param_) : 1.0 / (1.0 - param_);
+  return broadcast_to(total_count_ * odds() * inverse_failure, batch_shape());
+}
+
+}  // namespace variate

@@ -1,0 +1,62 @@
+#include "variate/distributions/poisson.hpp"
+
+#include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+using dist::detail::times_nonzero;
+
+namespace {
+
+Tensor checked(const Tensor& param, bool is_log_rate) {
+  if (is_log_rate) {
+    dist::check_finite("Poisson", "log_rate", param);
+  } else {
+    dist::check_nonnegative("Poisson", "rate", param);
+  }
+  return param;
+}
+
+}  // namespace
+
+Poisson::Poisson(const Tensor& param, bool is_log_rate)
+    : Distribution(param.shape(), {}, dist::common_float_type({param})),
+      param_(dist::as_dtype(checked(param, is_log_rate), dtype())),
+      is_log_rate_(is_log_rate) {}
+
+Poisson::Poisson(Tensor rate) : Poisson(rate, false) {}
+Poisson Poisson::from_log_rate(Tensor log_rate) { return Poisson(log_rate, true); }
+
+Tensor Poisson::rate_parameter() const { return is_log_rate_ ? exp(param_) : param_; }
+
+Tensor Poisson::sample(random::Key key, const Shape& sample_shape) const {
+  return random::poisson(key, autodiff::stop_gradient(rate_parameter()), sample_full_shape(sample_shape));
+}
+
+Tensor Poisson::log_prob(const Tensor& value) const {
+  // One node: with rate r, d/dr = k / r - 1; with log_rate e, d/de = k - exp(e).
+  const Tensor k = prim::cast(value, dtype());
+  const Tensor rate = is_log_rate_ ? prim::unary(UnaryOp::exp, param_) : param_;
+  const Tensor k_log_rate = is_log_rate_ ? prim::mul(k, param_) : times_nonzero(k, prim::unary(UnaryOp::log, param_));
+  const Tensor log_k_factorial = prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, k, 1.0));
+  const Tensor lp = prim::sub(prim::sub(k_log_rate, rate), log_k_factorial);
+  const bool is_log_rate = is_log_rate_;
+  const Tensor out = autodiff::record(lp, {param_}, {k, rate}, [is_log_rate](const BackwardContext& ctx) {
+    const Tensor& k = ctx.saved(0);
+    const Tensor& rate = ctx.saved(1);
+    const Tensor partial =
+        is_log_rate ? prim::sub(k, rate)
+                    : prim::binary(BinaryOp::sub, times_nonzero(k, prim::unary(UnaryOp::reciprocal, rate)), 1.0);
+    ctx.add(0, times_nonzero(ctx.grad(), partial));
+  });
+  return dist::mask_outside_support(support(), k, out);
+}
+
+Tensor Poisson::mean() const { return rate_parameter(); }
+Tensor Poisson::variance() const { return rate_parameter(); }
+
+}  // namespace variate

@@ -1,0 +1,134 @@
+#include "distributions/probs_or_logits.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
+
+namespace variate::dist::detail {
+
+using autodiff::BackwardContext;
+
+namespace {
+
+template <class Ok>
+void check_all(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
+  check_defined(family, role, x);
+  const Tensor values = prim::cast(x, DType::f64);
+  const double* v = values.data<double>();
+  for (std::int64_t i = 0; i < values.numel(); ++i) {
+    if (!ok(v[i]))
+      variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
+                            x.shape());
+  }
+}
+
+}  // namespace
+
+ProbsOrLogits ProbsOrLogits::make(const char* family, const Tensor& param, bool is_logits, DType dtype, Range range) {
+  if (is_logits) {
+    switch (range) {
+      case Range::closed: check_not_nan(family, "logits", param); break;
+      case Range::above_zero:
+        check_all(family, "logits", param, "a number above -inf", [](double v) { return v > -INFINITY; });
+        break;
+      case Range::below_one:
+        check_all(family, "logits", param, "a number below +inf", [](double v) { return v < INFINITY; });
+        break;
+    }
+  } else {
+    switch (range) {
+      case Range::closed: check_probability(family, "probs", param); break;
+      case Range::above_zero:
+        check_all(family, "probs", param, "a probability in (0, 1]", [](double v) { return v > 0 && v <= 1; });
+        break;
+      case Range::below_one:
+        check_all(family, "probs", param, "a probability in [0, 1)", [](double v) { return v >= 0 && v < 1; });
+        break;
+    }
+  }
+  return {as_dtype(param, dtype), is_logits};
+}
+
+Tensor ProbsOrLogits::log_p() const {
+  return is_logits ? prim::unary(UnaryOp::log_sigmoid, param) : prim::unary(UnaryOp::log, param);
+}
+
+Tensor ProbsOrLogits::log1m_p() const {
+  return is_logits ? prim::unary(UnaryOp::log_sigmoid, prim::neg(param))
+                   : prim::unary(UnaryOp::log1p, prim::neg(param));
+}
+
+Tensor ProbsOrLogits::probs() const { return is_logits ? sigmoid(param) : param; }
+
+Tensor ProbsOrLogits::logits() const { return is_logits ? param : log(param) - log1p(-param); }
+
+Tensor ProbsOrLogits::probs_times_complement() const {
+  return is_logits ? sigmoid(param) * sigmoid(-param) : param * (1.0 - param);
+}
+
+Tensor times_nonzero(const Tensor& c, const Tensor& x) {
+  const Tensor cx = prim::mul(c, x);
+  return prim::where(prim::binary(BinaryOp::eq, c, 0.0), Tensor::scalar(0.0, cx.dtype()), cx);
+}
+
+Tensor bernoulli_trials_log_likelihood(const ProbsOrLogits& p, const Tensor& base, const Tensor& a, const Tensor& b) {
+  const Tensor lp = prim::add(base, prim::add(times_nonzero(a, p.log_p()), times_nonzero(b, p.log1m_p())));
+  const bool logits = p.is_logits;
+  return autodiff::record(lp, {p.param}, {p.param, a, b}, [logits](const BackwardContext& ctx) {
+    const Tensor& q = ctx.saved(0);
+    const Tensor& a = ctx.saved(1);
+    const Tensor& b = ctx.saved(2);
+    // logits: d/dl [a log sigmoid(l) + b log sigmoid(-l)] = a sigmoid(-l) - b sigmoid(l);
+    // probs:  d/dp [a log p + b log(1 - p)] = a / p - b / (1 - p).
+    const Tensor one_minus_q = prim::binary(BinaryOp::sub, Tensor::scalar(1.0, q.dtype()), q);
+    const Tensor partial = logits ? prim::sub(prim::mul(a, prim::unary(UnaryOp::sigmoid, prim::neg(q))),
+                                              prim::mul(b, prim::unary(UnaryOp::sigmoid, q)))
+                                  : prim::sub(times_nonzero(a, prim::unary(UnaryOp::reciprocal, q)),
+                                              times_nonzero(b, prim::unary(UnaryOp::reciprocal, one_minus_q)));
+    // A zero cotangent (a masked-out value) contributes 0 even where the partial is infinite.
+    ctx.add(0, times_nonzero(ctx.grad(), partial));
+  });
+}
+
+Tensor log_softmax_values(const Tensor& logits) {
+  const int last[] = {-1};
+  const Tensor shifted = prim::sub(logits, prim::reduce(ReduceOp::max, logits, last, true));
+  return prim::sub(shifted, prim::unary(UnaryOp::log, prim::sum(prim::unary(UnaryOp::exp, shifted), last, true)));
+}
+
+void check_count(const char* family, const char* role, const Tensor& x) {
+  check_all(family, role, x, "a non-negative integer",
+            [](double v) { return v >= 0 && std::isfinite(v) && std::floor(v) == v; });
+}
+
+void check_simplex(const char* family, const char* role, const Tensor& x) {
+  check_min_rank(family, role, x, 1, "(..., K) with the K probabilities last");
+  check_probability(family, role, x);
+  const Tensor rows = prim::cast(x, DType::f64);
+  const double tolerance = std::sqrt(x.dtype() == DType::f32 ? double(std::numeric_limits<float>::epsilon())
+                                                             : std::numeric_limits<double>::epsilon());
+  const std::int64_t k = rows.dim(-1);
+  const double* v = rows.data<double>();
+  for (std::int64_t r = 0; k > 0 && r < rows.numel() / k; ++r) {
+    double total = 0;
+    for (std::int64_t j = 0; j < k; ++j) total += v[r * k + j];
+    if (!(std::abs(total - 1) <= tolerance))
+      variate::detail::fail(family, ": ", role, " must sum to 1 along the last axis, row ", r, " sums to ", total,
+                            " (shape ", x.shape(), ")");
+  }
+}
+
+void check_min_rank(const char* family, const char* role, const Tensor& x, int rank, const char* what) {
+  check_defined(family, role, x);
+  if (x.rank() < rank) variate::detail::fail(family, ": ", role, " must have shape ", what, ", got shape ", x.shape());
+}
+
+Shape drop_trailing(const Shape& x, int n) {
+  Shape s = x;
+  for (int i = 0; i < n; ++i) s.erase(s.rank() - 1);
+  return s;
+}
+
+}  // namespace variate::dist::detail

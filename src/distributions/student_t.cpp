@@ -1,0 +1,84 @@
+#include "variate/distributions/student_t.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+StudentT::StudentT(Tensor df, Tensor loc, Tensor scale)
+    : Distribution(dist::broadcast_batch("StudentT", {df, loc, scale}), {}, dist::common_float_type({df, loc, scale})) {
+  dist::check_positive("StudentT", "df", df);
+  dist::check_finite("StudentT", "loc", loc);
+  dist::check_positive("StudentT", "scale", scale);
+  df_ = dist::as_dtype(df, dtype());
+  loc_ = dist::as_dtype(loc, dtype());
+  scale_ = dist::as_dtype(scale, dtype());
+}
+
+Tensor StudentT::sample(random::Key key, const Shape& sample_shape) const {
+  // chi2(df) / df = Gamma(df / 2, 1) / (df / 2); the gamma draw is clamped positive, so the ratio
+  // is finite.
+  const auto [normal_key, gamma_key] = random::split(key);
+  const Shape shape = sample_full_shape(sample_shape);
+  const Tensor half_df = prim::binary(BinaryOp::mul, df_, 0.5);
+  const Tensor g = random::gamma(gamma_key, half_df, shape);
+  const Tensor t =
+      prim::div(random::normal(normal_key, shape, dtype()), prim::unary(UnaryOp::sqrt, prim::div(g, half_df)));
+  return loc_ + scale_ * t;
+}
+
+Tensor StudentT::log_prob(const Tensor& value) const {
+  // With z = (x - loc) / scale and w = (df + 1) / (df + z^2):
+  //   d/dx = -w z / scale,  d/dloc = w z / scale,  d/dscale = (w z^2 - 1) / scale,
+  //   d/ddf = (digamma((df + 1) / 2) - digamma(df / 2) - 1 / df - log1p(z^2 / df) + w z^2 / df) / 2.
+  namespace pm = dist::pm;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, 0.0), loc_), scale_);
+  const Tensor z2 = pm::square(z);
+  const Tensor half_df_plus_1 = pm::mul(pm::add(df_, 1.0), 0.5);
+  const Tensor log1p_z2_df = pm::log1p(pm::div(z2, df_));
+  const Tensor norm = pm::sub(pm::sub(pm::lgamma(half_df_plus_1), pm::lgamma(pm::mul(df_, 0.5))),
+                              pm::add(pm::mul(pm::log(df_), 0.5), pm::log(scale_)));
+  const Tensor lp = pm::sub(pm::sub(norm, 0.5 * std::log(std::numbers::pi)), pm::mul(half_df_plus_1, log1p_z2_df));
+  const Tensor out =
+      autodiff::record(lp, {x, df_, loc_, scale_}, {z, df_, scale_, log1p_z2_df}, [](const BackwardContext& ctx) {
+        const Tensor &z = ctx.saved(0), &df = ctx.saved(1), &scale = ctx.saved(2);
+        const Tensor z2 = pm::square(z);
+        const Tensor w = pm::div(pm::add(df, 1.0), pm::add(df, z2));
+        const Tensor dloc = pm::mul(ctx.grad(), pm::div(pm::mul(w, z), scale));
+        if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+        if (ctx.needs_grad(1)) {
+          const Tensor psi = pm::sub(pm::digamma(pm::mul(pm::add(df, 1.0), 0.5)), pm::digamma(pm::mul(df, 0.5)));
+          const Tensor rest = pm::sub(pm::div(pm::sub(pm::mul(w, z2), 1.0), df), ctx.saved(3));
+          ctx.add(1, pm::mul(ctx.grad(), pm::mul(pm::add(psi, rest), 0.5)));
+        }
+        if (ctx.needs_grad(2)) ctx.add(2, dloc);
+        if (ctx.needs_grad(3)) ctx.add(3, pm::mul(ctx.grad(), pm::div(pm::sub(pm::mul(w, z2), 1.0), scale)));
+      });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor StudentT::mean() const {
+  const Tensor exists = gt(df_, Tensor::scalar(1.0, dtype()));
+  return broadcast_to(where(exists, loc_, Tensor::scalar(NAN, dtype())), batch_shape());
+}
+
+Tensor StudentT::variance() const {
+  // scale^2 df / (df - 2) for df > 2; the denominator is kept away from 0 elsewhere so that
+  // gradients through the discarded branch stay finite.
+  const Tensor two = Tensor::scalar(2.0, dtype());
+  const Tensor finite = gt(df_, two);
+  const Tensor safe_df = where(finite, df_, Tensor::scalar(3.0, dtype()));
+  const Tensor v = square(scale_) * safe_df / (safe_df - 2.0);
+  const Tensor undefined =
+      where(gt(df_, Tensor::scalar(1.0, dtype())), Tensor::scalar(INFINITY, dtype()), Tensor::scalar(NAN, dtype()));
+  return broadcast_to(where(finite, v, undefined), batch_shape());
+}
+
+}  // namespace variate

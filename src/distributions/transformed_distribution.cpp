@@ -1,0 +1,70 @@
+#include "variate/distributions/transformed_distribution.hpp"
+
+#include <cmath>
+
+#include "distributions/sum_rightmost.hpp"
+#include "variate/distributions/parameters.hpp"
+
+namespace variate {
+namespace {
+
+// Called in every base-initializer argument: their order of evaluation is unspecified.
+const Distribution& checked(const DistributionPtr& base, const BijectorPtr& bijector) {
+  VARIATE_CHECK(base != nullptr, "TransformedDistribution", "the base distribution is null");
+  VARIATE_CHECK(bijector != nullptr, "TransformedDistribution", "the bijector is null");
+  VARIATE_CHECK(base->event_shape().rank() >= bijector->forward_event_ndims(), "TransformedDistribution",
+                "the bijector ", bijector->name(), " acts on ", bijector->forward_event_ndims(),
+                " trailing axes but the base ", base->name(), " has event shape ", base->event_shape(),
+                " (wrap the base in Independent to turn batch axes into event axes)");
+  return *base;
+}
+
+// Whether every element along the last `n` axes is true.
+Tensor all_rightmost(const Tensor& mask, int n) {
+  if (n == 0) return mask;
+  const Tensor smallest = prim::reduce(ReduceOp::min, prim::cast(mask, DType::i64), detail::rightmost_axes(n), false);
+  return prim::binary(BinaryOp::eq, smallest, 1.0);
+}
+
+}  // namespace
+
+TransformedDistribution::TransformedDistribution(DistributionPtr distribution, BijectorPtr bijector)
+    : Distribution(checked(distribution, bijector).batch_shape(),
+                   bijector->forward_shape(checked(distribution, bijector).event_shape()),
+                   checked(distribution, bijector).dtype()),
+      base_(std::move(distribution)),
+      bijector_(std::move(bijector)) {
+  // A bijector that cannot name its image still gives draws and densities; only support() and the
+  // -inf outside the support need the image.
+  try {
+    support_ = bijector_->forward_image(base_->support());
+  } catch (const Error&) {
+    support_.reset();
+  }
+}
+
+Tensor TransformedDistribution::sample(random::Key key, const Shape& sample_shape) const {
+  return bijector_->forward(base_->sample(key, sample_shape));
+}
+
+Tensor TransformedDistribution::log_prob(const Tensor& value) const {
+  const Tensor y = dist::as_dtype(value, dtype());
+  const int event = event_shape().rank();
+  const Tensor lp =
+      base_->log_prob(bijector_->inverse(y)) +
+      detail::sum_rightmost(bijector_->inverse_log_det_jacobian(y), event - bijector_->inverse_event_ndims());
+  if (!support_) return lp;
+  // Outside the image the inverse is NaN (log of a negative number); such values get -inf. An
+  // element-wise NaN value keeps its NaN density, as dist::mask_outside_support does.
+  Tensor keep = dist::in_support(*support_, y);
+  if (support_->event_ndims() == 0) keep = prim::binary(BinaryOp::logical_or, keep, prim::binary(BinaryOp::ne, y, y));
+  keep = all_rightmost(keep, event - support_->event_ndims());
+  return where(keep, lp, Tensor::scalar(-INFINITY, lp.dtype()));
+}
+
+Constraint TransformedDistribution::support() const {
+  if (support_) return *support_;
+  return bijector_->forward_image(base_->support());  // throws, naming the bijector and the support
+}
+
+}  // namespace variate

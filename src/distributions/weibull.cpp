@@ -1,0 +1,68 @@
+#include "variate/distributions/weibull.hpp"
+
+#include <limits>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+
+using autodiff::BackwardContext;
+
+Weibull::Weibull(Tensor concentration, Tensor scale)
+    : Distribution(dist::broadcast_batch("Weibull", {concentration, scale}), {},
+                   dist::common_float_type({concentration, scale})) {
+  dist::check_positive("Weibull", "concentration", concentration);
+  dist::check_positive("Weibull", "scale", scale);
+  concentration_ = dist::as_dtype(concentration, dtype());
+  scale_ = dist::as_dtype(scale, dtype());
+}
+
+Tensor Weibull::sample(random::Key key, const Shape& sample_shape) const {
+  // e^(1 / k) underflows for small k and small e (k = 0.1 takes the tenth power); clamp at the
+  // smallest normal number so that draws stay inside the support, as the samplers do.
+  const Tensor e = random::exponential(key, sample_full_shape(sample_shape), dtype());
+  const double tiny = dtype() == DType::f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+  return maximum(scale_ * pow(e, reciprocal(concentration_)), Tensor::scalar(tiny, dtype()));
+}
+
+Tensor Weibull::log_prob(const Tensor& value) const {
+  // With u = exp(k t) = (x / s)^k: d/dx = (k - 1 - k u) / x, d/dk = 1 / k + t (1 - u),
+  // d/ds = k (u - 1) / s.
+  namespace pm = dist::pm;
+  const Tensor &k = concentration_, &s = scale_;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
+  const Tensor log_k = pm::log(k), log_s = pm::log(s);
+  const Tensor t = pm::sub(pm::log(safe_x), log_s);
+  const Tensor u = pm::exp(pm::mul(k, t));
+  const Tensor lp = pm::sub(pm::add(pm::sub(log_k, log_s), pm::mul(pm::sub(k, 1.0), t)), u);
+  const Tensor out = autodiff::record(lp, {x, k, s}, {safe_x, t, u, k, s}, [](const BackwardContext& ctx) {
+    const Tensor &x = ctx.saved(0), &t = ctx.saved(1), &u = ctx.saved(2), &k = ctx.saved(3), &s = ctx.saved(4);
+    if (ctx.needs_grad(0)) ctx.add(0, pm::mul(ctx.grad(), pm::div(pm::sub(pm::sub(k, 1.0), pm::mul(k, u)), x)));
+    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::reciprocal(k), pm::mul(t, pm::sub(1.0, u)))));
+    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::mul(k, pm::sub(u, 1.0)), s)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Weibull::mean() const {
+  return broadcast_to(scale_ * exp(lgamma(1.0 + reciprocal(concentration_))), batch_shape());
+}
+
+Tensor Weibull::variance() const {
+  // s^2 (Gamma(1 + 2/k) - Gamma(1 + 1/k)^2), factored through expm1: for large k the two terms
+  // nearly cancel.
+  const Tensor lg1 = lgamma(1.0 + reciprocal(concentration_));
+  const Tensor lg2 = lgamma(1.0 + 2.0 * reciprocal(concentration_));
+  return broadcast_to(square(scale_) * exp(2.0 * lg1) * expm1(lg2 - 2.0 * lg1), batch_shape());
+}
+
+Tensor Weibull::cdf(const Tensor& value) const {
+  // 1 - exp(-(x / s)^k) for x >= 0; clamping x at 0 gives 0 below the support.
+  const Tensor x = maximum(dist::as_dtype(value, dtype()), Tensor::scalar(0.0, dtype()));
+  return -expm1(-pow(x / scale_, concentration_));
+}
+
+}  // namespace variate
