@@ -5,7 +5,8 @@ namespace variate {
 
 /// CorrCholesky: R^(K(K-1)/2) -> Cholesky factors of K x K correlation matrices (LKJ's support),
 /// Stan's transform (Stan Reference Manual, "Cholesky factors of correlation matrices"). The free
-/// parameters fill the strictly lower triangle row by row (x -> (1,0), (2,0), (2,1), (3,0), ...),
+/// parameters fill the strictly lower triangle row by row (x -> (1,0), (2,0), (2,1), (3,0), ...;
+/// Stan reads them column by column, which permutes x but changes no value of the density),
 /// z = tanh(x) are canonical partial correlations, and row i of W is built left to right:
 ///   w_i0 = z_i0,  w_ij = z_ij sqrt(1 - w_i0^2 - ... - w_i(j-1)^2),  w_ii = sqrt(1 - sum_(j<i) w_ij^2),
 /// so every row has unit norm and a positive diagonal. The Jacobian of x -> (w_ij)_(i>j) is
