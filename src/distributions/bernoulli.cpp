@@ -5,7 +5,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using dist::detail::ProbsOrLogits;
 
@@ -46,4 +46,4 @@ Tensor Bernoulli::cdf(const Tensor& value) const {
   return where(ne(x, x), x, cdf);  // NaN stays NaN
 }
 
-}  // namespace variate
+}  // namespace variate::dist

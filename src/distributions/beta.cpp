@@ -4,7 +4,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -52,4 +52,4 @@ Tensor Beta::variance() const {
   return broadcast_to(concentration1_ * concentration0_ / (square(total) * (total + 1.0)), batch_shape());
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -4,7 +4,7 @@
 #include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/parameters.hpp"
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 using K = Constraint::Kind;
@@ -152,4 +152,4 @@ Constraint Tanh::forward_image(const Constraint& domain) const {
   return image_of_real(*this, domain, Constraint::interval(Tensor::scalar(-1.0), Tensor::scalar(1.0)));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

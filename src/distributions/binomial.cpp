@@ -5,7 +5,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using dist::detail::ProbsOrLogits;
 
@@ -51,4 +51,4 @@ Tensor Binomial::variance() const {
   return broadcast_to(total_count_ * ProbsOrLogits{param_, is_logits_}.probs_times_complement(), batch_shape());
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -7,7 +7,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 using dist::detail::times_nonzero;
@@ -20,7 +20,7 @@ Tensor checked(const Tensor& param, bool is_logits) {
     dist::check_not_nan("Categorical", "logits", param);
     const Tensor top = prim::max(prim::cast(param, DType::f64));
     if (param.numel() > 0 && top.item() == INFINITY)
-      detail::fail("Categorical: logits must be below +inf, got +inf (shape ", param.shape(), ")");
+      variate::detail::fail("Categorical: logits must be below +inf, got +inf (shape ", param.shape(), ")");
   } else {
     dist::detail::check_simplex("Categorical", "probs", param);
   }
@@ -76,4 +76,4 @@ Tensor Categorical::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

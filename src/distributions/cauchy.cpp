@@ -7,7 +7,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -47,7 +47,7 @@ Tensor Cauchy::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
-Tensor Cauchy::mean() const { detail::fail("Cauchy: the mean does not exist (the tails are too heavy)"); }
-Tensor Cauchy::variance() const { detail::fail("Cauchy: the variance does not exist (the tails are too heavy)"); }
+Tensor Cauchy::mean() const { variate::detail::fail("Cauchy: the mean does not exist (the tails are too heavy)"); }
+Tensor Cauchy::variance() const { variate::detail::fail("Cauchy: the variance does not exist (the tails are too heavy)"); }
 
-}  // namespace variate
+}  // namespace variate::dist

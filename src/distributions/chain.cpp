@@ -4,7 +4,7 @@
 
 #include "distributions/sum_rightmost.hpp"
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 // Zeros shaped like x without its trailing `n` axes: the log determinant of an empty chain.
@@ -92,4 +92,4 @@ Constraint Chain::forward_image(const Constraint& domain) const {
   return c;
 }
 
-}  // namespace variate
+}  // namespace variate::dist

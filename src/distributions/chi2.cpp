@@ -6,7 +6,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -43,4 +43,4 @@ Tensor Chi2::log_prob(const Tensor& value) const {
 Tensor Chi2::mean() const { return broadcast_to(df_, batch_shape()); }
 Tensor Chi2::variance() const { return broadcast_to(2.0 * df_, batch_shape()); }
 
-}  // namespace variate
+}  // namespace variate::dist

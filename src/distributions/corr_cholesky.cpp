@@ -6,7 +6,7 @@
 
 #include "distributions/reverse_cumsum.hpp"
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 // K for n = K(K-1)/2 free parameters; throws unless n is such a number.
@@ -129,4 +129,4 @@ Constraint CorrCholesky::forward_image(const Constraint& domain) const {
   return domain.kind == Constraint::Kind::real ? Constraint::corr_cholesky() : Bijector::forward_image(domain);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

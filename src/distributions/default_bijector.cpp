@@ -8,7 +8,7 @@
 #include "variate/distributions/lower_cholesky.hpp"
 #include "variate/distributions/stick_breaking.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 BijectorPtr default_bijector(const Constraint& support) {
   using K = Constraint::Kind;
@@ -28,8 +28,8 @@ BijectorPtr default_bijector(const Constraint& support) {
     case K::boolean:
     case K::multinomial_counts: break;
   }
-  detail::fail("default_bijector: the ", support.str(),
+  variate::detail::fail("default_bijector: the ", support.str(),
                " support is discrete and has no bijector to the unconstrained space");
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -4,7 +4,7 @@
 
 #include "variate/distributions/parameters.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 Deterministic::Deterministic(Tensor loc) : Distribution(loc.shape(), {}, dist::common_float_type({loc})) {
   dist::check_finite("Deterministic", "loc", loc);
@@ -25,4 +25,4 @@ Tensor Deterministic::log_prob(const Tensor& value) const {
 Tensor Deterministic::mean() const { return loc_; }
 Tensor Deterministic::variance() const { return Tensor::zeros(batch_shape(), dtype()); }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -5,7 +5,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 using dist::detail::times_nonzero;
@@ -79,4 +79,4 @@ Tensor Dirichlet::variance() const {
   return broadcast_to(v, sample_full_shape({}));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

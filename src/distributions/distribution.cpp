@@ -2,9 +2,9 @@
 
 namespace variate {
 
-Tensor Distribution::mean() const { detail::fail(name(), ": the mean is not available in closed form"); }
-Tensor Distribution::variance() const { detail::fail(name(), ": the variance is not available in closed form"); }
-Tensor Distribution::cdf(const Tensor&) const { detail::fail(name(), ": the cdf is not available"); }
+Tensor Distribution::mean() const { variate::detail::fail(name(), ": the mean is not available in closed form"); }
+Tensor Distribution::variance() const { variate::detail::fail(name(), ": the variance is not available in closed form"); }
+Tensor Distribution::cdf(const Tensor&) const { variate::detail::fail(name(), ": the cdf is not available"); }
 
 Shape Distribution::sample_full_shape(const Shape& sample_shape) const {
   Shape s = sample_shape;

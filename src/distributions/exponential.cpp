@@ -4,7 +4,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -41,4 +41,4 @@ Tensor Exponential::cdf(const Tensor& value) const {
   return -expm1(-rate_ * maximum(x, Tensor::scalar(0.0, dtype())));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

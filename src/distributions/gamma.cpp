@@ -6,7 +6,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -48,4 +48,4 @@ Tensor Gamma::log_prob(const Tensor& value) const {
 Tensor Gamma::mean() const { return broadcast_to(concentration_ / rate_, batch_shape()); }
 Tensor Gamma::variance() const { return broadcast_to(concentration_ / square(rate_), batch_shape()); }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -5,7 +5,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using dist::detail::ProbsOrLogits;
 
@@ -51,4 +51,4 @@ Tensor Geometric::cdf(const Tensor& value) const {
   return where(lt(x, zero), zero, cdf);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

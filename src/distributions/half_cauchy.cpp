@@ -7,7 +7,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -47,7 +47,7 @@ Tensor HalfCauchy::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
-Tensor HalfCauchy::mean() const { detail::fail("HalfCauchy: the mean does not exist (the tail is too heavy)"); }
-Tensor HalfCauchy::variance() const { detail::fail("HalfCauchy: the variance does not exist (the tail is too heavy)"); }
+Tensor HalfCauchy::mean() const { variate::detail::fail("HalfCauchy: the mean does not exist (the tail is too heavy)"); }
+Tensor HalfCauchy::variance() const { variate::detail::fail("HalfCauchy: the variance does not exist (the tail is too heavy)"); }
 
-}  // namespace variate
+}  // namespace variate::dist

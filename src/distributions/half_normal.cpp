@@ -7,7 +7,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -45,4 +45,4 @@ Tensor HalfNormal::cdf(const Tensor& value) const {
   return erf(maximum(x, Tensor::scalar(0.0, dtype())) / (scale_ * std::numbers::sqrt2));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -2,7 +2,7 @@
 
 #include "distributions/sum_rightmost.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 Independent::Layout Independent::layout(const DistributionPtr& base, std::optional<int> reinterpreted_batch_ndims) {
   VARIATE_CHECK(base != nullptr, "Independent", "the base distribution is null");
@@ -31,4 +31,4 @@ Tensor Independent::log_prob(const Tensor& value) const {
   return detail::sum_rightmost(base_->log_prob(value), ndims_);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -7,7 +7,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -62,4 +62,4 @@ Tensor InverseGamma::variance() const {
   return broadcast_to(where(exists, v, Tensor::scalar(NAN, dtype())), batch_shape());
 }
 
-}  // namespace variate
+}  // namespace variate::dist

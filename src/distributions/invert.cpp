@@ -1,6 +1,6 @@
 #include "variate/distributions/invert.hpp"
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 // Whether two bounds (either undefined, or tensors) hold the same values.
@@ -22,4 +22,4 @@ Constraint Invert::forward_image(const Constraint& domain) const {
   return Bijector::forward_image(domain);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

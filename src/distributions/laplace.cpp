@@ -7,7 +7,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -52,4 +52,4 @@ Tensor Laplace::cdf(const Tensor& value) const {
   return 0.5 - 0.5 * sign(z) * expm1(-abs(z));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -8,7 +8,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 namespace {
 
@@ -16,7 +16,7 @@ constexpr const char* kFamily = "LKJCholesky";
 
 Shape checked_batch(std::int64_t dimension, const Tensor& concentration) {
   if (dimension < 2)
-    detail::fail(kFamily, ": dimension must be at least 2 (a correlation matrix with off-diagonal entries), got ",
+    variate::detail::fail(kFamily, ": dimension must be at least 2 (a correlation matrix with off-diagonal entries), got ",
                  dimension);
   dist::check_positive(kFamily, "concentration", concentration);
   return concentration.shape();
@@ -106,4 +106,4 @@ Tensor LKJCholesky::sample(random::Key key, const Shape& sample_shape) const {
   return prim::cast(prim::add(off, on), dt);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -7,7 +7,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -60,4 +60,4 @@ Tensor LogNormal::cdf(const Tensor& value) const {
   return where(positive, inside, Tensor::scalar(0.0, dtype()));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -6,7 +6,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -53,4 +53,4 @@ Tensor Logistic::variance() const {
 
 Tensor Logistic::cdf(const Tensor& value) const { return sigmoid((dist::as_dtype(value, dtype()) - loc_) / scale_); }
 
-}  // namespace variate
+}  // namespace variate::dist

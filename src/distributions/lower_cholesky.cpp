@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 const int kLast[] = {-1};
@@ -95,4 +95,4 @@ Constraint LowerCholesky::forward_image(const Constraint& domain) const {
   return domain.kind == Constraint::Kind::real ? Constraint::lower_cholesky() : Bijector::forward_image(domain);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -6,7 +6,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 // Called in every base-initializer argument: their order of evaluation is unspecified.
@@ -97,4 +97,4 @@ Tensor MixtureSameFamily::variance() const {
   return sum_components(w * (components_->variance() + square(means - mixture_mean)));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

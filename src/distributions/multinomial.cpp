@@ -5,7 +5,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 using dist::detail::times_nonzero;
@@ -85,4 +85,4 @@ Tensor Multinomial::variance() const {
   return broadcast_to(expand_dims(total_count_, -1) * p * (1.0 - p), sample_full_shape({}));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -9,7 +9,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 namespace {
 
@@ -23,9 +23,9 @@ void check_loc(const Tensor& loc) {
 // A finite (..., k, k) matrix whose k matches loc's event size.
 void check_matrix(const char* role, const Tensor& m, const Tensor& loc) {
   dist::detail::check_min_rank(kFamily, role, m, 2, "(..., k, k)");
-  if (m.dim(-1) != m.dim(-2)) detail::fail(kFamily, ": ", role, " must be square (..., k, k), got shape ", m.shape());
+  if (m.dim(-1) != m.dim(-2)) variate::detail::fail(kFamily, ": ", role, " must be square (..., k, k), got shape ", m.shape());
   if (m.dim(-1) != loc.dim(-1))
-    detail::fail(kFamily, ": ", role, " of shape ", m.shape(), " does not match loc of shape ", loc.shape(),
+    variate::detail::fail(kFamily, ": ", role, " of shape ", m.shape(), " does not match loc of shape ", loc.shape(),
                  " (event size ", loc.dim(-1), ")");
   dist::check_finite(kFamily, role, m);
 }
@@ -73,14 +73,14 @@ MultivariateNormal MultivariateNormal::from_covariance(Tensor loc, Tensor covari
         return std::abs(a - at) <= tolerance * (std::abs(a) + std::abs(at));
       },
       [&](std::int64_t b, std::int64_t i, std::int64_t j, double a, double at) {
-        detail::fail(kFamily, ": ", role, " must be symmetric, got entries (", i, ", ", j, ") = ", a, " and (", j, ", ",
+        variate::detail::fail(kFamily, ": ", role, " must be symmetric, got entries (", i, ", ", j, ") = ", a, " and (", j, ", ",
                      i, ") = ", at, " in matrix ", b, " of the batch of shape ", covariance_matrix.shape());
       });
   Tensor scale_tril;
   try {
     scale_tril = cholesky(dist::as_dtype(covariance_matrix, dtype));
   } catch (const Error& e) {
-    detail::fail(kFamily, ": ", role, " must be positive definite, but its Cholesky factorization failed (", e.what(),
+    variate::detail::fail(kFamily, ": ", role, " must be positive definite, but its Cholesky factorization failed (", e.what(),
                  ")");
   }
   return MultivariateNormal(dist::as_dtype(loc, dtype), scale_tril,
@@ -94,7 +94,7 @@ MultivariateNormal MultivariateNormal::from_scale_tril(Tensor loc, Tensor scale_
   scan_entries(
       scale_tril, [](std::int64_t i, std::int64_t j, double a, double) { return i == j ? a > 0 : (j < i || a == 0); },
       [&](std::int64_t b, std::int64_t i, std::int64_t j, double a, double) {
-        detail::fail(kFamily, ": ", role, " must be lower triangular with a positive diagonal, got ", a, " at (", i,
+        variate::detail::fail(kFamily, ": ", role, " must be lower triangular with a positive diagonal, got ", a, " at (", i,
                      ", ", j, ") in matrix ", b, " of the batch of shape ", scale_tril.shape());
       });
   const DType dtype = dist::common_float_type({loc, scale_tril});
@@ -107,7 +107,7 @@ MultivariateNormal MultivariateNormal::from_scale_diag(Tensor loc, Tensor scale_
   check_loc(loc);
   dist::detail::check_min_rank(kFamily, role, scale_diag, 1, "(..., k)");
   if (scale_diag.dim(-1) != loc.dim(-1))
-    detail::fail(kFamily, ": ", role, " of shape ", scale_diag.shape(), " does not match loc of shape ", loc.shape(),
+    variate::detail::fail(kFamily, ": ", role, " of shape ", scale_diag.shape(), " does not match loc of shape ", loc.shape(),
                  " (event size ", loc.dim(-1), ")");
   dist::check_positive(kFamily, role, scale_diag);
   const DType dtype = dist::common_float_type({loc, scale_diag});
@@ -145,4 +145,4 @@ Tensor MultivariateNormal::variance() const {
   return broadcast_to(sum(square(scale_tril_), last), sample_full_shape({}));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

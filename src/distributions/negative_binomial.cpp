@@ -5,7 +5,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using dist::detail::ProbsOrLogits;
 
@@ -54,4 +54,4 @@ Tensor NegativeBinomial::variance() const {
   return broadcast_to(total_count_ * odds() * inverse_failure, batch_shape());
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -7,7 +7,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -50,4 +50,4 @@ Tensor Normal::cdf(const Tensor& value) const {
   return 0.5 * erfc((loc_ - dist::as_dtype(value, dtype())) / (scale_ * std::numbers::sqrt2));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

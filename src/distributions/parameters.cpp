@@ -15,7 +15,7 @@ void check_each(const char* family, const char* role, const Tensor& x, const cha
   const double* v = values.data<double>();
   for (std::int64_t i = 0; i < values.numel(); ++i) {
     if (!ok(v[i]))
-      detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
+      variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
                    x.shape());
   }
 }

@@ -5,7 +5,7 @@
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 using dist::detail::times_nonzero;
@@ -59,4 +59,4 @@ Tensor Poisson::log_prob(const Tensor& value) const {
 Tensor Poisson::mean() const { return rate_parameter(); }
 Tensor Poisson::variance() const { return rate_parameter(); }
 
-}  // namespace variate
+}  // namespace variate::dist

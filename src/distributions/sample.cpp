@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 // Called in every base-initializer argument: their order of evaluation is unspecified.
@@ -72,4 +72,4 @@ Tensor Sample::repeat(const Tensor& x) const {
 Tensor Sample::mean() const { return repeat(base_->mean()); }
 Tensor Sample::variance() const { return repeat(base_->variance()); }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -5,7 +5,7 @@
 
 #include "distributions/reverse_cumsum.hpp"
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 const int kLast[] = {-1};
@@ -75,4 +75,4 @@ Constraint StickBreaking::forward_image(const Constraint& domain) const {
   return domain.kind == Constraint::Kind::real ? Constraint::simplex() : Bijector::forward_image(domain);
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -7,7 +7,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -81,4 +81,4 @@ Tensor StudentT::variance() const {
   return broadcast_to(where(finite, v, undefined), batch_shape());
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -5,7 +5,7 @@
 #include "distributions/sum_rightmost.hpp"
 #include "variate/distributions/parameters.hpp"
 
-namespace variate {
+namespace variate::dist {
 namespace {
 
 // Called in every base-initializer argument: their order of evaluation is unspecified.
@@ -67,4 +67,4 @@ Constraint TransformedDistribution::support() const {
   return bijector_->forward_image(base_->support());  // throws, naming the bijector and the support
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -4,7 +4,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -50,4 +50,4 @@ Tensor Uniform::cdf(const Tensor& value) const {
   return minimum(maximum(fraction, Tensor::scalar(0.0, dtype())), Tensor::scalar(1.0, dtype()));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -6,7 +6,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 using autodiff::BackwardContext;
 
@@ -65,4 +65,4 @@ Tensor Weibull::cdf(const Tensor& value) const {
   return -expm1(-pow(x / scale_, concentration_));
 }
 
-}  // namespace variate
+}  // namespace variate::dist

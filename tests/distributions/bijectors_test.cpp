@@ -22,6 +22,7 @@
 #include "variate/distributions/stick_breaking.hpp"
 
 namespace variate {
+using namespace dist;  // the families under test
 namespace {
 
 using S = std::span<const Tensor>;

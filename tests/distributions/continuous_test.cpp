@@ -41,6 +41,7 @@
 #include "variate/distributions/weibull.hpp"
 
 namespace variate {
+using namespace dist;  // the families under test
 namespace {
 
 namespace bm = boost::math;

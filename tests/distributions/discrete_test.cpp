@@ -26,6 +26,7 @@
 #include "variate/random/key.hpp"
 
 namespace variate {
+using namespace dist;  // the families under test
 namespace {
 
 using testing::DistributionCase;

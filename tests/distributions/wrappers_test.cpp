@@ -19,6 +19,7 @@
 #include "variate/distributions/transformed_distribution.hpp"
 
 namespace variate {
+using namespace dist;  // the families under test
 namespace {
 
 using testing::DistributionCase;

@@ -8,16 +8,12 @@
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/tracing/program.hpp"
-#include "variate/tracing/random_variable.hpp"
+#include "variate/tracing/random_variables.hpp"
 
 namespace variate {
 namespace {
 
 using tracing::Values;
-
-RandomVariable normal(const Tensor& loc, const Tensor& scale, std::string name, Shape sample_shape = {}) {
-  return RandomVariable(std::make_shared<Normal>(loc, scale), std::move(name), sample_shape);
-}
 
 double normal_lpdf(double x, double mu, double sigma) {
   const double z = (x - mu) / sigma;
@@ -26,8 +22,8 @@ double normal_lpdf(double x, double mu, double sigma) {
 
 // mu ~ N(0, 10); x ~ N(mu, 1) with 3 draws.
 void model() {
-  auto mu = normal(0.0, 10.0, "mu");
-  normal(mu, 1.0, "x", {3});
+  auto mu = Normal(0.0, 10.0, "mu");
+  Normal(mu, 1.0, "x", {3});
 }
 
 std::string error_of(const std::function<void()>& f) {
@@ -43,27 +39,27 @@ TEST(Tracing, SeedGivesEachSiteTheKeyFoldedWithItsName) {
   Tensor mu1, mu2, x1;
   {
     tracing::Seed seed(random::Key(3));
-    mu1 = normal(0.0, 10.0, "mu");
-    x1 = normal(0.0, 1.0, "x", {3});
+    mu1 = Normal(0.0, 10.0, "mu");
+    x1 = Normal(0.0, 1.0, "x", {3});
   }
   {
     tracing::Seed seed(random::Key(3));
-    mu2 = normal(0.0, 10.0, "mu");
+    mu2 = Normal(0.0, 10.0, "mu");
   }
   EXPECT_EQ(mu1.item(), mu2.item());
-  EXPECT_EQ(mu1.item(), Normal(0.0, 10.0).sample(random::fold_in(random::Key(3), "mu")).item());
+  EXPECT_EQ(mu1.item(), dist::Normal(0.0, 10.0).sample(random::fold_in(random::Key(3), "mu")).item());
   EXPECT_EQ(x1.shape(), (Shape{3}));
   tracing::Seed other(random::Key(4));
-  EXPECT_NE(normal(0.0, 10.0, "mu").value().item(), mu1.item());
+  EXPECT_NE(Normal(0.0, 10.0, "mu").value().item(), mu1.item());
 }
 
 TEST(Tracing, ErrorsNameTheSite) {
-  EXPECT_NE(error_of([] { normal(0.0, 1.0, "z"); }).find("site 'z' has no value and no random key"),
+  EXPECT_NE(error_of([] { Normal(0.0, 1.0, "z"); }).find("site 'z' has no value and no random key"),
             std::string::npos);
   EXPECT_NE(error_of([] {
               tracing::Seed seed(random::Key(0));
-              normal(0.0, 1.0, "z");
-              normal(0.0, 1.0, "z");
+              Normal(0.0, 1.0, "z");
+              Normal(0.0, 1.0, "z");
             }).find("'z' is used twice"),
             std::string::npos);
 }
@@ -72,8 +68,8 @@ TEST(Tracing, GeneratedNamesAreDeterministic) {
   for (int run = 0; run < 2; ++run) {
     tracing::Trace trace;
     tracing::Seed seed(random::Key(0));
-    normal(0.0, 1.0, "");
-    normal(0.0, 1.0, "");
+    Normal(0.0, 1.0, "");
+    Normal(0.0, 1.0, "");
     ASSERT_EQ(trace.sites().size(), 2u);
     EXPECT_EQ(trace.sites()[0].name, "Normal");
     EXPECT_EQ(trace.sites()[1].name, "Normal_1");
@@ -152,9 +148,9 @@ TEST(Tracing, InterveneCutsTheTermAndFeedsDownstream) {
 
 TEST(Tracing, ScaleMultipliesTheLikelihood) {
   auto scaled = [] {
-    auto mu = normal(0.0, 10.0, "mu");
+    auto mu = Normal(0.0, 10.0, "mu");
     tracing::Scale minibatch(100.0);
-    normal(mu, 1.0, "x", {3});
+    Normal(mu, 1.0, "x", {3});
   };
   const Values values{{"mu", 0.3}, {"x", Tensor::vec({0.5, -1.0, 2.0})}};
   double x_term = 0;
@@ -205,8 +201,8 @@ TEST(Tracing, LogJointIsDifferentiableAndKeepsALeadingChainDimension) {
   // (x broadcasts as [4, 3] against mu[:, None]) and its log joint has one value per chain.
   const Tensor mus = Tensor::vec({0.0, 0.3, 1.0, -2.0});
   auto chain_model = [] {
-    auto mu = normal(0.0, 10.0, "mu");
-    normal(expand_dims(mu, -1), 1.0, "x");
+    auto mu = Normal(0.0, 10.0, "mu");
+    Normal(expand_dims(mu, -1), 1.0, "x");
   };
   const Tensor lp = tracing::make_log_joint(chain_model, 1)({{"mu", mus}, {"x", x}});
   ASSERT_EQ(lp.shape(), (Shape{4}));

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Bernoulli on {0, 1} with success probability p: log p(x) = x log p + (1 - x) log(1 - p).
 /// Built from `probs` = p or from `logits` = log(p / (1 - p)); from logits, log p = log_sigmoid(l)
@@ -32,4 +32,4 @@ class Bernoulli final : public Distribution {
   bool is_logits_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

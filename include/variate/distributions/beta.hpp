@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Beta(concentration1, concentration0) on 0 < x < 1, with a = concentration1 and
 /// b = concentration0: log p(x) = (a - 1) log(x) + (b - 1) log1p(-x) - lbeta(a, b),
@@ -26,4 +26,4 @@ class Beta final : public Distribution {
   Tensor concentration1_, concentration0_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

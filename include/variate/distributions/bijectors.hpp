@@ -9,7 +9,7 @@
 // and invert.hpp, and the support-to-bijector registry in default_bijector.hpp.
 #include "variate/distributions/bijector.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// y = x; log|det J| = 0.
 class Identity final : public Bijector {
@@ -129,4 +129,4 @@ class Tanh final : public Bijector {
   Constraint forward_image(const Constraint& domain) const override;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

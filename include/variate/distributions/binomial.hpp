@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Binomial(total_count n, p) on {0, ..., n}: the number of successes in n independent trials,
 ///   log p(k) = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k log p + (n - k) log(1 - p).
@@ -31,4 +31,4 @@ class Binomial final : public Distribution {
   bool is_logits_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Categorical over {0, ..., K - 1} with event shape [] and batch shape param.shape[:-1]:
 ///   log p(k) = log_softmax(logits)[k]   or   log(probs[k]).
@@ -29,4 +29,4 @@ class Categorical final : public Distribution {
   bool is_logits_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Cauchy(loc, scale) on the real line, with z = (x - loc) / scale:
 /// log p(x) = -log(pi) - log(scale) - log1p(z^2).
@@ -26,4 +26,4 @@ class Cauchy final : public Distribution {
   Tensor loc_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -3,7 +3,7 @@
 
 #include "variate/distributions/bijector.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Chain({b1, b2, ..., bn}) = b1 o b2 o ... o bn (TFP's order: bn is applied first), so
 /// Chain({Shift(low), Exp}) maps x to low + exp(x). log|det J| is the sum of the parts' log
@@ -33,4 +33,4 @@ class Chain final : public Bijector {
   int forward_event_ndims_ = 0, inverse_event_ndims_ = 0;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Chi2(df), the Gamma(df / 2, rate 1 / 2) law, on x > 0; with h = df / 2:
 /// log p(x) = -h log(2) - lgamma(h) + (h - 1) log(x) - x / 2.
@@ -24,4 +24,4 @@ class Chi2 final : public Distribution {
   Tensor df_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/bijector.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// CorrCholesky: R^(K(K-1)/2) -> Cholesky factors of K x K correlation matrices (LKJ's support),
 /// Stan's transform (Stan Reference Manual, "Cholesky factors of correlation matrices"). The free
@@ -29,4 +29,4 @@ class CorrCholesky final : public Bijector {
   Constraint forward_image(const Constraint& domain) const override;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -5,7 +5,7 @@
 #include "variate/distributions/bijector.hpp"
 #include "variate/distributions/constraint.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// real -> Identity; positive -> Exp; unit_interval -> Sigmoid; interval(low, high) ->
 /// Interval(low, high); greater_than(low) -> Chain({Shift(low), Exp}); simplex -> StickBreaking;
@@ -13,4 +13,4 @@ namespace variate {
 /// variate::Error: they have no bijector to the unconstrained space.
 BijectorPtr default_bijector(const Constraint& support);
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Deterministic(loc) (TFP): all mass at `loc`; log p(x) = 0 where x == loc, -inf elsewhere (NaN
 /// for a NaN value). batch_shape is loc's shape; draws are loc broadcast to the sample shape (and
@@ -22,4 +22,4 @@ class Deterministic final : public Distribution {
   Tensor loc_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

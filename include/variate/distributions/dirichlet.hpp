@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Dirichlet(concentration alpha) on the simplex (event shape [K], batch = alpha.shape[:-1]):
 ///   log p(x) = sum_k (alpha_k - 1) log x_k + lgamma(sum_k alpha_k) - sum_k lgamma(alpha_k),
@@ -27,4 +27,4 @@ class Dirichlet final : public Distribution {
   Tensor concentration_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Exponential(rate) on x > 0: log p(x) = log(rate) - rate x.
 /// Reference: Stan Functions Reference, "Exponential distribution"; TFP `tfd.Exponential`. Samples
@@ -23,4 +23,4 @@ class Exponential final : public Distribution {
   Tensor rate_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

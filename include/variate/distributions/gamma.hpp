@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Gamma(concentration, rate) on x > 0, with a = concentration and b = rate:
 /// log p(x) = a log(b) - lgamma(a) + (a - 1) log(x) - b x.
@@ -26,4 +26,4 @@ class Gamma final : public Distribution {
   Tensor concentration_, rate_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Geometric(p) on {0, 1, ...}, TFP's convention: the number of failures before the first success
 /// in independent trials with success probability p,
@@ -33,4 +33,4 @@ class Geometric final : public Distribution {
   bool is_logits_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

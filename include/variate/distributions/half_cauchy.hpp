@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// HalfCauchy(loc, scale), the law of loc + |X| for X ~ Cauchy(0, scale), on x > loc; with
 /// z = (x - loc) / scale: log p(x) = log(2 / pi) - log(scale) - log1p(z^2).
@@ -25,4 +25,4 @@ class HalfCauchy final : public Distribution {
   Tensor loc_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

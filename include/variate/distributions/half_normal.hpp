@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// HalfNormal(scale), the law of |X| for X ~ Normal(0, scale), on x > 0:
 /// log p(x) = log 2 - log(scale) - log(2 pi) / 2 - (x / scale)^2 / 2.
@@ -23,4 +23,4 @@ class HalfNormal final : public Distribution {
   Tensor scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

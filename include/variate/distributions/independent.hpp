@@ -3,7 +3,7 @@
 
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Independent(base, reinterpreted_batch_ndims) (TFP): the last `reinterpreted_batch_ndims` batch
 /// axes of `base` become event axes, so log_prob sums base.log_prob over them:
@@ -36,4 +36,4 @@ class Independent final : public Distribution {
   int ndims_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

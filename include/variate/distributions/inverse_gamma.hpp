@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// InverseGamma(concentration, scale), the law of 1 / X for X ~ Gamma(concentration, scale), on
 /// x > 0; with a = concentration and b = scale:
@@ -28,4 +28,4 @@ class InverseGamma final : public Distribution {
   Tensor concentration_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/bijector.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Invert(b) swaps b's directions (TFP's Invert): forward is b.inverse, inverse is b.forward, and
 /// the log determinants swap likewise. Invert(Exp) is the log transform.
@@ -26,4 +26,4 @@ class Invert final : public Bijector {
   BijectorPtr bijector_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Laplace(loc, scale) on the real line: log p(x) = -log(2 scale) - |x - loc| / scale.
 /// Reference: Stan Functions Reference, "Double exponential (Laplace) distribution"; TFP
@@ -25,4 +25,4 @@ class Laplace final : public Distribution {
   Tensor loc_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

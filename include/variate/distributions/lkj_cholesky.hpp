@@ -3,7 +3,7 @@
 
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// LKJCholesky(dimension d, concentration eta) over lower Cholesky factors L of d x d correlation
 /// matrices (event shape [d, d], batch shape = eta's shape). It is the LKJ distribution
@@ -39,4 +39,4 @@ class LKJCholesky final : public Distribution {
   Tensor concentration_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// LogNormal(loc, scale), the law of exp(X) for X ~ Normal(loc, scale), on x > 0:
 /// log p(x) = -log(x) - log(scale) - log(2 pi) / 2 - ((log(x) - loc) / scale)^2 / 2.
@@ -25,4 +25,4 @@ class LogNormal final : public Distribution {
   Tensor loc_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Logistic(loc, scale) on the real line, with z = (x - loc) / scale:
 /// log p(x) = -z - log(scale) - 2 log1p(exp(-z)).
@@ -25,4 +25,4 @@ class Logistic final : public Distribution {
   Tensor loc_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/bijector.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// LowerCholesky: R^(K(K+1)/2) -> lower-triangular K x K matrices with a positive diagonal
 /// (Cholesky factors of covariance matrices), Stan's transform (Stan Reference Manual, "Cholesky
@@ -22,4 +22,4 @@ class LowerCholesky final : public Bijector {
   Constraint forward_image(const Constraint& domain) const override;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// MixtureSameFamily(mixture_logits, components_distribution) (TFP; the mixture distribution is
 /// given by its Categorical logits): K components of one family, held as the last batch axis of
@@ -37,4 +37,4 @@ class MixtureSameFamily final : public Distribution {
   DistributionPtr components_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Multinomial(total_count n, p) over count vectors x (event shape [K]) with sum(x) = n:
 ///   log p(x) = lgamma(n + 1) - sum_k lgamma(x_k + 1) + sum_k x_k log p_k.
@@ -33,4 +33,4 @@ class Multinomial final : public Distribution {
   bool is_logits_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// MultivariateNormal(loc, scale L) on R^k with covariance L L^T (event shape [k]):
 ///   log p(x) = -|z|^2 / 2 - sum_i log L_ii - k log(2 pi) / 2,   L z = x - loc,
@@ -35,4 +35,4 @@ class MultivariateNormal final : public Distribution {
   Tensor loc_, scale_tril_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// NegativeBinomial(total_count r, p) on {0, 1, ...}, TFP's convention: in independent trials with
 /// success probability p = `probs`, the number of successes k seen before the r-th failure,
@@ -36,4 +36,4 @@ class NegativeBinomial final : public Distribution {
   bool is_logits_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

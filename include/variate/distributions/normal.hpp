@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Normal(loc, scale): log p(x) = -((x - loc) / scale)^2 / 2 - log(scale) - log(2 pi) / 2.
 /// Reference: Stan Functions Reference, "Normal distribution". Samples are reparameterized
@@ -24,4 +24,4 @@ class Normal final : public Distribution {
   Tensor loc_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Poisson(rate) on {0, 1, ...}: log p(k) = k log(rate) - rate - lgamma(k + 1).
 /// Built from `rate` >= 0 (rate 0 is the point mass at 0, with 0 log 0 = 0) or, via from_log_rate,
@@ -28,4 +28,4 @@ class Poisson final : public Distribution {
   bool is_log_rate_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Sample(base, sample_shape) (TFP's tfd.Sample): `sample_shape` iid draws of `base` as one event,
 ///   batch_shape = base.batch_shape,  event_shape = sample_shape + base.event_shape,
@@ -28,4 +28,4 @@ class Sample final : public Distribution {
   Shape sample_shape_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

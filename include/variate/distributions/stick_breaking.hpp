@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/bijector.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// StickBreaking: R^(K-1) -> the unit simplex in R^K, Stan's transform (Stan Reference Manual,
 /// "Unit simplex"). With z_k = sigmoid(x_k - log(K - k)) for k = 1..K-1 (the offset makes x = 0
@@ -24,4 +24,4 @@ class StickBreaking final : public Bijector {
   Constraint forward_image(const Constraint& domain) const override;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

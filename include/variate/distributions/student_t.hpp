@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// StudentT(df, loc, scale) on the real line, with z = (x - loc) / scale:
 /// log p(x) = lgamma((df + 1) / 2) - lgamma(df / 2) - log(df pi) / 2 - log(scale)
@@ -29,4 +29,4 @@ class StudentT final : public Distribution {
   Tensor df_, loc_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

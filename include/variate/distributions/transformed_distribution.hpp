@@ -4,7 +4,7 @@
 #include "variate/distributions/bijector.hpp"
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// TransformedDistribution(distribution, bijector) (TFP): Y = f(X) for X ~ distribution and f the
 /// bijector's forward map;
@@ -33,4 +33,4 @@ class TransformedDistribution final : public Distribution {
   std::optional<Constraint> support_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Uniform(low, high) on low < x < high: log p(x) = -log(high - low).
 /// Reference: Stan Functions Reference, "Uniform distribution"; TFP `tfd.Uniform` (whose support
@@ -25,4 +25,4 @@ class Uniform final : public Distribution {
   Tensor low_, high_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,7 +1,7 @@
 #pragma once
 #include "variate/distributions/distribution.hpp"
 
-namespace variate {
+namespace variate::dist {
 
 /// Weibull(concentration, scale) on x > 0; with k = concentration, s = scale and
 /// t = log(x / s): log p(x) = log(k) - log(s) + (k - 1) t - exp(k t).
@@ -25,4 +25,4 @@ class Weibull final : public Distribution {
   Tensor concentration_, scale_;
 };
 
-}  // namespace variate
+}  // namespace variate::dist

@@ -1,0 +1,71 @@
+#pragma once
+// Random-variable constructors for every family, read like Edward2: each creates a distribution
+// and a site in one call.
+//
+//   auto mu = variate::Normal(0.0, 10.0, "mu");
+//   auto y = variate::Bernoulli(Logits{matmul(x, w)}, "y");
+//   auto counts = variate::Poisson(3.0, "counts", {100});   // 100 draws
+//
+// Families parameterized by probabilities or logits take Probs{...} or Logits{...}, so the call
+// says which one it is. `name` may be empty (a name is generated); `sample_shape` draws that many
+// independent copies of the distribution.
+#include <string>
+
+#include "variate/tracing/random_variable.hpp"
+
+namespace variate {
+
+struct Probs {
+  Tensor value;
+};
+struct Logits {
+  Tensor value;
+};
+
+// Continuous.
+RandomVariable Normal(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable HalfNormal(Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable LogNormal(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable StudentT(Tensor df, Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable Cauchy(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable HalfCauchy(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable Laplace(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable Logistic(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable Exponential(Tensor rate, std::string name = "", Shape sample_shape = {});
+RandomVariable Gamma(Tensor concentration, Tensor rate, std::string name = "", Shape sample_shape = {});
+RandomVariable InverseGamma(Tensor concentration, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable Beta(Tensor concentration1, Tensor concentration0, std::string name = "", Shape sample_shape = {});
+RandomVariable Uniform(Tensor low, Tensor high, std::string name = "", Shape sample_shape = {});
+RandomVariable Chi2(Tensor df, std::string name = "", Shape sample_shape = {});
+RandomVariable Weibull(Tensor concentration, Tensor scale, std::string name = "", Shape sample_shape = {});
+
+// Discrete.
+RandomVariable Bernoulli(Probs probs, std::string name = "", Shape sample_shape = {});
+RandomVariable Bernoulli(Logits logits, std::string name = "", Shape sample_shape = {});
+RandomVariable Binomial(Tensor total_count, Probs probs, std::string name = "", Shape sample_shape = {});
+RandomVariable Binomial(Tensor total_count, Logits logits, std::string name = "", Shape sample_shape = {});
+RandomVariable Categorical(Probs probs, std::string name = "", Shape sample_shape = {});
+RandomVariable Categorical(Logits logits, std::string name = "", Shape sample_shape = {});
+RandomVariable Poisson(Tensor rate, std::string name = "", Shape sample_shape = {});
+RandomVariable NegativeBinomial(Tensor total_count, Probs probs, std::string name = "", Shape sample_shape = {});
+RandomVariable NegativeBinomial(Tensor total_count, Logits logits, std::string name = "", Shape sample_shape = {});
+RandomVariable Geometric(Probs probs, std::string name = "", Shape sample_shape = {});
+RandomVariable Geometric(Logits logits, std::string name = "", Shape sample_shape = {});
+
+// Multivariate.
+RandomVariable Dirichlet(Tensor concentration, std::string name = "", Shape sample_shape = {});
+RandomVariable Multinomial(Tensor total_count, Probs probs, std::string name = "", Shape sample_shape = {});
+RandomVariable Multinomial(Tensor total_count, Logits logits, std::string name = "", Shape sample_shape = {});
+/// MultivariateNormal with a lower-triangular scale (Cholesky factor of the covariance); see
+/// dist::MultivariateNormal for the covariance and diagonal forms.
+RandomVariable MultivariateNormalTriL(Tensor loc, Tensor scale_tril, std::string name = "", Shape sample_shape = {});
+RandomVariable MultivariateNormalFullCovariance(Tensor loc, Tensor covariance_matrix, std::string name = "",
+                                                Shape sample_shape = {});
+RandomVariable MultivariateNormalDiag(Tensor loc, Tensor scale_diag, std::string name = "", Shape sample_shape = {});
+RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::string name = "",
+                           Shape sample_shape = {});
+
+// Wrappers.
+RandomVariable Deterministic(Tensor loc, std::string name = "");
+
+}  // namespace variate

@@ -1,0 +1,75 @@
+// Every random-variable constructor creates a site of its family, drawn under Seed, with the value's
+// log density available; arithmetic on random variables is arithmetic on their values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "variate/tracing/handlers.hpp"
+#include "variate/tracing/random_variables.hpp"
+
+namespace variate {
+namespace {
+
+TEST(RandomVariables, EveryFamilyMakesASite) {
+  tracing::Trace trace;
+  tracing::Seed seed(random::Key(11));
+  const Tensor probs = Tensor::vec({0.2, 0.3, 0.5});
+  const Tensor eye = Tensor::vec({1, 0, 0, 1}).view(Shape{2, 2});
+  const std::vector<RandomVariable> rvs = {
+      Normal(0.0, 1.0, "normal"),
+      HalfNormal(1.0, "half_normal"),
+      LogNormal(0.0, 1.0, "log_normal"),
+      StudentT(3.0, 0.0, 1.0, "student_t"),
+      Cauchy(0.0, 1.0, "cauchy"),
+      HalfCauchy(0.0, 1.0, "half_cauchy"),
+      Laplace(0.0, 1.0, "laplace"),
+      Logistic(0.0, 1.0, "logistic"),
+      Exponential(2.0, "exponential"),
+      Gamma(2.0, 1.0, "gamma"),
+      InverseGamma(3.0, 1.0, "inverse_gamma"),
+      Beta(2.0, 3.0, "beta"),
+      Uniform(-1.0, 1.0, "uniform"),
+      Chi2(4.0, "chi2"),
+      Weibull(1.5, 1.0, "weibull"),
+      Bernoulli(Probs{0.3}, "bernoulli_p"),
+      Bernoulli(Logits{-2.0}, "bernoulli_l"),
+      Binomial(10.0, Probs{0.3}, "binomial_p"),
+      Binomial(10.0, Logits{0.5}, "binomial_l"),
+      Categorical(Probs{probs}, "categorical_p"),
+      Categorical(Logits{probs}, "categorical_l"),
+      Poisson(3.0, "poisson"),
+      NegativeBinomial(5.0, Probs{0.4}, "negative_binomial_p"),
+      NegativeBinomial(5.0, Logits{0.4}, "negative_binomial_l"),
+      Geometric(Probs{0.3}, "geometric_p"),
+      Geometric(Logits{0.3}, "geometric_l"),
+      Dirichlet(probs, "dirichlet"),
+      Multinomial(7.0, Probs{probs}, "multinomial_p"),
+      Multinomial(7.0, Logits{probs}, "multinomial_l"),
+      MultivariateNormalTriL(Tensor::vec({0, 1}), eye, "mvn_tril"),
+      MultivariateNormalFullCovariance(Tensor::vec({0, 1}), eye, "mvn_full"),
+      MultivariateNormalDiag(Tensor::vec({0, 1}), Tensor::vec({1, 2}), "mvn_diag"),
+      LKJCholesky(3, 2.0, "lkj"),
+      Deterministic(4.0, "deterministic"),
+  };
+  ASSERT_EQ(trace.sites().size(), rvs.size());
+  for (std::size_t i = 0; i < rvs.size(); ++i) {
+    EXPECT_EQ(trace.sites()[i].name, rvs[i].name());
+    const double lp = rvs[i].log_prob().item();
+    EXPECT_TRUE(std::isfinite(lp)) << rvs[i].name() << " (" << rvs[i].distribution().name() << ") lp " << lp;
+  }
+  EXPECT_EQ(std::string(rvs[3].distribution().name()), "StudentT");
+  EXPECT_EQ(rvs[29].value().shape(), (Shape{2}));
+  EXPECT_EQ(rvs[32].value().shape(), (Shape{3, 3}));
+}
+
+TEST(RandomVariables, ArithmeticWorksOnValues) {
+  tracing::Seed seed(random::Key(2));
+  auto a = Normal(0.0, 1.0, "a");
+  auto b = Normal(0.0, 1.0, "b", {3});
+  const Tensor c = a + b * 2.0 - exp(a);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_DOUBLE_EQ(c.at(i), a.value().item() + 2.0 * b.value().at(i) - std::exp(a.value().item()));
+}
+
+}  // namespace
+}  // namespace variate
