@@ -55,6 +55,9 @@ void Block::process(Message& m) {
 }
 
 void Trace::postprocess(const Message& m) {
+  for (const Site& s : sites_)
+    VARIATE_CHECK(s.name != m.name, "Trace", "the site name '", m.name,
+                  "' occurs twice; site names must be unique within a program run (a Trace records one run)");
   sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.scale});
 }
 

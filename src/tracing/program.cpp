@@ -1,5 +1,6 @@
 #include "variate/tracing/program.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace variate::tracing {
@@ -16,6 +17,8 @@ class StrictSubstitute : public Tracer {
  public:
   explicit StrictSubstitute(const Values& values) : values_(values) {}
   void process(Message& m) override {
+    VARIATE_CHECK(std::find(seen_.begin(), seen_.end(), m.name) == seen_.end(), "make_log_joint", "the site name '",
+                  m.name, "' occurs twice in the program; site names must be unique");
     seen_.push_back(m.name);
     if (m.value.defined()) return;
     auto it = values_.find(m.name);
@@ -39,6 +42,7 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
   VARIATE_CHECK(batch_ndims >= 0, "make_log_joint", "batch_ndims must be >= 0, got ", batch_ndims);
   return [program = std::move(program), batch_ndims](const Values& values) {
     LogJoint log_joint(batch_ndims);
+    start_program_run();
     std::vector<std::string> seen;
     {
       StrictSubstitute substitute(values);
@@ -55,6 +59,7 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
 
 Values ProgramJoint::sample(random::Key key) const {
   Trace trace;
+  start_program_run();
   {
     Seed seed(key);
     program_();
@@ -68,6 +73,7 @@ Tensor ProgramJoint::log_prob(const Values& values) const { return make_log_join
 
 std::vector<SiteInfo> ProgramJoint::sites(random::Key key) const {
   Trace trace;
+  start_program_run();
   {
     Seed seed(key);
     program_();

@@ -2,17 +2,15 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <vector>
 
 namespace variate::tracing {
 namespace {
 
-// Per thread: the tracer stack, and what one traced run (the time the stack is non-empty) has
-// seen: site names, for duplicates, and counters for generated names.
+// Per thread: the tracer stack, and the counters for generated site names of the current program
+// run (reset when the first tracer is pushed and when a transformation starts a run).
 struct ThreadState {
   std::vector<Tracer*> stack;
-  std::set<std::string, std::less<>> sites;
   std::map<std::string, int, std::less<>> generated;
 };
 thread_local ThreadState state;
@@ -20,10 +18,7 @@ thread_local ThreadState state;
 }  // namespace
 
 Tracer::Tracer() {
-  if (state.stack.empty()) {
-    state.sites.clear();
-    state.generated.clear();
-  }
+  if (state.stack.empty()) state.generated.clear();
   state.stack.push_back(this);
 }
 
@@ -35,16 +30,14 @@ Tracer::~Tracer() {
 
 bool tracing_active() { return !state.stack.empty(); }
 
+void start_program_run() { state.generated.clear(); }
+
 std::string generated_site_name(const char* family) {
   const int n = state.generated[family]++;
   return n == 0 ? std::string(family) : std::string(family) + "_" + std::to_string(n);
 }
 
 void apply_stack(Message& m) {
-  if (!state.stack.empty()) {
-    VARIATE_CHECK(state.sites.insert(m.name).second, "RandomVariable",
-                  "the site name '", m.name, "' is used twice in one program; site names must be unique");
-  }
   // process: innermost first, until a tracer stops the message.
   std::size_t reached = 0;  // how many tracers (from the innermost) saw the message
   for (auto it = state.stack.rbegin(); it != state.stack.rend(); ++it) {

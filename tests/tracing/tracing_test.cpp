@@ -56,12 +56,28 @@ TEST(Tracing, SeedGivesEachSiteTheKeyFoldedWithItsName) {
 TEST(Tracing, ErrorsNameTheSite) {
   EXPECT_NE(error_of([] { Normal(0.0, 1.0, "z"); }).find("site 'z' has no value and no random key"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
+  auto twice = [] {
+    Normal(0.0, 1.0, "z");
+    Normal(0.0, 1.0, "z");
+  };
+  EXPECT_NE(error_of([&] {
+              tracing::Trace trace;
               tracing::Seed seed(random::Key(0));
-              Normal(0.0, 1.0, "z");
-              Normal(0.0, 1.0, "z");
-            }).find("'z' is used twice"),
+              twice();
+            }).find("'z' occurs twice"),
             std::string::npos);
+  EXPECT_NE(error_of([&] { tracing::make_log_joint(twice)({{"z", 0.0}}); }).find("'z' occurs twice"),
+            std::string::npos);
+}
+
+TEST(Tracing, ALongLivedTraceSeesLaterRunsAsOneRun) {
+  // Generated names restart with every program transformation, so runs stay reproducible.
+  auto anonymous = [] { Normal(0.0, 1.0, ""); };
+  tracing::ProgramJoint joint(anonymous);
+  EXPECT_EQ(joint.sites()[0].name, "Normal");
+  EXPECT_EQ(joint.sites()[0].name, "Normal");
+  EXPECT_NEAR(tracing::make_log_joint(anonymous)({{"Normal", 0.0}}).item(), -0.5 * std::log(2 * std::numbers::pi),
+              1e-15);
 }
 
 TEST(Tracing, GeneratedNamesAreDeterministic) {

@@ -44,12 +44,16 @@ class Tracer {
 };
 
 /// Runs `message` through the active tracers, drawing the value if none was supplied. Throws if the
-/// site has neither a value nor a key, or if its name repeats within one traced run.
+/// site has neither a value nor a key.
 void apply_stack(Message& message);
 
 /// The name for a site created without one: "<Family>" then "<Family>_1", "<Family>_2", ... in the
-/// order of creation within the current traced run (deterministic across runs).
+/// order of creation within the current program run (deterministic across runs).
 std::string generated_site_name(const char* family);
+
+/// Marks the start of a program run: generated names count from the start again. Program
+/// transformations call it; a run also starts whenever the first tracer is pushed.
+void start_program_run();
 
 /// Whether any tracer is active on this thread.
 bool tracing_active();
