@@ -19,6 +19,8 @@ Tensor unary(UnaryOp op, const Tensor& x);
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
 Tensor binary(BinaryOp op, const Tensor& a, double b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+/// The regularized incomplete beta function I_x(a, b), broadcasting all three; floating result.
+Tensor betainc(const Tensor& a, const Tensor& b, const Tensor& x);
 
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
@@ -59,6 +61,14 @@ Tensor scatter_add(const Tensor& base, int axis, const Tensor& index, const Tens
 /// x[..., index, ...] along axis for an integer index tensor of any shape.
 Tensor take(const Tensor& x, const Tensor& index, int axis = 0);
 Tensor one_hot(const Tensor& index, std::int64_t depth, DType dtype = DType::f64);
+
+/// The fused Bernoulli-logit GLM (see Backend::bernoulli_logit_glm): x (N, D), w (D) or (C, D),
+/// alpha () or (C), y (N) with values 0 or 1. Results have w's leading shape: log_lik () or (C),
+/// grad_w like w, grad_alpha like the log-lik.
+struct GlmResult {
+  Tensor log_lik, grad_w, grad_alpha;
+};
+GlmResult bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y);
 
 Tensor cholesky(const Tensor& x);
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, bool transpose_a = false);

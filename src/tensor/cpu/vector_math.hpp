@@ -24,9 +24,10 @@ inline double select(bool c, double a, double b) { return c ? a : b; }
 /// subnormal range and overflow to +inf come out right.
 inline double vexp(double x) {
   using namespace vm;
-  const double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);  // NaN passes through
-  double n = (xc * kLog2e + kRoundMagic) - kRoundMagic;
-  n = n == n ? n : 0.0;
+  // Clamped into [-746, 710] (NaN becomes 0 here and is restored at the end), so the conversion to
+  // an integer below is always defined.
+  const double xc = x > -746.0 ? (x < 710.0 ? x : 710.0) : (x == x ? -746.0 : 0.0);
+  const double n = (xc * kLog2e + kRoundMagic) - kRoundMagic;
   const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
   double p = 1.0 / 6227020800.0;  // 1/13!
   p = p * r + 1.0 / 479001600.0;
@@ -46,17 +47,15 @@ inline double vexp(double x) {
   const std::int64_t n1 = ni / 2, n2 = ni - n1;
   const double s1 = std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52);
   const double s2 = std::bit_cast<double>(static_cast<std::uint64_t>(n2 + 1023) << 52);
-  return p * s1 * s2;
+  return x == x ? p * s1 * s2 : x;
 }
 
-/// ln x for x >= 0 (NaN below). x = 2^e m with m in [sqrt(2)/2, sqrt(2)); ln m = 2 atanh(f),
-/// f = (m-1)/(m+1), |f| <= 0.172, by its odd series to f^21.
-inline double vlog(double x) {
+/// ln x for x >= DBL_MIN (no subnormal inputs), or 0, inf, NaN and negatives. x = 2^e m with m in
+/// [sqrt(2)/2, sqrt(2)); ln m = 2 atanh(f), f = (m-1)/(m+1), |f| <= 0.172, by its odd series to f^21.
+inline double vlog_normal(double x) {
   using namespace vm;
-  const bool tiny = x < std::numeric_limits<double>::min();  // subnormal: scale into range first
-  const double xs = tiny ? x * 18014398509481984.0 : x;        // 2^54
-  const auto bits = std::bit_cast<std::uint64_t>(xs);
-  double e = double(static_cast<std::int64_t>((bits >> 52) & 0x7ff) - 1023) - (tiny ? 54.0 : 0.0);
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  double e = double(static_cast<std::int64_t>((bits >> 52) & 0x7ff) - 1023);
   double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
   const bool big = m > kSqrt2;
   m = big ? 0.5 * m : m;
@@ -77,15 +76,23 @@ inline double vlog(double x) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   result = x == inf ? inf : result;
   result = x == 0.0 ? -inf : result;
-  return x < 0.0 || x != x ? std::numeric_limits<double>::quiet_NaN() : result;
+  return (x < 0.0) | (x != x) ? std::numeric_limits<double>::quiet_NaN() : result;
+}
+
+/// ln x for every x >= 0; subnormal inputs are scaled by 2^54 first (a branch the vectorizer
+/// cannot remove, so vlog1p, whose argument is never subnormal, uses vlog_normal).
+inline double vlog(double x) {
+  if (x > 0 && x < std::numeric_limits<double>::min()) return vlog_normal(x * 18014398509481984.0) - 54 * vm::kLn2Hi - 54 * vm::kLn2Lo;
+  return vlog_normal(x);
 }
 
 /// ln(1 + x), accurate for small x: with u = 1 + x rounded, ln(1 + x) = ln u - ((u - 1) - x) / u
 /// corrects the rounding of the sum to first order.
 inline double vlog1p(double x) {
   const double u = 1.0 + x;
-  const double corrected = vlog(u) - ((u - 1.0) - x) / u;
-  return u == std::numeric_limits<double>::infinity() || u == 0.0 ? vlog(u) : corrected;
+  const double log_u = vlog_normal(u);  // u = 1 + x is 0 or at least 2^-53, never subnormal
+  const double corrected = log_u - ((u - 1.0) - x) / u;
+  return (u == std::numeric_limits<double>::infinity()) | (u == 0.0) ? log_u : corrected;
 }
 
 /// 1 / (1 + e^-x) without overflow.

@@ -1,0 +1,101 @@
+// The fused GLM against the same model written with composite ops.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "support/ad_check.hpp"
+#include "variate/autodiff/transforms.hpp"
+#include "variate/distributions/bernoulli_logit_glm.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+namespace {
+
+struct Data {
+  Tensor x, y;
+};
+
+Data make_data(std::int64_t n, std::int64_t d) {
+  const random::Key key(5);
+  Data data;
+  data.x = random::normal(random::fold_in(key, 1), Shape{n, d});
+  data.y = random::bernoulli(random::fold_in(key, 2), Tensor::scalar(0.4), Shape{n});
+  return data;
+}
+
+Tensor composite(const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& alpha) {
+  const Tensor z = matmul(x, w) + alpha;
+  return sum(y * z - softplus(z));
+}
+
+TEST(BernoulliLogitGLM, ValueAndGradientMatchTheCompositeModel) {
+  // 1300 rows: several blocks and a partial one.
+  const Data data = make_data(1300, 7);
+  const Tensor w = testing::random_tensor(Shape{7}, 3, 0.5), alpha = Tensor::scalar(-0.3);
+  auto fused = value_and_grad(
+      [&](const Tensor& w, const Tensor& a) { return dist::BernoulliLogitGLM(data.x, w, a).log_prob(data.y); }, w,
+      alpha);
+  auto plain = value_and_grad([&](const Tensor& w, const Tensor& a) { return composite(data.x, data.y, w, a); }, w,
+                              alpha);
+  EXPECT_NEAR(fused.value.item(), plain.value.item(), 1e-9 * std::abs(plain.value.item()));
+  for (int j = 0; j < 7; ++j) EXPECT_NEAR(fused.grads[0].at(j), plain.grads[0].at(j), 1e-9);
+  EXPECT_NEAR(fused.grads[1].item(), plain.grads[1].item(), 1e-9);
+  testing::expect_ad(
+      [&](std::span<const Tensor> v) { return dist::BernoulliLogitGLM(data.x, v[0], v[1]).log_prob(data.y); },
+      {w, alpha});
+}
+
+TEST(BernoulliLogitGLM, ManyStatesShareOnePass) {
+  const Data data = make_data(700, 5);
+  const Tensor w = testing::random_tensor(Shape{3, 5}, 4), alpha = Tensor::vec({0.1, -0.2, 0.0});
+  const dist::BernoulliLogitGLM glm(data.x, w, alpha);
+  EXPECT_EQ(glm.batch_shape(), (Shape{3}));
+  EXPECT_EQ(glm.event_shape(), (Shape{700}));
+  const Tensor lp = glm.log_prob(data.y);
+  ASSERT_EQ(lp.shape(), (Shape{3}));
+  for (int c = 0; c < 3; ++c) {
+    const Tensor wc = prim::squeeze(prim::slice(w, 0, c, c + 1), 0);
+    EXPECT_NEAR(lp.at(c), composite(data.x, data.y, wc, alpha.at(c)).item(), 1e-9 * std::abs(lp.at(c)));
+  }
+  testing::expect_ad(
+      [&](std::span<const Tensor> v) { return dist::BernoulliLogitGLM(data.x, v[0], v[1]).log_prob(data.y); },
+      {w, alpha});
+}
+
+TEST(BernoulliLogitGLM, SinglePrecisionAndThreadCountIndependence) {
+  const Data data = make_data(5000, 9);
+  const Tensor w = testing::random_tensor(Shape{9}, 6, 0.3);
+  const double f64 = dist::BernoulliLogitGLM(data.x, w, 0.0).log_prob(data.y).item();
+  const Tensor x32 = prim::cast(data.x, DType::f32), w32 = prim::cast(w, DType::f32);
+  const Tensor lp32 = dist::BernoulliLogitGLM(x32, w32, Tensor::scalar(0.0, DType::f32)).log_prob(data.y);
+  EXPECT_EQ(lp32.dtype(), DType::f32);
+  EXPECT_NEAR(lp32.item(), f64, 1e-5 * std::abs(f64));
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double one = dist::BernoulliLogitGLM(data.x, w, 0.0).log_prob(data.y).item();
+  omp_set_num_threads(threads);
+  EXPECT_EQ(std::memcmp(&one, &f64, sizeof one), 0);
+}
+
+TEST(BernoulliLogitGLM, LabelsOutsideZeroOneGiveMinusInfinityAndShapesAreChecked) {
+  const Data data = make_data(10, 2);
+  Tensor y = data.y.clone();
+  y.data<double>()[3] = 2.0;
+  EXPECT_EQ(dist::BernoulliLogitGLM(data.x, Tensor::vec({0.1, 0.2}), 0.0).log_prob(y).item(), -INFINITY);
+  EXPECT_THROW(dist::BernoulliLogitGLM(data.x, Tensor::vec({0.1, 0.2, 0.3}), 0.0).log_prob(data.y), Error);
+  EXPECT_THROW(dist::BernoulliLogitGLM(data.x, Tensor::vec({0.1, 0.2}), 0.0).log_prob(Tensor::vec({1, 0})), Error);
+  EXPECT_THROW(dist::BernoulliLogitGLM(data.x, Tensor::vec({0.1, NAN}), 0.0), Error);
+  Tensor bad_x = data.x.clone();
+  bad_x.data<double>()[5] = INFINITY;
+  try {
+    dist::BernoulliLogitGLM(bad_x, Tensor::vec({0.1, 0.2}), 0.0).log_prob(data.y);
+    ADD_FAILURE() << "expected an error for non-finite x";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("x must be finite"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace variate
