@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/ad_check.hpp"
+#include "support/expect_error.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate {
@@ -22,24 +23,6 @@ Values values(const Tensor& t) { return t.to_vector<double>(); }
 Tensor f64(std::vector<double> v, const Shape& shape) { return Tensor::from(v, shape); }
 Tensor i64(std::vector<std::int64_t> v, const Shape& shape) { return Tensor::from(v, shape); }
 Tensor i32(std::vector<std::int32_t> v, const Shape& shape) { return Tensor::from(v, shape); }
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no variate::Error thrown)";
-}
-
-// Expects `statement` to throw a variate::Error whose message contains `text`.
-#define EXPECT_ERROR(statement, text)                                        \
-  do {                                                                       \
-    const std::string message_ = error_of([&] { (void)(statement); });       \
-    EXPECT_NE(message_.find(text), std::string::npos)                        \
-        << "message: " << message_ << "\nexpected to contain: " << (text);   \
-  } while (0)
 
 Tensor random_f64(const Shape& shape, unsigned seed) { return testing::uniform_tensor(shape, seed, -1, 1); }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "support/ad_check.hpp"
+#include "support/expect_error.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate {
@@ -16,24 +17,6 @@ namespace {
 using Values = std::vector<double>;
 
 Values values(const Tensor& t) { return t.to_vector<double>(); }
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no variate::Error thrown)";
-}
-
-// Expects `statement` to throw a variate::Error whose message contains `text`.
-#define EXPECT_ERROR(statement, text)                                        \
-  do {                                                                       \
-    const std::string message_ = error_of([&] { (void)(statement); });       \
-    EXPECT_NE(message_.find(text), std::string::npos)                        \
-        << "message: " << message_ << "\nexpected to contain: " << (text);   \
-  } while (0)
 
 Tensor random_f64(const Shape& shape, unsigned seed) { return testing::uniform_tensor(shape, seed, -1, 1); }
 

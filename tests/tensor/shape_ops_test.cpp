@@ -1,6 +1,8 @@
 // Shape prims: reshape (with -1), permute, transpose, expand_dims, squeeze, broadcast_to, sum_to.
 #include <gtest/gtest.h>
 
+#include "support/expect_error.hpp"
+
 #include <random>
 #include <string>
 #include <vector>
@@ -13,24 +15,6 @@ namespace {
 using Values = std::vector<double>;
 
 Values values(const Tensor& t) { return t.to_vector<double>(); }
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no variate::Error thrown)";
-}
-
-// Expects `statement` to throw a variate::Error whose message contains `text`.
-#define EXPECT_ERROR(statement, text)                                        \
-  do {                                                                       \
-    const std::string message_ = error_of([&] { (void)(statement); });       \
-    EXPECT_NE(message_.find(text), std::string::npos)                        \
-        << "message: " << message_ << "\nexpected to contain: " << (text);   \
-  } while (0)
 
 Tensor reshape(const Tensor& x, std::vector<std::int64_t> dims) { return prim::reshape(x, std::span(dims)); }
 Tensor permute(const Tensor& x, std::vector<int> perm) { return prim::permute(x, std::span(perm)); }
