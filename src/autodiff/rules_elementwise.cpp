@@ -30,6 +30,42 @@ Tensor unary_op(UnaryOp op, const Tensor& x, Derivative dydx) {
 
 Tensor zero_like(const Tensor& g) { return Tensor::scalar(0.0, g.dtype()); }
 
+// exp(log_density) where `inside`, else 0: the derivative of a cdf in x, which is 0 outside the
+// open support (where the cdf is constant, or at an infinite end) while the formula of its
+// logarithm may give NaN there.
+Tensor density_or_zero(const Tensor& inside, const Tensor& log_density) {
+  return prim::where(inside, prim::unary(UnaryOp::exp, log_density), zero_like(log_density));
+}
+
+// d P(a, x) / dx = x^(a-1) e^-x / Gamma(a), in logs so that it does not overflow for large a.
+Tensor gamma_density(const Tensor& a, const Tensor& x) {
+  const Tensor log_x = prim::unary(UnaryOp::log, x);
+  const Tensor log_density =
+      prim::sub(prim::sub(prim::mul(prim::binary(BinaryOp::sub, a, 1.0), log_x), x), prim::unary(UnaryOp::lgamma, a));
+  const Tensor inside =
+      prim::binary(BinaryOp::logical_and, prim::binary(BinaryOp::gt, x, 0.0), prim::binary(BinaryOp::lt, x, INFINITY));
+  return density_or_zero(inside, log_density);
+}
+
+// d I_x(a, b) / dx = x^(a-1) (1 - x)^(b-1) / B(a, b), in logs.
+Tensor beta_density(const Tensor& a, const Tensor& b, const Tensor& x) {
+  auto lgamma = [](const Tensor& v) { return prim::unary(UnaryOp::lgamma, v); };
+  const Tensor log_beta = prim::sub(prim::add(lgamma(a), lgamma(b)), lgamma(prim::add(a, b)));
+  const Tensor log_x = prim::unary(UnaryOp::log, x), log1m_x = prim::unary(UnaryOp::log1p, prim::neg(x));
+  const Tensor log_density = prim::sub(prim::add(prim::mul(prim::binary(BinaryOp::sub, a, 1.0), log_x),
+                                                 prim::mul(prim::binary(BinaryOp::sub, b, 1.0), log1m_x)),
+                                       log_beta);
+  const Tensor inside =
+      prim::binary(BinaryOp::logical_and, prim::binary(BinaryOp::gt, x, 0.0), prim::binary(BinaryOp::lt, x, 1.0));
+  return density_or_zero(inside, log_density);
+}
+
+// Throws if the gradient of a parameter without a derivative rule is requested.
+void no_parameter_gradient(const BackwardContext& ctx, int input, const char* op, const char* role) {
+  if (ctx.needs_grad(input))
+    variate::detail::fail(op, ": the derivative with respect to ", role, " is not implemented");
+}
+
 Tensor constant(Tensor x) {
   x.set_tape_ref({});
   return x;
@@ -191,6 +227,11 @@ Tensor tanh(const Tensor& x) {
     return prim::binary(BinaryOp::sub, Tensor::scalar(1.0, y.dtype()), prim::unary(UnaryOp::square, y));
   });
 }
+Tensor atan(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::atan, x, [](const Tensor& x) {  // 1 / (1 + x^2)
+    return prim::unary(UnaryOp::reciprocal, prim::binary(BinaryOp::add, prim::unary(UnaryOp::square, x), 1.0));
+  });
+}
 Tensor lgamma(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::lgamma, x, [](const Tensor& x) { return prim::unary(UnaryOp::digamma, x); });
 }
@@ -207,6 +248,28 @@ Tensor erfc(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::erfc, x, [](const Tensor& x) {
     return prim::binary(BinaryOp::mul, prim::unary(UnaryOp::exp, prim::neg(prim::unary(UnaryOp::square, x))),
                         -2.0 / std::sqrt(std::numbers::pi));
+  });
+}
+
+Tensor igamma(const Tensor& a, const Tensor& x) {
+  return record(prim::binary(BinaryOp::igamma, a, x), {a, x}, {a, x}, [](const BackwardContext& ctx) {
+    no_parameter_gradient(ctx, 0, "igamma", "a");
+    ctx.add(1, prim::mul(ctx.grad(), gamma_density(ctx.saved(0), ctx.saved(1))));
+  });
+}
+
+Tensor igammac(const Tensor& a, const Tensor& x) {
+  return record(prim::binary(BinaryOp::igammac, a, x), {a, x}, {a, x}, [](const BackwardContext& ctx) {
+    no_parameter_gradient(ctx, 0, "igammac", "a");
+    ctx.add(1, prim::neg(prim::mul(ctx.grad(), gamma_density(ctx.saved(0), ctx.saved(1)))));
+  });
+}
+
+Tensor betainc(const Tensor& a, const Tensor& b, const Tensor& x) {
+  return record(prim::betainc(a, b, x), {a, b, x}, {a, b, x}, [](const BackwardContext& ctx) {
+    no_parameter_gradient(ctx, 0, "betainc", "a");
+    no_parameter_gradient(ctx, 1, "betainc", "b");
+    ctx.add(2, prim::mul(ctx.grad(), beta_density(ctx.saved(0), ctx.saved(1), ctx.saved(2))));
   });
 }
 

@@ -45,6 +45,10 @@ Tensor Beta::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
+Tensor Beta::cdf(const Tensor& value) const {
+  return betainc(concentration1_, concentration0_, dist::as_dtype(value, dtype()));  // 0 below 0, 1 above 1
+}
+
 Tensor Beta::mean() const { return broadcast_to(concentration1_ / (concentration1_ + concentration0_), batch_shape()); }
 
 Tensor Beta::variance() const {

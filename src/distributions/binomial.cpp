@@ -45,6 +45,18 @@ Tensor Binomial::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), k, lp);
 }
 
+Tensor Binomial::cdf(const Tensor& value) const {
+  // P(K <= k) = I_{1-p}(n - k, k + 1) for integer 0 <= k < n (DLMF 8.17.5 with x = 1 - p); 0 below,
+  // 1 from n on, where k is replaced by 0 in the branch not taken.
+  const Tensor k = floor(prim::cast(value, dtype()));
+  const Tensor zero = Tensor::scalar(0.0, dtype()), one = Tensor::scalar(1.0, dtype());
+  const Tensor below = lt(k, zero), above = ge(k, total_count_);
+  const Tensor k_inside = where(logical_or(below, above), zero, k);
+  const Tensor one_minus_p = is_logits_ ? sigmoid(-param_) : 1.0 - param_;
+  const Tensor cdf = betainc(total_count_ - k_inside, k_inside + 1.0, one_minus_p);
+  return where(below, zero, where(above, one, cdf));
+}
+
 Tensor Binomial::mean() const { return broadcast_to(total_count_ * probs_parameter(), batch_shape()); }
 
 Tensor Binomial::variance() const {

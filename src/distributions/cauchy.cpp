@@ -47,6 +47,17 @@ Tensor Cauchy::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
+Tensor Cauchy::cdf(const Tensor& value) const {
+  // 1/2 + atan(z) / pi cancels in the left tail; there it is atan(-1 / z) / pi (as
+  // atan(z) + atan(1 / z) = -pi / 2 for z < 0), with z kept at -1 in the branch not taken so that
+  // its gradient stays finite.
+  const Tensor z = (dist::as_dtype(value, dtype()) - loc_) / scale_;
+  const Tensor minus_one = Tensor::scalar(-1.0, dtype());
+  const Tensor left = lt(z, minus_one);
+  const Tensor left_tail = atan(-1.0 / where(left, z, minus_one));
+  return where(left, left_tail, atan(z) + std::numbers::pi / 2) / std::numbers::pi;
+}
+
 Tensor Cauchy::mean() const { variate::detail::fail("Cauchy: the mean does not exist (the tails are too heavy)"); }
 Tensor Cauchy::variance() const { variate::detail::fail("Cauchy: the variance does not exist (the tails are too heavy)"); }
 

@@ -40,6 +40,10 @@ Tensor Chi2::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
+Tensor Chi2::cdf(const Tensor& value) const {
+  return igamma(df_ * 0.5, dist::as_dtype(value, dtype()) * 0.5);  // 0 for x <= 0
+}
+
 Tensor Chi2::mean() const { return broadcast_to(df_, batch_shape()); }
 Tensor Chi2::variance() const { return broadcast_to(2.0 * df_, batch_shape()); }
 

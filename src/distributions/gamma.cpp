@@ -45,6 +45,10 @@ Tensor Gamma::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
+Tensor Gamma::cdf(const Tensor& value) const {
+  return igamma(concentration_, rate_ * dist::as_dtype(value, dtype()));  // 0 for x <= 0
+}
+
 Tensor Gamma::mean() const { return broadcast_to(concentration_ / rate_, batch_shape()); }
 Tensor Gamma::variance() const { return broadcast_to(concentration_ / square(rate_), batch_shape()); }
 

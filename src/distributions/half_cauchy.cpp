@@ -47,6 +47,12 @@ Tensor HalfCauchy::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
+Tensor HalfCauchy::cdf(const Tensor& value) const {
+  const Tensor z = (dist::as_dtype(value, dtype()) - loc_) / scale_;
+  const Tensor zero = Tensor::scalar(0.0, dtype());
+  return where(lt(z, zero), zero, atan(z) * (2 / std::numbers::pi));
+}
+
 Tensor HalfCauchy::mean() const { variate::detail::fail("HalfCauchy: the mean does not exist (the tail is too heavy)"); }
 Tensor HalfCauchy::variance() const { variate::detail::fail("HalfCauchy: the variance does not exist (the tail is too heavy)"); }
 

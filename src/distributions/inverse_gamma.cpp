@@ -46,6 +46,14 @@ Tensor InverseGamma::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), x, out);
 }
 
+Tensor InverseGamma::cdf(const Tensor& value) const {
+  // 0 for x <= 0, where scale / x is replaced by a finite value so that its gradient stays finite.
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor zero = Tensor::scalar(0.0, dtype());
+  const Tensor positive = gt(x, zero);
+  return where(positive, igammac(concentration_, scale_ / where(positive, x, Tensor::scalar(1.0, dtype()))), zero);
+}
+
 Tensor InverseGamma::mean() const {
   // scale / (concentration - 1) where concentration > 1; the discarded branch divides by a safe
   // value so that its gradient stays finite.

@@ -46,6 +46,17 @@ Tensor NegativeBinomial::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), k, lp);
 }
 
+Tensor NegativeBinomial::cdf(const Tensor& value) const {
+  // At most k successes before the r-th failure means at least r failures in the first k + r
+  // trials: P(K <= k) = I_{1-p}(r, k + 1) (DLMF 8.17.5 extended to real r). Below 0 k is replaced by
+  // 0 in the branch not taken.
+  const Tensor k = floor(prim::cast(value, dtype()));
+  const Tensor zero = Tensor::scalar(0.0, dtype());
+  const Tensor below = lt(k, zero);
+  const Tensor one_minus_p = is_logits_ ? sigmoid(-param_) : 1.0 - param_;
+  return where(below, zero, betainc(total_count_, where(below, zero, k) + 1.0, one_minus_p));
+}
+
 Tensor NegativeBinomial::mean() const { return broadcast_to(total_count_ * odds(), batch_shape()); }
 
 // r p / (1 - p)^2 = mean / (1 - p) = mean (1 + exp(logits)).

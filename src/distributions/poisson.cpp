@@ -56,6 +56,15 @@ Tensor Poisson::log_prob(const Tensor& value) const {
   return dist::mask_outside_support(support(), k, out);
 }
 
+Tensor Poisson::cdf(const Tensor& value) const {
+  // P(K <= k) = Q(k + 1, rate) for integer k >= 0 (DLMF §8.4); below 0 the count is replaced by 0
+  // in the branch not taken, so that its values and gradients stay finite.
+  const Tensor k = floor(prim::cast(value, dtype()));
+  const Tensor zero = Tensor::scalar(0.0, dtype());
+  const Tensor below = lt(k, zero);
+  return where(below, zero, igammac(where(below, zero, k) + 1.0, rate_parameter()));
+}
+
 Tensor Poisson::mean() const { return rate_parameter(); }
 Tensor Poisson::variance() const { return rate_parameter(); }
 

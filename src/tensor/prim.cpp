@@ -9,14 +9,14 @@ namespace variate {
 const char* name(UnaryOp op) {
   static const char* names[] = {"neg",     "exp",     "log",      "log1p", "expm1", "sqrt",  "abs",
                                 "sign",    "square",  "reciprocal", "sigmoid", "log_sigmoid", "softplus",
-                                "tanh",    "lgamma",  "digamma",  "trigamma", "erf", "erfc", "floor",
-                                "logical_not"};
+                                "tanh",    "atan",    "lgamma",   "digamma", "trigamma", "erf", "erfc",
+                                "floor",   "logical_not"};
   return names[static_cast<int>(op)];
 }
 
 const char* name(BinaryOp op) {
-  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq",
-                                "ne",  "lt",  "le",  "gt",  "ge",  "logical_and", "logical_or"};
+  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "igamma", "igammac",
+                                "eq",  "ne",  "lt",  "le",  "gt",  "ge",      "logical_and", "logical_or"};
   return names[static_cast<int>(op)];
 }
 
@@ -84,8 +84,11 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_same_device(name(op), a, b);
   const Shape shape = broadcast_shapes(name(op), a.shape(), b.shape());
   DType t = promote(a.dtype(), b.dtype());
-  // True division and pow are floating point, as in NumPy; bool arithmetic counts as integer.
-  if ((op == BinaryOp::div || op == BinaryOp::pow) && !is_floating(t)) t = DType::f64;
+  // True division, pow and the incomplete gamma functions are floating point, as in NumPy and
+  // SciPy; bool arithmetic counts as integer.
+  const bool floating_op =
+      op == BinaryOp::div || op == BinaryOp::pow || op == BinaryOp::igamma || op == BinaryOp::igammac;
+  if (floating_op && !is_floating(t)) t = DType::f64;
   if (t == DType::boolean && !is_comparison(op)) t = DType::i64;
   const Tensor ca = cast(a, t), cb = cast(b, t);
   Tensor out = Tensor::empty(shape, is_comparison(op) ? DType::boolean : t, a.device());
@@ -112,6 +115,19 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const DType t = promote(a.dtype(), b.dtype());
   Tensor out = Tensor::empty(shape, t, a.device());
   backend(a.device()).where(cond, cast(a, t), cast(b, t), out);
+  return out;
+}
+
+Tensor betainc(const Tensor& a, const Tensor& b, const Tensor& x) {
+  check_defined("betainc", a, "a");
+  check_defined("betainc", b, "b");
+  check_defined("betainc", x, "x");
+  check_same_device("betainc", a, b);
+  check_same_device("betainc", a, x);
+  const Shape shape = broadcast_shapes("betainc", a.shape(), broadcast_shapes("betainc", b.shape(), x.shape()));
+  const DType t = float_type(promote(a.dtype(), promote(b.dtype(), x.dtype())));
+  Tensor out = Tensor::empty(shape, t, a.device());
+  backend(a.device()).betainc(cast(a, t), cast(b, t), cast(x, t), out);
   return out;
 }
 

@@ -2,7 +2,11 @@
 // throwing behaviour. Rows cover broadcasting, several reduction axes and 1-d / batched products.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "support/ad_check.hpp"
+#include "support/expect_error.hpp"
+#include "variate/autodiff/transforms.hpp"
 
 namespace variate {
 namespace {
@@ -33,6 +37,10 @@ std::vector<AdCase> cases() {
   const Tensor idx = Tensor::from(std::vector<std::int64_t>{2, 0, 1, 1}, Shape{4});
   const Tensor idx2 = Tensor::from(std::vector<std::int64_t>{0, 2, 1, 1, 0, 2}, Shape{2, 3});
   const int ax0[] = {0}, ax1[] = {1}, ax02[] = {0, 2}, axm1[] = {-1};
+  // Parameters of the incomplete gamma and beta functions, which are differentiable in x only: the
+  // rows capture them as constants.
+  const Tensor a_row = uniform_tensor(Shape{3}, 31, 0.3, 4.0), a23 = uniform_tensor(s23, 32, 0.3, 4.0);
+  const Tensor b_col = uniform_tensor(Shape{2, 1}, 33, 0.3, 4.0), unit = uniform_tensor(s23, 34, 0.05, 0.95);
   using S = std::span<const Tensor>;
   return {
       {"add_broadcast_row", [](S v) { return v[0] + v[1]; }, {x, row}},
@@ -62,6 +70,14 @@ std::vector<AdCase> cases() {
       {"digamma", [](S v) { return digamma(v[0]); }, {pos}},
       {"erf", [](S v) { return erf(v[0]); }, {x}},
       {"erfc", [](S v) { return erfc(v[0]); }, {x}},
+      {"atan", [](S v) { return atan(v[0] * 2.0); }, {x}},
+      {"igamma_broadcast_a", [=](S v) { return igamma(a_row, v[0]); }, {pos}},
+      {"igamma_broadcast_x", [=](S v) { return igamma(a23, v[0]); }, {uniform_tensor(Shape{3}, 35, 0.2, 3.0)}},
+      {"igammac_broadcast_a", [=](S v) { return igammac(a_row, v[0]); }, {pos}},
+      {"betainc_broadcast_ab", [=](S v) { return betainc(a_row, b_col, v[0]); }, {unit}},
+      {"betainc_broadcast_x",
+       [=](S v) { return betainc(a23, b_col, v[0]); },
+       {uniform_tensor(Shape{3}, 36, 0.05, 0.95)}},
       {"sum_all", [](S v) { return sum(v[0]); }, {x234}},
       {"sum_axes_0_2", [=](S v) { return sum(v[0], ax02); }, {x234}},
       {"sum_keepdims", [=](S v) { return sum(v[0], ax1, true) * v[0]; }, {x234}},
@@ -125,6 +141,22 @@ class OpsAd : public ::testing::TestWithParam<AdCase> {};
 TEST_P(OpsAd, ValueGradientAndThrowing) {
   const AdCase& c = GetParam();
   expect_ad(c.f, c.inputs, c.tol);
+}
+
+// A gradient with respect to the parameters of igamma, igammac or betainc throws, and only then.
+TEST(OpsAd, IncompleteGammaAndBetaThrowForParameterGradients) {
+  const Tensor a = Tensor::vec({0.7, 2.5}), b = Tensor::vec({1.5, 3.0}), x = Tensor::vec({0.3, 0.6});
+  EXPECT_ERROR(grad([&](const Tensor& p) { return sum(igamma(p, x)); }, a),
+               "igamma: the derivative with respect to a is not implemented");
+  EXPECT_ERROR(grad([&](const Tensor& p) { return sum(igammac(p, x)); }, a),
+               "igammac: the derivative with respect to a is not implemented");
+  EXPECT_ERROR(grad([&](const Tensor& p) { return sum(betainc(p, b, x)); }, a),
+               "betainc: the derivative with respect to a is not implemented");
+  EXPECT_ERROR(grad([&](const Tensor& p) { return sum(betainc(a, p, x)); }, b),
+               "betainc: the derivative with respect to b is not implemented");
+  // With the parameters constant the gradient in x is the density.
+  const Tensor g = grad([&](const Tensor& v) { return sum(igamma(a, v)); }, x);
+  EXPECT_NEAR(g.at(0), std::pow(0.3, -0.3) * std::exp(-0.3) / std::tgamma(0.7), 1e-14);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpsAd, ::testing::ValuesIn(cases()),

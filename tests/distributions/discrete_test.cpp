@@ -14,6 +14,7 @@
 #include <cmath>
 #include <string>
 
+#include "support/ad_check.hpp"
 #include "support/conformance.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/bernoulli.hpp"
@@ -418,6 +419,71 @@ TEST(DiscreteFamilies, CdfsAndMoments) {
   EXPECT_NEAR(nb.mean().item(), 4 * 0.25 / 0.75, 1e-14);
   EXPECT_NEAR(nb.variance().item(), 4 * 0.25 / (0.75 * 0.75), 1e-14);
   EXPECT_NEAR(nb.probs_parameter().item(), 0.25, 1e-15);
+}
+
+// The cdfs at k >= 0 against Boost's, evaluated at floor(k), to a relative error of 1e-12 (from
+// probs and from logits, which round 1 - p differently), and their values outside the support.
+TEST(Poisson, Cdf) {
+  for (double rate : {1e-3, 0.7, 5.0, 300.0}) {
+    const Poisson p(rate), from_log_rate = Poisson::from_log_rate(std::log(rate));
+    for (double k : {0.0, 0.5, 1.0, 3.0, 10.0, 250.0, 290.0, 400.0}) {
+      const double want = boost::math::cdf(boost::math::poisson(rate), std::floor(k));
+      EXPECT_NEAR(p.cdf(k).item(), want, 1e-12 * want) << "rate " << rate << ", k " << k;
+      EXPECT_NEAR(from_log_rate.cdf(k).item(), want, 1e-12 * want) << "rate " << rate << ", k " << k;
+    }
+    EXPECT_EQ(p.cdf(-0.5).item(), 0.0);
+    EXPECT_EQ(p.cdf(INFINITY).item(), 1.0);
+  }
+  EXPECT_EQ(Poisson(0.0).cdf(0.0).item(), 1.0);  // the point mass at 0
+}
+
+TEST(Binomial, Cdf) {
+  for (double n : {1.0, 10.0, 60.0})
+    for (double p : {0.02, 0.5, 0.93}) {
+      const Binomial b = Binomial::from_probs(n, p), from_logits = Binomial::from_logits(n, std::log(p / (1 - p)));
+      for (double k : {0.0, 2.5, 3.0, n - 1, n}) {
+        if (k > n) continue;
+        const double want = boost::math::cdf(boost::math::binomial(n, p), std::floor(k));
+        EXPECT_NEAR(b.cdf(k).item(), want, 1e-12 * want) << "n " << n << ", p " << p << ", k " << k;
+        EXPECT_NEAR(from_logits.cdf(k).item(), want, 1e-12 * want) << "n " << n << ", p " << p << ", k " << k;
+      }
+      EXPECT_EQ(b.cdf(-0.5).item(), 0.0);
+      EXPECT_EQ(b.cdf(n + 3).item(), 1.0);
+      EXPECT_EQ(b.cdf(INFINITY).item(), 1.0);
+    }
+}
+
+TEST(NegativeBinomial, Cdf) {
+  // TFP's NegativeBinomial(r, p) counts successes before the r-th failure: Boost's
+  // negative_binomial(r, 1 - p), which counts failures before the r-th success.
+  for (double r : {0.5, 3.0, 40.5})
+    for (double p : {0.1, 0.6, 0.95}) {
+      const NegativeBinomial nb = NegativeBinomial::from_probs(r, p);
+      const NegativeBinomial from_logits = NegativeBinomial::from_logits(r, std::log(p / (1 - p)));
+      for (double k : {0.0, 1.0, 7.5, 50.0, 500.0}) {
+        const double want = boost::math::cdf(boost::math::negative_binomial(r, 1 - p), std::floor(k));
+        EXPECT_NEAR(nb.cdf(k).item(), want, 1e-12 * want) << "r " << r << ", p " << p << ", k " << k;
+        EXPECT_NEAR(from_logits.cdf(k).item(), want, 1e-12 * want) << "r " << r << ", p " << p << ", k " << k;
+      }
+      EXPECT_EQ(nb.cdf(-2.0).item(), 0.0);
+      EXPECT_EQ(nb.cdf(INFINITY).item(), 1.0);
+    }
+}
+
+// The cdfs are differentiable in the probability's or rate's parameter; a gradient with respect to
+// NegativeBinomial's total_count (an argument of betainc without a derivative rule) throws. Families
+// without a cdf say so.
+TEST(DiscreteFamilies, CdfGradientsAndMissingCdfs) {
+  testing::expect_ad([](S v) { return Poisson(v[0]).cdf(t({0.0, 3.0, 7.5})); }, {t({2.5})});
+  testing::expect_ad([](S v) { return Poisson::from_log_rate(v[0]).cdf(t({0.0, 3.0})); }, {t({0.9})});
+  testing::expect_ad([](S v) { return Binomial::from_probs(10.0, v[0]).cdf(t({0.0, 4.0, 9.5, 10.0})); }, {t({0.3})});
+  testing::expect_ad([](S v) { return Binomial::from_logits(10.0, v[0]).cdf(t({0.0, 4.0})); }, {t({-0.4})});
+  testing::expect_ad([](S v) { return NegativeBinomial::from_probs(3.5, v[0]).cdf(t({0.0, 4.0})); }, {t({0.3})});
+  testing::expect_ad([](S v) { return NegativeBinomial::from_logits(3.5, v[0]).cdf(t({-1.0, 4.0})); }, {t({0.2})});
+  expect_error(
+      [] { grad([](const Tensor& r) { return sum(NegativeBinomial::from_probs(r, 0.3).cdf(2.0)); }, t({3.5})); },
+      "betainc: the derivative with respect to a is not implemented");
+  expect_error([] { Categorical::from_probs(t({0.5, 0.5})).cdf(0.0); }, "Categorical: the cdf is not available");
 }
 
 // Category frequencies of 20000 draws against the probabilities, within 5 binomial standard errors

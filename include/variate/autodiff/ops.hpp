@@ -61,11 +61,22 @@ Tensor log_sigmoid(const Tensor& x);
 /// log(1 + exp(x)), accurate for large |x|.
 Tensor softplus(const Tensor& x);
 Tensor tanh(const Tensor& x);
+Tensor atan(const Tensor& x);
 Tensor lgamma(const Tensor& x);
 Tensor digamma(const Tensor& x);
 Tensor erf(const Tensor& x);
 Tensor erfc(const Tensor& x);
 Tensor floor(const Tensor& x);
+
+// Regularized incomplete gamma and beta functions (the cdfs of the gamma and beta laws), with NaN
+// for parameters a, b <= 0. They are differentiable in x only: a gradient with respect to a or b
+// throws, and only when one is requested, so they stay usable as functions of x.
+/// P(a, x) = gamma(a, x) / Gamma(a) (DLMF 8.2.4): 0 for x <= 0, 1 for x = inf.
+Tensor igamma(const Tensor& a, const Tensor& x);
+/// Q(a, x) = 1 - P(a, x), accurate where it is small.
+Tensor igammac(const Tensor& a, const Tensor& x);
+/// I_x(a, b) = B_x(a, b) / B(a, b) (DLMF 8.17.2): 0 for x <= 0, 1 for x >= 1.
+Tensor betainc(const Tensor& a, const Tensor& b, const Tensor& x);
 
 // Reductions over `axes` (all axes when empty).
 Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);

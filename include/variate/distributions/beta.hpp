@@ -7,8 +7,8 @@ namespace variate::dist {
 /// b = concentration0: log p(x) = (a - 1) log(x) + (b - 1) log1p(-x) - lbeta(a, b),
 /// lbeta(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b).
 /// Reference: Stan Functions Reference, "Beta distribution"; TFP `tfd.Beta`. Samples come from
-/// random::beta (two gamma draws) and are not reparameterized. The cdf needs the incomplete beta
-/// function, which the tensor layer does not provide, so it is not offered.
+/// random::beta (two gamma draws) and are not reparameterized. The cdf is I_x(concentration1,
+/// concentration0), differentiable in x; a gradient with respect to a concentration throws.
 class Beta final : public Distribution {
  public:
   Beta(Tensor concentration1, Tensor concentration0);
@@ -21,6 +21,7 @@ class Beta final : public Distribution {
   Constraint support() const override { return Constraint::unit_interval(); }
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   Tensor concentration1_, concentration0_;

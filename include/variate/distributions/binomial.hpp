@@ -7,7 +7,8 @@ namespace variate::dist {
 ///   log p(k) = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k log p + (n - k) log(1 - p).
 /// Built from `probs` = p or `logits` = log(p / (1 - p)) (stable for large |logits|, as in
 /// Bernoulli). total_count is a non-negative integer held in the floating dtype and is not
-/// differentiated. Reference: TFP tfd.Binomial; Stan Functions Reference, "Binomial distribution".
+/// differentiated. The cdf is I_{1-p}(n - k, k + 1) for 0 <= k < n, differentiable in p's parameter.
+/// Reference: TFP tfd.Binomial; Stan Functions Reference, "Binomial distribution".
 class Binomial final : public Distribution {
  public:
   static Binomial from_probs(Tensor total_count, Tensor probs);
@@ -23,6 +24,7 @@ class Binomial final : public Distribution {
   Constraint support() const override;
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   Binomial(const Tensor& total_count, const Tensor& param, bool is_logits);

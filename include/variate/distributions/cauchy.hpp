@@ -7,8 +7,7 @@ namespace variate::dist {
 /// log p(x) = -log(pi) - log(scale) - log1p(z^2).
 /// Reference: Stan Functions Reference, "Cauchy distribution"; TFP `tfd.Cauchy`. Samples are
 /// reparameterized (loc + scale * eps1 / eps2, a ratio of standard normals). The mean and the
-/// variance do not exist: they throw. The cdf needs atan, which the tensor layer does not provide,
-/// so it is not offered.
+/// variance do not exist: they throw. The cdf is 1/2 + atan(z) / pi.
 class Cauchy final : public Distribution {
  public:
   Cauchy(Tensor loc, Tensor scale);
@@ -21,6 +20,7 @@ class Cauchy final : public Distribution {
   Constraint support() const override { return Constraint::real(); }
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   Tensor loc_, scale_;

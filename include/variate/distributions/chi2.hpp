@@ -6,8 +6,8 @@ namespace variate::dist {
 /// Chi2(df), the Gamma(df / 2, rate 1 / 2) law, on x > 0; with h = df / 2:
 /// log p(x) = -h log(2) - lgamma(h) + (h - 1) log(x) - x / 2.
 /// Reference: Stan Functions Reference, "Chi-square distribution"; TFP `tfd.Chi2`. Samples are
-/// 2 g with g ~ Gamma(df / 2, 1), not reparameterized. The cdf needs the incomplete gamma function,
-/// which the tensor layer does not provide, so it is not offered.
+/// 2 g with g ~ Gamma(df / 2, 1), not reparameterized. The cdf is P(df / 2, x / 2), differentiable
+/// in x; a gradient with respect to df throws.
 class Chi2 final : public Distribution {
  public:
   explicit Chi2(Tensor df);
@@ -19,6 +19,7 @@ class Chi2 final : public Distribution {
   Constraint support() const override { return Constraint::positive(); }
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   Tensor df_;

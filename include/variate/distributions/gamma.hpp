@@ -7,8 +7,8 @@ namespace variate::dist {
 /// log p(x) = a log(b) - lgamma(a) + (a - 1) log(x) - b x.
 /// Reference: Stan Functions Reference, "Gamma distribution"; TFP `tfd.Gamma`. Samples are
 /// g / rate with g ~ Gamma(concentration, 1) (Marsaglia & Tsang): reparameterized in rate, not in
-/// concentration. The cdf needs the incomplete gamma function, which the tensor layer does not
-/// provide, so it is not offered.
+/// concentration. The cdf is P(concentration, rate x), differentiable in x and rate; a gradient
+/// with respect to concentration throws.
 class Gamma final : public Distribution {
  public:
   Gamma(Tensor concentration, Tensor rate);
@@ -21,6 +21,7 @@ class Gamma final : public Distribution {
   Constraint support() const override { return Constraint::positive(); }
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   Tensor concentration_, rate_;

@@ -9,8 +9,8 @@ namespace variate::dist {
 /// Reference: Stan Functions Reference, "Inverse gamma distribution"; TFP `tfd.InverseGamma`.
 /// Samples are scale / g with g ~ Gamma(concentration, 1): reparameterized in scale, not in
 /// concentration. As in TFP, the mean is NaN where concentration <= 1 and the variance NaN where
-/// concentration <= 2. The cdf needs the incomplete gamma function, which the tensor layer does not
-/// provide, so it is not offered.
+/// concentration <= 2. The cdf is Q(concentration, scale / x) for x > 0, differentiable in x and
+/// scale; a gradient with respect to concentration throws.
 class InverseGamma final : public Distribution {
  public:
   InverseGamma(Tensor concentration, Tensor scale);
@@ -23,6 +23,7 @@ class InverseGamma final : public Distribution {
   Constraint support() const override { return Constraint::positive(); }
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   Tensor concentration_, scale_;

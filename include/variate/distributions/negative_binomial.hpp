@@ -10,7 +10,9 @@ namespace variate::dist {
 /// (Boost's and Stan's neg_binomial count failures before r successes: TFP's NegativeBinomial(r, p)
 /// is Boost's negative_binomial(r, 1 - p).) r > 0 may be real (the gamma-Poisson mixture); probs
 /// in [0, 1), or logits = log(p / (1 - p)) (stable for large |logits|). Samples are Poisson draws
-/// with a Gamma(r, rate (1 - p) / p) rate. Reference: TFP tfd.NegativeBinomial.
+/// with a Gamma(r, rate (1 - p) / p) rate. The cdf at k >= 0 is I_{1-p}(r, floor(k) + 1) (Boost's
+/// negative_binomial cdf with success fraction 1 - p), differentiable in p's parameter; a gradient
+/// with respect to total_count throws. Reference: TFP tfd.NegativeBinomial.
 class NegativeBinomial final : public Distribution {
  public:
   static NegativeBinomial from_probs(Tensor total_count, Tensor probs);
@@ -26,6 +28,7 @@ class NegativeBinomial final : public Distribution {
   Constraint support() const override { return Constraint::nonnegative_integer(); }
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   NegativeBinomial(const Tensor& total_count, const Tensor& param, bool is_logits);

@@ -9,8 +9,9 @@ namespace variate::dist {
 /// Reference: Stan Functions Reference, "Student-t distribution"; TFP `tfd.StudentT`. Samples are
 /// loc + scale * eps / sqrt(chi2(df) / df): reparameterized in loc and scale, not in df.
 /// As in TFP, the mean is NaN where df <= 1 and the variance is +inf where 1 < df <= 2 and NaN
-/// where df <= 1 (the moments do not exist there). The cdf needs the incomplete beta function,
-/// which the tensor layer does not provide, so it is not offered.
+/// where df <= 1 (the moments do not exist there). The cdf is I_{df / (df + z^2)}(df / 2, 1 / 2) / 2
+/// for z <= 0 and one minus that for z > 0 (as in TFP); it is differentiable in x, loc and scale,
+/// and throws for a gradient with respect to df.
 class StudentT final : public Distribution {
  public:
   StudentT(Tensor df, Tensor loc, Tensor scale);
@@ -24,6 +25,7 @@ class StudentT final : public Distribution {
   Constraint support() const override { return Constraint::real(); }
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor cdf(const Tensor& value) const override;
 
  private:
   Tensor df_, loc_, scale_;

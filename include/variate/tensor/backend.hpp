@@ -11,10 +11,12 @@ namespace variate {
 
 enum class UnaryOp : std::uint8_t {
   neg, exp, log, log1p, expm1, sqrt, abs, sign, square, reciprocal, sigmoid, log_sigmoid, softplus,
-  tanh, lgamma, digamma, trigamma, erf, erfc, floor, logical_not
+  tanh, atan, lgamma, digamma, trigamma, erf, erfc, floor, logical_not
 };
+/// igamma(a, x) and igammac(a, x) are the regularized incomplete gamma functions P(a, x) and
+/// Q(a, x) = 1 - P(a, x).
 enum class BinaryOp : std::uint8_t {
-  add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge, logical_and, logical_or
+  add, sub, mul, div, pow, maximum, minimum, igamma, igammac, eq, ne, lt, le, gt, ge, logical_and, logical_or
 };
 enum class ReduceOp : std::uint8_t { sum, max, min, prod };
 
@@ -39,6 +41,8 @@ class Backend {
   virtual void unary(UnaryOp op, const Tensor& x, Tensor& out) = 0;
   virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) = 0;
   virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  /// The regularized incomplete beta function I_x(a, b); all three are floating, of out's dtype.
+  virtual void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) = 0;
   virtual void broadcast_to(const Tensor& x, Tensor& out) = 0;
 
   /// Reduces the axes flagged in `reduced` (length x.rank()); out has x's rank with those dims 1.
@@ -66,6 +70,13 @@ class Backend {
   virtual void take(const Tensor& x, int axis, const Tensor& index, Tensor& out) = 0;
   /// out[..., index[j], ...] += src[..., j, ...] along axis for a 1-d index.
   virtual void take_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) = 0;
+
+  /// Fused Bernoulli-logit GLM (one pass over x): for each row i and state c, z = x_i . w_c + alpha_c;
+  /// log_lik_c = sum_i y_i z - softplus(z) (-inf for a y_i outside {0, 1}); grad_w_c = sum_i g x_i and
+  /// grad_alpha_c = sum_i g with g = y_i - sigmoid(z). x (N, D), w (C, D), alpha (C), y (N); outputs
+  /// log_lik (C), grad_w (C, D), grad_alpha (C). Many states (chains) share the one pass over x.
+  virtual void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
+                                   Tensor& log_lik, Tensor& grad_w, Tensor& grad_alpha) = 0;
 
   // Linear algebra over the last two dims, batched over the leading ones.
   /// Lower Cholesky factor; returns false if some matrix is not positive definite.

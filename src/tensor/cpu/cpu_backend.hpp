@@ -17,6 +17,7 @@ class CpuBackend final : public Backend {
   void unary(UnaryOp op, const Tensor& x, Tensor& out) override;
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override;
   void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override;
+  void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) override;
   void broadcast_to(const Tensor& x, Tensor& out) override;
 
   void reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) override;
@@ -34,6 +35,9 @@ class CpuBackend final : public Backend {
   void scatter_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) override;
   void take(const Tensor& x, int axis, const Tensor& index, Tensor& out) override;
   void take_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) override;
+
+  void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y, Tensor& log_lik,
+                           Tensor& grad_w, Tensor& grad_alpha) override;
 
   bool cholesky(const Tensor& x, Tensor& out) override;
   void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) override;

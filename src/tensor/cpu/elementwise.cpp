@@ -1,6 +1,7 @@
 // Element-wise kernels: fill, copy, cast, unary and binary math, where, broadcast_to.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "tensor/cpu/special_functions.hpp"
 #include "tensor/cpu/strided_loop.hpp"
@@ -37,6 +38,7 @@ void unary_float(UnaryOp op, const Tensor& x, Tensor& out) {
     case UnaryOp::log_sigmoid: return map_unary<T>(x, out, [](T v) { return T(-vsoftplus(-D(v))); });
     case UnaryOp::softplus: return map_unary<T>(x, out, [](T v) { return T(vsoftplus(D(v))); });
     case UnaryOp::tanh: return map_unary<T>(x, out, [](T v) { return std::tanh(v); });
+    case UnaryOp::atan: return map_unary<T>(x, out, [](T v) { return std::atan(v); });
     case UnaryOp::lgamma: return map_unary<T>(x, out, [](T v) { return T(log_gamma(D(v))); });
     case UnaryOp::digamma: return map_unary<T>(x, out, [](T v) { return T(digamma(D(v))); });
     case UnaryOp::trigamma: return map_unary<T>(x, out, [](T v) { return T(trigamma(D(v))); });
@@ -92,6 +94,17 @@ void map_binary(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   });
 }
 
+// A special function f(double, double), evaluated in double and rounded to T. prim::binary gives
+// these ops floating operands only.
+template <class T>
+void map_special(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out, double (*f)(double, double)) {
+  if constexpr (std::is_floating_point_v<T>) {
+    map_binary<T, T>(a, b, out, [f](T x, T y) { return T(f(double(x), double(y))); });
+  } else {
+    detail::fail("binary ", name(op), ": not defined for integer tensors");
+  }
+}
+
 template <class T>
 T nan_max(T x, T y) {
   return (x > y || x != x) ? x : y;
@@ -111,6 +124,8 @@ void binary_typed(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
     case BinaryOp::pow: return map_binary<T, T>(a, b, out, [](T x, T y) { return T(std::pow(x, y)); });
     case BinaryOp::maximum: return map_binary<T, T>(a, b, out, nan_max<T>);
     case BinaryOp::minimum: return map_binary<T, T>(a, b, out, nan_min<T>);
+    case BinaryOp::igamma: return map_special<T>(op, a, b, out, igamma_p);
+    case BinaryOp::igammac: return map_special<T>(op, a, b, out, igamma_q);
     case BinaryOp::eq: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x == y; });
     case BinaryOp::ne: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x != y; });
     case BinaryOp::lt: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x < y; });
