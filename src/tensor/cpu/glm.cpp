@@ -13,20 +13,17 @@ namespace {
 
 constexpr std::int64_t kRowsPerBlock = 512;  // 512 x 51 doubles ~ 200 KB: stays in L2
 
-// For one state: adds sum_i y_i z_i - softplus(z_i) to `lp` and sum_i g_i to `ga`, and overwrites
-// z_i (at stride `stride`) with g_i = y_i - sigmoid(z_i). Branch-free so that it vectorizes; e =
-// exp(-|z|) serves both softplus and sigmoid. kStride 1 fixes the stride at compile time.
-template <int kStride, class T>
-void rows_terms(const T* y, T* z_io, std::int64_t rows, double alpha, double& lp, double& ga,
-                std::int64_t stride = kStride) {
-  const std::int64_t step = kStride == 1 ? 1 : stride;
-  // The sums are unconditional (GCC does not vectorize conditional reductions): |y (1 - y)| is 0
-  // exactly for labels 0 and 1, and its sum makes the log-likelihood -inf afterwards otherwise.
+// For one state: returns sum_i y_i z_i - softplus(z_i) in `lp` and sum_i g_i in `ga`, and overwrites
+// z_i with g_i = y_i - sigmoid(z_i). All-double and branch-free so that it vectorizes; e =
+// exp(-|z|) serves both softplus and sigmoid. The sums are unconditional (GCC does not vectorize
+// conditional reductions): |y (1 - y)| is 0 exactly for labels 0 and 1, and its sum makes the
+// log-likelihood -inf otherwise.
+void rows_terms(const double* y, double* z_io, std::int64_t rows, double alpha, double& lp, double& ga) {
   double lp_sum = 0, ga_sum = 0, invalid = 0;
   for (std::int64_t i = 0; i < rows; ++i) {
-    const double yi = double(y[i]);
+    const double yi = y[i];
     const bool valid = (yi == 0.0) | (yi == 1.0);
-    const double z = double(z_io[i * step]) + alpha;
+    const double z = z_io[i] + alpha;
     const double e = vexp(z < 0 ? z : -z);
     const double softplus = (z > 0 ? z : 0.0) + vlog1p(e);
     const double sigmoid = (z >= 0 ? 1.0 : e) / (1.0 + e);
@@ -34,7 +31,7 @@ void rows_terms(const T* y, T* z_io, std::int64_t rows, double alpha, double& lp
     invalid += std::abs(yi * (1.0 - yi));
     const double g = valid ? yi - sigmoid : 0.0;
     ga_sum += g;
-    z_io[i * step] = T(g);
+    z_io[i] = g;
   }
   lp = invalid != 0 ? -INFINITY : lp_sum;
   ga = ga_sum;
@@ -52,6 +49,8 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   Tensor sums = Tensor::empty(Shape{blocks, 2 * c}, DType::f64);
   Tensor partial_w = Tensor::empty(Shape{blocks, c * d}, dtype_of<T>::value);
   Tensor z_scratch = Tensor::empty(Shape{blocks, kRowsPerBlock, c}, dtype_of<T>::value);
+  // Per block, one state's z and the labels as contiguous doubles, for the vectorized row terms.
+  Tensor row_scratch = Tensor::empty(Shape{blocks, 2, kRowsPerBlock}, DType::f64);
   const T* px = x.data<T>();
   const T* py = y.data<T>();
   const T* pa = alpha.data<T>();
@@ -59,6 +58,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   double* ps = sums.data<double>();
   T* pw = partial_w.data<T>();
   T* pz = z_scratch.data<T>();
+  double* pr = row_scratch.data<double>();
   parallel_blocks(n, kRowsPerBlock, [&](std::int64_t r0, std::int64_t r1) {
     const std::int64_t b = r0 / kRowsPerBlock, rows = r1 - r0;
     const ConstMap X(px + r0 * d, rows, d);
@@ -66,14 +66,13 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
     Z.noalias() = X * W.transpose();  // rows x c
     double* lp = ps + b * 2 * c;
     double* ga = lp + c;
-    const T* yb = py + r0;
-    T* zb = Z.data();
+    double* zd = pr + b * 2 * kRowsPerBlock;
+    double* yd = zd + kRowsPerBlock;
+    for (std::int64_t i = 0; i < rows; ++i) yd[i] = double(py[r0 + i]);
     for (std::int64_t k = 0; k < c; ++k) {
-      if (c == 1) {
-        rows_terms<1>(yb, zb, rows, double(pa[0]), lp[0], ga[0]);  // contiguous: vectorizes fully
-      } else {
-        rows_terms<0>(yb, zb + k, rows, double(pa[k]), lp[k], ga[k], c);
-      }
+      for (std::int64_t i = 0; i < rows; ++i) zd[i] = double(Z(i, k));
+      rows_terms(yd, zd, rows, double(pa[k]), lp[k], ga[k]);
+      for (std::int64_t i = 0; i < rows; ++i) Z(i, k) = T(zd[i]);  // Z now holds g
     }
     // grad_w (c x d) of this block = g^T x_b, while x_b is still in cache.
     Eigen::Map<Matrix> G(pw + b * c * d, c, d);
