@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   gradient.precision = precision == "f32" ? DType::f32 : DType::f64;
   try {
     return cli::run_gradient_job(gradient, std::cout);  // also the default job
-  } catch (const variate::Error& e) {
+  } catch (const std::exception& e) {  // variate::Error and anything else: one message, no abort
     std::cerr << "variate: error: " << e.what() << '\n';
     return 1;
   }

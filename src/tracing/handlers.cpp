@@ -69,9 +69,24 @@ const Site& Trace::site(std::string_view name) const {
   detail::fail("Trace", ": no site named '", name, "'; the recorded sites are: ", known.empty() ? "(none)" : known);
 }
 
+LogJoint::LogJoint(int batch_ndims, SiteRanks unbatched) : batch_ndims_(batch_ndims), unbatched_(std::move(unbatched)) {
+  VARIATE_CHECK(batch_ndims >= 0, "LogJoint", "batch_ndims must be >= 0, got ", batch_ndims);
+}
+
 void LogJoint::postprocess(const Message& m) {
   if (m.intervened) return;
-  Tensor term = site_log_prob(*m.distribution, m.value, batch_ndims_);
+  const Tensor lp = m.distribution->log_prob(m.value);
+  int keep = 0;
+  if (batch_ndims_ > 0) {
+    auto it = unbatched_.find(m.name);
+    VARIATE_CHECK(it != unbatched_.end(), "LogJoint", "site '", m.name, "' did not occur in the unbatched run");
+    const int extra = lp.rank() - it->second;
+    VARIATE_CHECK(extra == 0 || extra == batch_ndims_, "LogJoint", "the log density of site '", m.name, "' has ",
+                  extra, " dims more than in an unbatched run; expected 0 or the ", batch_ndims_,
+                  " batch dims (write the model with right-aligned broadcasting)");
+    keep = extra;
+  }
+  Tensor term = sum_site_terms(lp, keep);
   if (m.scale != 1.0) term = term * m.scale;
   total_ = total_.defined() ? total_ + term : term;
 }

@@ -40,9 +40,20 @@ class StrictSubstitute : public Tracer {
 
 std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_ndims) {
   VARIATE_CHECK(batch_ndims >= 0, "make_log_joint", "batch_ndims must be >= 0, got ", batch_ndims);
-  return [program = std::move(program), batch_ndims](const Values& values) {
-    LogJoint log_joint(batch_ndims);
-    start_program_run();
+  // Which dims of a site's log density belong to the batch of states is read off one unbatched run.
+  SiteRanks unbatched;
+  if (batch_ndims > 0) {
+    Trace trace;
+    ProgramRun run;
+    {
+      Seed seed(random::Key(0));
+      program();
+    }
+    for (const Site& s : trace.sites()) unbatched[s.name] = s.distribution->log_prob(s.value).rank();
+  }
+  return [program = std::move(program), batch_ndims, unbatched = std::move(unbatched)](const Values& values) {
+    LogJoint log_joint(batch_ndims, unbatched);
+    ProgramRun run;
     std::vector<std::string> seen;
     {
       StrictSubstitute substitute(values);
@@ -59,7 +70,7 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
 
 Values ProgramJoint::sample(random::Key key) const {
   Trace trace;
-  start_program_run();
+  ProgramRun run;
   {
     Seed seed(key);
     program_();
@@ -73,7 +84,7 @@ Tensor ProgramJoint::log_prob(const Values& values) const { return make_log_join
 
 std::vector<SiteInfo> ProgramJoint::sites(random::Key key) const {
   Trace trace;
-  start_program_run();
+  ProgramRun run;
   {
     Seed seed(key);
     program_();

@@ -16,15 +16,14 @@ RandomVariable::RandomVariable(DistributionPtr distribution, std::string name, S
   value_ = std::move(m.value);
 }
 
-Tensor RandomVariable::log_prob() const { return tracing::site_log_prob(*distribution_, value_); }
+Tensor RandomVariable::log_prob() const { return tracing::sum_site_terms(distribution_->log_prob(value_)); }
 
 namespace tracing {
 
-Tensor site_log_prob(const Distribution& d, const Tensor& value, int batch_ndims) {
-  const Tensor lp = d.log_prob(value);
-  if (lp.rank() <= batch_ndims) return lp;
+Tensor sum_site_terms(const Tensor& lp, int keep) {
+  if (lp.rank() <= keep) return lp;
   std::vector<int> axes;
-  for (int i = batch_ndims; i < lp.rank(); ++i) axes.push_back(i);
+  for (int i = keep; i < lp.rank(); ++i) axes.push_back(i);
   return sum(lp, axes);
 }
 

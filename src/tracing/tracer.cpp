@@ -30,7 +30,8 @@ Tracer::~Tracer() {
 
 bool tracing_active() { return !state.stack.empty(); }
 
-void start_program_run() { state.generated.clear(); }
+ProgramRun::ProgramRun() : saved_(std::move(state.generated)) { state.generated.clear(); }
+ProgramRun::~ProgramRun() { state.generated = std::move(saved_); }
 
 std::string generated_site_name(const char* family) {
   const int n = state.generated[family]++;
@@ -38,12 +39,15 @@ std::string generated_site_name(const char* family) {
 }
 
 void apply_stack(Message& m) {
-  // process: innermost first, until a tracer stops the message.
-  std::size_t reached = 0;  // how many tracers (from the innermost) saw the message
+  // process: innermost first; past a Block only the tracers that see hidden sites (Seed).
+  std::size_t reached = 0;  // how many tracers (from the innermost) saw the message unhidden
   for (auto it = state.stack.rbegin(); it != state.stack.rend(); ++it) {
+    if (m.stop) {
+      if ((*it)->sees_blocked_sites()) (*it)->process(m);
+      continue;
+    }
     ++reached;
     (*it)->process(m);
-    if (m.stop) break;
   }
   if (!m.value.defined()) {
     VARIATE_CHECK(m.key.has_value(), "RandomVariable",

@@ -20,6 +20,7 @@ class Seed : public Tracer {
  public:
   explicit Seed(random::Key key) : key_(key) {}
   void process(Message& m) override;
+  bool sees_blocked_sites() const override { return true; }
 
  private:
   random::Key key_;
@@ -110,18 +111,25 @@ class Trace : public Tracer {
   std::vector<Site> sites_;
 };
 
+/// The rank of each site's log density in one unbatched run of a program.
+using SiteRanks = std::map<std::string, int, std::less<>>;
+
 /// Accumulates the log joint density: the sum over sites of scale * log_prob(value), except
-/// intervened sites; each term is summed over all dims but the leading `batch_ndims` (see
-/// site_log_prob), so a batch of program states gives a batch of log densities.
+/// intervened sites. Each term is summed to a scalar; with `batch_ndims` > 0 (a batch of program
+/// states, e.g. chains) a site's log density whose rank exceeds its unbatched rank (`unbatched`) by
+/// batch_ndims keeps those leading dims, and a site without them (data that no state touches)
+/// counts once for every state.
 class LogJoint : public Tracer {
  public:
-  explicit LogJoint(int batch_ndims = 0) : batch_ndims_(batch_ndims) {}
+  LogJoint() = default;
+  LogJoint(int batch_ndims, SiteRanks unbatched);
   void postprocess(const Message& m) override;
   /// The accumulated log density (0 when no site contributed).
   Tensor value() const { return total_.defined() ? total_ : Tensor::scalar(0.0); }
 
  private:
-  int batch_ndims_;
+  int batch_ndims_ = 0;
+  SiteRanks unbatched_;
   Tensor total_;
 };
 

@@ -35,10 +35,9 @@ class RandomVariable {
 };
 
 namespace tracing {
-/// log_prob(value) of a site summed over all dims but the leading `batch_ndims` (the dims of a
-/// batch of program states, e.g. chains). A model written with right-aligned broadcasting gives
-/// every site's log density those leading dims; a term of lower rank broadcasts.
-Tensor site_log_prob(const Distribution& d, const Tensor& value, int batch_ndims = 0);
+/// A site's log density `lp` summed over all dims but the leading `keep` (the dims of a batch of
+/// program states, e.g. chains).
+Tensor sum_site_terms(const Tensor& lp, int keep = 0);
 }  // namespace tracing
 
 }  // namespace variate

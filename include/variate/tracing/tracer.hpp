@@ -1,13 +1,14 @@
 #pragma once
 // Tracing (layer 5): creating a random variable sends a message through a thread-local stack of
 // tracers (effect handlers), innermost first. Each tracer may read or change the message: supply
-// the value, mark it observed or intervened, scale it, derive its random key, stop it from reaching
-// the tracers further out (block). If no tracer supplied a value, the value is drawn with the site's
+// the value, mark it observed or intervened, scale it, derive its random key, or hide it from the
+// tracers further out (Block; only Seed still sees a hidden site, so that it can be drawn). If no tracer supplied a value, the value is drawn with the site's
 // key; then the tracers see the finished message again (postprocess), outermost first, where they
 // record it or add its log density.
 //
 // Tracers are RAII objects: constructing one pushes it, destroying it pops it, so a tracer used
 // inside a model still composes with tracers that wrap the whole model (make_log_joint).
+#include <map>
 #include <optional>
 #include <string>
 
@@ -41,6 +42,9 @@ class Tracer {
   virtual void process(Message&) {}
   /// After the value is final, from the outermost tracer that saw the site inwards.
   virtual void postprocess(const Message&) {}
+  /// Whether process() still runs for sites a Block further in has hidden. Only Seed says yes:
+  /// keys are plumbing, so a blocked site can still be drawn.
+  virtual bool sees_blocked_sites() const { return false; }
 };
 
 /// Runs `message` through the active tracers, drawing the value if none was supplied. Throws if the
@@ -51,9 +55,19 @@ void apply_stack(Message& message);
 /// order of creation within the current program run (deterministic across runs).
 std::string generated_site_name(const char* family);
 
-/// Marks the start of a program run: generated names count from the start again. Program
-/// transformations call it; a run also starts whenever the first tracer is pushed.
-void start_program_run();
+/// A program run inside a scope: generated names count from the start again, and the counters of a
+/// run that encloses it (a transformation called inside a traced model) are restored at scope exit.
+/// A run also starts whenever the first tracer is pushed.
+class ProgramRun {
+ public:
+  ProgramRun();
+  ~ProgramRun();
+  ProgramRun(const ProgramRun&) = delete;
+  ProgramRun& operator=(const ProgramRun&) = delete;
+
+ private:
+  std::map<std::string, int, std::less<>> saved_;
+};
 
 /// Whether any tracer is active on this thread.
 bool tracing_active();
