@@ -119,7 +119,8 @@ Tensor scatter_add(const Tensor& base, int axis, const Tensor& index, const Tens
   const int ax = normalize_axis("scatter_add", axis, base.rank());
   return record(prim::scatter_add(base, ax, index, src), {base, src}, {index}, [ax](const BackwardContext& ctx) {
     ctx.add(0, ctx.grad());
-    if (ctx.needs_grad(1)) ctx.add(1, prim::gather(ctx.grad(), ax, ctx.saved(0)));
+    if (ctx.needs_grad(1))
+      ctx.add(1, prim::gather(ctx.grad(), ax, prim::broadcast_to(ctx.saved(0), ctx.input_shape(1))));
   });
 }
 

@@ -29,8 +29,10 @@ class Arena {
         used_ = 0;
         continue;
       }
-      const std::size_t size = std::max<std::size_t>(bytes + align, chunks_.empty() ? 1 << 16 : chunks_.back().size * 2);
-      chunks_.push_back({static_cast<char*>(std::malloc(size)), size});
+      // Chunks are 64-byte aligned, so aligning offsets aligns addresses for any rule object.
+      const std::size_t wanted = std::max<std::size_t>(bytes + align, chunks_.empty() ? 1 << 16 : chunks_.back().size * 2);
+      const std::size_t size = (wanted + 63) / 64 * 64;
+      chunks_.push_back({static_cast<char*>(std::aligned_alloc(64, size)), size});
       if (!chunks_.back().data) throw std::bad_alloc();
     }
   }

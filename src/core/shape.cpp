@@ -28,6 +28,7 @@ std::int64_t Shape::numel() const {
 void Shape::push_back(std::int64_t d) { insert(rank_, d); }
 
 void Shape::insert(int pos, std::int64_t d) {
+  VARIATE_CHECK(pos >= 0 && pos <= rank_, "Shape", "cannot insert at position ", pos, " of ", str());
   VARIATE_CHECK(rank_ < kMaxRank, "Shape", "cannot add a dimension to ", str(), ": maximum rank is ",
                 kMaxRank);
   for (int i = rank_; i > pos; --i) dims_[i] = dims_[i - 1];
@@ -36,6 +37,7 @@ void Shape::insert(int pos, std::int64_t d) {
 }
 
 void Shape::erase(int pos) {
+  VARIATE_CHECK(pos >= 0 && pos < rank_, "Shape", "cannot erase position ", pos, " of ", str());
   for (int i = pos; i + 1 < rank_; ++i) dims_[i] = dims_[i + 1];
   dims_[--rank_] = 0;
 }

@@ -61,15 +61,17 @@ Tensor MixtureSameFamily::sample(random::Key key, const Shape& sample_shape) con
   const auto [index_key, draws_key] = random::split(key);
   const Shape leading = concat_shapes(sample_shape, batch_shape());
   const Tensor index = random::categorical(index_key, autodiff::stop_gradient(logits_), leading);
-  // Every component draws; the chosen one is gathered. The logits may carry batch axes that the
-  // components lack, so the draws are broadcast to the full batch first.
-  Tensor draws = components_->sample(draws_key, sample_shape);
-  const Shape full = concat_shapes(concat_shapes(leading, Shape{logits_.dim(-1)}), event_shape());
-  if (draws.shape() != full) {
-    Shape aligned = sample_shape;
-    for (int i = components_->batch_shape().rank() - 1; i < batch_shape().rank(); ++i) aligned.push_back(1);
-    draws = broadcast_to(reshape(draws, concat_shapes(aligned, components_->sample_full_shape({})).dims()), full);
-  }
+  // Every component draws; the chosen one is gathered. Leading batch axes that only the logits have
+  // become extra sample axes of the components, so every batch member gets its own draws.
+  const int own = components_->batch_shape().rank() - 1;  // the components' batch axes, without K
+  const int extra = batch_shape().rank() - own;
+  Shape draw_shape = sample_shape;
+  for (int i = 0; i < extra; ++i) draw_shape.push_back(batch_shape()[i]);
+  for (int i = 0; i < own; ++i)
+    VARIATE_CHECK(components_->batch_shape()[i] == batch_shape()[extra + i], "MixtureSameFamily",
+                  "sampling needs the components' batch shape ", components_->batch_shape(),
+                  " to match the mixture's batch shape ", batch_shape(), " on its trailing axes (no size-1 broadcasting)");
+  const Tensor draws = components_->sample(draws_key, draw_shape);
   Shape index_shape = concat_shapes(leading, Shape{1});
   for (int i = 0; i < event_shape().rank(); ++i) index_shape.push_back(1);
   const int axis = leading.rank();

@@ -59,6 +59,13 @@ DType float_type(DType t) { return is_floating(t) ? t : DType::f64; }
 Tensor cast(const Tensor& x, DType dtype) {
   check_defined("cast", x);
   if (x.dtype() == dtype) return x;
+  if (is_floating(x.dtype()) && (dtype == DType::i32 || dtype == DType::i64) && x.numel() > 0) {
+    // Converting NaN, infinity or an out-of-range value to an integer is undefined behaviour.
+    const double limit = dtype == DType::i32 ? 2147483647.0 : 9.2e18;
+    const double largest = reduce(ReduceOp::max, unary(UnaryOp::abs, x), {}, false).item();
+    VARIATE_CHECK(largest <= limit, "cast", "cannot convert values of magnitude ", largest, " (or NaN) in a ",
+                  x.dtype(), " tensor of shape ", x.shape(), " to ", dtype);
+  }
   Tensor out = Tensor::empty(x.shape(), dtype, x.device());
   backend(x.device()).cast(x, out);
   return out;

@@ -19,12 +19,12 @@ void release_storage(Storage* s) {
 Tensor::Tensor(double value) : Tensor(scalar(value)) {}
 
 Tensor::Tensor(const Tensor& o)
-    : storage_(o.storage_), offset_(o.offset_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
+    : storage_(o.storage_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
   if (storage_) storage_->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
 Tensor::Tensor(Tensor&& o) noexcept
-    : storage_(o.storage_), offset_(o.offset_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
+    : storage_(o.storage_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
   o.storage_ = nullptr;
 }
 
@@ -40,7 +40,6 @@ Tensor& Tensor::operator=(Tensor&& o) noexcept {
   if (this != &o) {
     if (storage_) detail::release_storage(storage_);
     storage_ = o.storage_;
-    offset_ = o.offset_;
     shape_ = o.shape_;
     dtype_ = o.dtype_;
     tape_ref_ = o.tape_ref_;
@@ -138,6 +137,7 @@ Tensor Tensor::view(const Shape& shape) const {
                 " (", numel(), " elements) as shape ", shape, " (", shape.numel(), " elements)");
   Tensor t(*this);
   t.shape_ = shape;
+  t.tape_ref_ = {};  // a view is a new value for autodiff (autodiff::reshape records it)
   return t;
 }
 

@@ -11,7 +11,9 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 
-// Counts every C++ heap allocation in this test program.
+// Counts every C++ heap allocation in this test program. The replacement operator new is built on
+// malloc, so free is the matching release; GCC cannot see that through inlining and warns.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 namespace {
 std::atomic<std::int64_t> heap_allocations{0};
 }
@@ -123,6 +125,28 @@ TEST(Tape, GradientsKeepTheInputDtype) {
   const Tensor g = grad([](const Tensor& x) { return sum(cast(x, DType::f64) * 2.0); }, x);
   EXPECT_EQ(g.dtype(), DType::f32);
   EXPECT_FLOAT_EQ(float(g.at(1)), 2.0f);
+}
+
+TEST(Tape, ViewsOfTrackedTensorsAreNewValues) {
+  // A prim-level reshape of a tracked tensor must not alias the input's tape identity.
+  const Tensor g = grad([](const Tensor& x) { return sum(square(reshape(prim::reshape(x, Shape{2, 2}), {4}))); },
+                        Tensor::vec({1, 2, 3, 4}));
+  EXPECT_EQ(g.shape(), (Shape{4}));
+}
+
+TEST(Tape, MaximumSendsTheGradientWhereTheNaNCameFrom) {
+  auto [value, grads] = value_and_grad([](const Tensor& a, const Tensor& b) { return sum(maximum(a, b)); },
+                                       Tensor::vec({NAN}), Tensor::vec({0.0}));
+  EXPECT_TRUE(std::isnan(value.item()));
+  EXPECT_EQ(grads[0].at(0), 1.0);
+  EXPECT_EQ(grads[1].at(0), 0.0);
+}
+
+TEST(Tape, ScatterAddWithABroadcastIndex) {
+  // The index has size 1 along the other axis and broadcasts against src, as the forward allows.
+  const Tensor index = Tensor::from(std::vector<std::int64_t>{0, 2}, Shape{2, 1});
+  testing::expect_ad([&](std::span<const Tensor> v) { return scatter_add(v[0], 1, index, v[1]); },
+                     {random_tensor(Shape{2, 3}, 12), random_tensor(Shape{2, 1}, 13)});
 }
 
 TEST(Transforms, VjpAndJacobian) {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "tensor/cpu/vector_math.hpp"
+#include "variate/tensor/prim.hpp"
 
 namespace variate::cpu {
 namespace {
@@ -74,6 +75,13 @@ TEST(VectorMath, SigmoidAndSoftplusAreStableAtExtremes) {
   EXPECT_EQ(vsoftplus(800.0), 800.0);
   EXPECT_NEAR(vsoftplus(-40.0), std::exp(-40.0), 1e-30);
   EXPECT_NEAR(vsoftplus(0.0), std::log(2.0), 1e-16);
+}
+
+TEST(Casts, NonFiniteOrOutOfRangeFloatsToIntegersAreErrors) {
+  EXPECT_THROW(prim::cast(Tensor::vec({1.0, NAN}), DType::i64), Error);
+  EXPECT_THROW(prim::cast(Tensor::vec({3e9}), DType::i32), Error);
+  EXPECT_EQ(prim::cast(Tensor::vec({-2.0, 7.9}), DType::i32).at(1), 7.0);
+  EXPECT_TRUE(std::isnan(prim::unary(UnaryOp::sign, Tensor::vec({NAN})).at(0)));
 }
 
 }  // namespace

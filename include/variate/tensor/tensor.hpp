@@ -83,8 +83,8 @@ class Tensor {
     check_dtype(dtype_of<T>::value);
     return static_cast<const T*>(raw());
   }
-  void* raw() { return static_cast<char*>(storage_->data) + offset_; }
-  const void* raw() const { return static_cast<const char*>(storage_->data) + offset_; }
+  void* raw() { return storage_->data; }
+  const void* raw() const { return storage_->data; }
 
   /// The single element of a one-element tensor, as double.
   double item() const;
@@ -106,7 +106,6 @@ class Tensor {
   void check_dtype(DType expected) const;
 
   detail::Storage* storage_ = nullptr;
-  std::size_t offset_ = 0;  // bytes from the start of storage_
   Shape shape_;
   DType dtype_ = DType::f64;
   TapeRef tape_ref_;

@@ -31,7 +31,7 @@ void unary_float(UnaryOp op, const Tensor& x, Tensor& out) {
     case UnaryOp::expm1: return map_unary<T>(x, out, [](T v) { return std::expm1(v); });
     case UnaryOp::sqrt: return map_unary<T>(x, out, [](T v) { return std::sqrt(v); });
     case UnaryOp::abs: return map_unary<T>(x, out, [](T v) { return std::abs(v); });
-    case UnaryOp::sign: return map_unary<T>(x, out, [](T v) { return T((v > 0) - (v < 0)); });
+    case UnaryOp::sign: return map_unary<T>(x, out, [](T v) { return v != v ? v : T((v > 0) - (v < 0)); });
     case UnaryOp::square: return map_unary<T>(x, out, [](T v) { return v * v; });
     case UnaryOp::reciprocal: return map_unary<T>(x, out, [](T v) { return T(1) / v; });
     case UnaryOp::sigmoid: return map_unary<T>(x, out, [](T v) { return T(vsigmoid(D(v))); });
