@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "distributions/sum_rightmost.hpp"
+#include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 
 namespace variate::dist {
@@ -50,16 +51,26 @@ Tensor TransformedDistribution::sample(random::Key key, const Shape& sample_shap
 Tensor TransformedDistribution::log_prob(const Tensor& value) const {
   const Tensor y = dist::as_dtype(value, dtype());
   const int event = event_shape().rank();
-  const Tensor lp =
-      base_->log_prob(bijector_->inverse(y)) +
-      detail::sum_rightmost(bijector_->inverse_log_det_jacobian(y), event - bijector_->inverse_event_ndims());
-  if (!support_) return lp;
+  if (!support_) return log_prob_inside(y, event);
   // Outside the image the inverse is NaN (log of a negative number); such values get -inf. An
   // element-wise NaN value keeps its NaN density, as dist::mask_outside_support does.
   Tensor keep = dist::in_support(*support_, y);
-  if (support_->event_ndims() == 0) keep = prim::binary(BinaryOp::logical_or, keep, prim::binary(BinaryOp::ne, y, y));
+  Tensor evaluated_at = y;
+  if (support_->event_ndims() == 0) {
+    keep = prim::binary(BinaryOp::logical_or, keep, prim::binary(BinaryOp::ne, y, y));
+    // The base's partials at a NaN inverse would turn the masked -inf into NaN gradients, so
+    // values outside the image are evaluated at an inside point (the image of 0) instead.
+    const Tensor inside = autodiff::stop_gradient(bijector_->forward(Tensor::zeros(Shape{}, dtype())));
+    evaluated_at = where(keep, y, inside);
+  }
   keep = all_rightmost(keep, event - support_->event_ndims());
+  const Tensor lp = log_prob_inside(evaluated_at, event);
   return where(keep, lp, Tensor::scalar(-INFINITY, lp.dtype()));
+}
+
+Tensor TransformedDistribution::log_prob_inside(const Tensor& y, int event) const {
+  return base_->log_prob(bijector_->inverse(y)) +
+         detail::sum_rightmost(bijector_->inverse_log_det_jacobian(y), event - bijector_->inverse_event_ndims());
 }
 
 Constraint TransformedDistribution::support() const {

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "support/conformance.hpp"
+#include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/chain.hpp"
 #include "variate/distributions/deterministic.hpp"
@@ -293,6 +294,17 @@ TEST(Deterministic, LogProbAndShapes) {
   EXPECT_EQ(lp.at(2), -INFINITY);
   EXPECT_TRUE(std::isnan(Deterministic(1.0).log_prob(NAN).item()));
   expect_error([] { (void)Deterministic(Tensor::scalar(INFINITY)); }, "Deterministic: loc must be finite");
+}
+
+TEST(TransformedDistribution, OutsideTheImageTheGradientIsFinite) {
+  auto [value, grads] = value_and_grad(
+      [](const Tensor& mu) {
+        return sum(TransformedDistribution(std::make_shared<Normal>(mu, 1.0), std::make_shared<Exp>())
+                       .log_prob(Tensor::vec({-1.0, 2.0})));
+      },
+      Tensor::scalar(0.3));
+  EXPECT_EQ(value.item(), -INFINITY);
+  EXPECT_TRUE(std::isfinite(grads[0].item()));
 }
 
 }  // namespace

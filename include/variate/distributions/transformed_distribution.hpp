@@ -28,6 +28,8 @@ class TransformedDistribution final : public Distribution {
   Constraint support() const override;
 
  private:
+  /// The density formula itself, for values inside the image.
+  Tensor log_prob_inside(const Tensor& y, int event) const;
   DistributionPtr base_;
   BijectorPtr bijector_;
   std::optional<Constraint> support_;
