@@ -1,0 +1,95 @@
+#include "variate/inference/unconstrained.hpp"
+
+#include "variate/distributions/default_bijector.hpp"
+
+namespace variate::inference {
+namespace {
+
+Shape with_leading(const Shape& lead, const Shape& s) {
+  Shape out = lead;
+  for (auto d : s) out.push_back(d);
+  return out;
+}
+
+// (…, dimension) -> the batch shape in front of the last axis (rank 0 or 1).
+Shape batch_of(const char* op, const Tensor& flat, std::int64_t dimension) {
+  VARIATE_CHECK((flat.rank() == 1 || flat.rank() == 2) && flat.dim(-1) == dimension, op,
+                "expected a flat vector of shape (", dimension, ") or (batch, ", dimension, "), got ", flat.shape());
+  return flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{};
+}
+
+}  // namespace
+
+Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
+  std::vector<tracing::Site> traced;
+  {
+    tracing::Trace trace;
+    tracing::ProgramRun run;
+    tracing::Seed seed(key);
+    program();
+    traced = trace.sites();
+  }
+  for (const tracing::Site& s : traced) {
+    if (s.observed || s.intervened) continue;
+    const Constraint support = s.distribution->support();
+    VARIATE_CHECK(!support.is_discrete(), "Unconstrained", "latent site '", s.name, "' (", s.distribution->name(),
+                  ") is discrete; gradient-based inference needs continuous latent sites (condition it on data or "
+                  "marginalize it)");
+    LatentSite site;
+    site.name = s.name;
+    site.shape = s.value.shape();
+    site.bijector = dist::default_bijector(support);
+    site.unconstrained_shape = site.bijector->inverse_shape(site.shape);
+    site.offset = dimension_;
+    site.size = site.unconstrained_shape.numel();
+    dimension_ += site.size;
+    sites_.push_back(std::move(site));
+  }
+  log_joint_ = tracing::make_log_joint(program, 0);
+  batched_log_joint_ = tracing::make_log_joint(program, 1);
+}
+
+tracing::Values Unconstrained::constrain(const Tensor& flat) const {
+  const Shape batch = batch_of("Unconstrained::constrain", flat, dimension_);
+  tracing::Values values;
+  for (const LatentSite& s : sites_) {
+    const Tensor piece = slice(flat, -1, s.offset, s.offset + s.size);
+    values.emplace(s.name, s.bijector->forward(reshape(piece, with_leading(batch, s.unconstrained_shape).dims())));
+  }
+  return values;
+}
+
+Tensor Unconstrained::unconstrain(const tracing::Values& values) const {
+  std::vector<Tensor> pieces;
+  Shape batch;
+  for (const LatentSite& s : sites_) {
+    auto it = values.find(s.name);
+    VARIATE_CHECK(it != values.end(), "Unconstrained::unconstrain", "no value for latent site '", s.name, "'");
+    const Tensor x = s.bijector->inverse(it->second);
+    batch = x.rank() > s.unconstrained_shape.rank() ? Shape{x.dim(0)} : Shape{};
+    pieces.push_back(reshape(x, with_leading(batch, Shape{s.size}).dims()));
+  }
+  if (pieces.empty()) return Tensor::zeros(Shape{0});
+  return concat(pieces, -1);
+}
+
+Tensor Unconstrained::log_det_jacobian(const Tensor& flat) const {
+  const Shape batch = batch_of("Unconstrained::log_density", flat, dimension_);
+  Tensor total = Tensor::zeros(batch, flat.dtype());
+  for (const LatentSite& s : sites_) {
+    const Tensor x = reshape(slice(flat, -1, s.offset, s.offset + s.size), with_leading(batch, s.unconstrained_shape).dims());
+    const Tensor ldj = s.bijector->forward_log_det_jacobian(x);
+    std::vector<int> axes;
+    for (int i = batch.rank(); i < ldj.rank(); ++i) axes.push_back(i);
+    total = total + (axes.empty() ? ldj : sum(ldj, axes));
+  }
+  return total;
+}
+
+Tensor Unconstrained::log_density(const Tensor& flat) const {
+  const tracing::Values values = constrain(flat);
+  const Tensor lp = flat.rank() == 2 ? batched_log_joint_(values) : log_joint_(values);
+  return lp + log_det_jacobian(flat);
+}
+
+}  // namespace variate::inference
