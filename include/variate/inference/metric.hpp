@@ -1,0 +1,59 @@
+#pragma once
+// The Euclidean metric of HMC: the kinetic energy K(p) = ½ pᵀ M⁻¹ p with an inverse mass matrix
+// M⁻¹ that is diagonal or dense, and the Welford estimates warm-up learns it from.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace variate::inference {
+
+enum class MetricKind { diagonal, dense };
+
+class Metric {
+ public:
+  Metric() = default;
+  /// M⁻¹ = I.
+  static Metric unit(MetricKind kind, std::int64_t dimension);
+  /// M⁻¹ = diag(inverse_diagonal); every entry positive and finite.
+  static Metric diagonal(std::vector<double> inverse_diagonal);
+  /// M⁻¹ given row-major (dimension × dimension); must be symmetric positive definite.
+  static Metric dense(std::vector<double> inverse, std::int64_t dimension);
+
+  MetricKind kind() const { return kind_; }
+  std::int64_t dimension() const { return dimension_; }
+  /// The diagonal, or the row-major matrix, of M⁻¹.
+  const std::vector<double>& inverse() const { return inverse_; }
+
+  /// v = M⁻¹ p: the velocity dq/dt, and the "sharp" momentum of the no-U-turn criterion.
+  void velocity(const double* p, double* v) const;
+  /// ½ pᵀ M⁻¹ p.
+  double kinetic_energy(const double* p) const;
+  /// p ~ N(0, M) from standard normals z: p = L⁻ᵀ z with L Lᵀ = M⁻¹.
+  void momentum_from_normals(const double* z, double* p) const;
+
+ private:
+  MetricKind kind_ = MetricKind::diagonal;
+  std::int64_t dimension_ = 0;
+  std::vector<double> inverse_;
+  std::vector<double> cholesky_;  // dense: lower L with L Lᵀ = M⁻¹; diagonal: 1/sqrt(M⁻¹)
+};
+
+/// Running mean and (co)variance of warm-up positions (Welford, "Note on a method for calculating
+/// corrected sums of squares and products", Technometrics 4, 1962), regularized toward 1e-3·I as
+/// Stan does: Σ̂ = n/(n+5)·S + 1e-3·5/(n+5)·I, so a short window cannot give a singular metric.
+class WelfordEstimator {
+ public:
+  WelfordEstimator(MetricKind kind, std::int64_t dimension);
+  void add(std::span<const double> x);
+  std::int64_t count() const { return count_; }
+  void restart();
+  /// The regularized estimate as a metric (needs count() >= 2).
+  Metric regularized_metric() const;
+
+ private:
+  MetricKind kind_;
+  std::int64_t dimension_, count_ = 0;
+  std::vector<double> mean_, m2_, delta_;  // m2_: diagonal sums of squares, or the full matrix
+};
+
+}  // namespace variate::inference

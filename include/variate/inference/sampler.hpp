@@ -1,0 +1,83 @@
+#pragma once
+// The sampling driver: initialization, Stan's warm-up (step-size search, dual averaging, windowed
+// metric adaptation) and the draws, for many chains, either as parallel threads (one chain per
+// worker) or vectorized (all chains in one lockstep batch, one target call per leapfrog step).
+//
+//   inference::SamplerOptions options;          // NUTS, diagonal metric, 4 chains, 1000 + 1000
+//   auto result = inference::sample(target, options, [](const inference::Draw& d) { ... });
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "variate/inference/adaptation.hpp"
+#include "variate/inference/kernel.hpp"
+
+namespace variate::inference {
+
+enum class Algorithm { nuts, hmc };
+
+struct SamplerOptions {
+  Algorithm algorithm = Algorithm::nuts;
+  NutsOptions nuts;
+  StaticHmcOptions hmc;
+  MetricKind metric = MetricKind::diagonal;
+  int chains = 4;
+  std::int64_t num_warmup = 1000;
+  std::int64_t num_draws = 1000;
+  std::uint64_t seed = 0;
+  /// Worker threads; 0 means one per core. Threaded chains run one chain per worker; a
+  /// vectorized run gives the threads to the target's kernels instead.
+  int threads = 0;
+  bool vectorized = false;
+  /// Warm-up adapts the step size and the metric; without it, warm-up iterations are plain draws
+  /// that are not kept.
+  bool adapt = true;
+  DualAveragingOptions step_size_adaptation;
+  WarmupOptions windows;  // num_warmup is taken from this struct's num_warmup
+  double initial_step_size = 1;
+  /// Initial values: uniform in (-init_radius, init_radius) on the unconstrained space, retried up
+  /// to max_init_tries times per chain until the log density and its gradient are finite.
+  double init_radius = 2;
+  int max_init_tries = 100;
+  /// When set and true, every chain stops after its current iteration (Ctrl-C); draws made so far
+  /// have been delivered and are kept in the result.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+/// One iteration of one chain, as delivered to the callback.
+struct Draw {
+  int chain = 0;
+  std::int64_t iteration = 0;  // counts warm-up and draws from 0
+  bool warmup = false;
+  const TransitionStats* stats = nullptr;
+  std::span<const double> position;  // unconstrained
+};
+/// Called for every iteration of every chain in order within a chain; threaded chains call it
+/// from their own threads, concurrently, so it must be thread-safe across chains.
+using DrawCallback = std::function<void(const Draw&)>;
+
+struct ChainResult {
+  double step_size = 0;       // after adaptation
+  Metric metric;              // after adaptation
+  std::vector<double> draws;  // (draws × dimension) unconstrained positions after warm-up
+  std::vector<TransitionStats> stats;  // per kept draw
+  std::int64_t warmup_iterations = 0;  // completed (fewer than asked if interrupted)
+  double warmup_seconds = 0, sampling_seconds = 0;
+  std::int64_t draw_count() const { return std::int64_t(stats.size()); }
+};
+
+struct SampleResult {
+  std::int64_t dimension = 0;
+  std::vector<ChainResult> chains;
+  bool interrupted = false;
+  std::int64_t target_calls = 0;  // all chains, all phases
+};
+
+/// Runs the chains. The same options and seed give the same draws whatever the thread count.
+/// Throws variate::Error for invalid options, or naming the chain when no finite initial point
+/// is found (with the model's last error message) or the step-size search fails.
+SampleResult sample(const Target& target, const SamplerOptions& options, const DrawCallback& on_draw = {});
+
+}  // namespace variate::inference

@@ -1,0 +1,27 @@
+#pragma once
+// What a sampler needs from a model: the log density on R^D and its gradient, for a batch of
+// positions at once. One call serves every chain of a vectorized run, so that chains share one
+// pass over the data; a threaded run calls it with one position.
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "variate/core/dtype.hpp"
+#include "variate/inference/unconstrained.hpp"
+
+namespace variate::inference {
+
+struct Target {
+  std::int64_t dimension = 0;
+  /// positions: (batch × dimension) row-major. Writes log_density (batch) and gradient
+  /// (batch × dimension). Non-finite values are allowed: the samplers treat them as rejected.
+  std::function<void(std::span<const double> positions, std::int64_t batch, std::span<double> log_density,
+                     std::span<double> gradient)>
+      evaluate;
+};
+
+/// The target of `space.log_density`, evaluated in `dtype` (f64, or f32 for speed when the model's
+/// data are f32 too). The sampler's state stays in double either way.
+Target make_target(const Unconstrained& space, DType dtype = DType::f64);
+
+}  // namespace variate::inference

@@ -1,0 +1,66 @@
+#include "variate/inference/adaptation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "variate/core/error.hpp"
+
+namespace variate::inference {
+
+void DualAveraging::restart(double initial_step_size) {
+  mu_ = std::log(10.0 * initial_step_size);
+  s_bar_ = x_bar_ = 0;
+  count_ = 0;
+}
+
+double DualAveraging::update(double accept_stat) {
+  ++count_;
+  const double n = double(count_);
+  const double a = std::isnan(accept_stat) ? 0.0 : std::min(1.0, accept_stat);
+  const double eta = 1.0 / (n + options_.t0);
+  s_bar_ = (1.0 - eta) * s_bar_ + eta * (options_.target_accept - a);
+  const double x = mu_ - s_bar_ * std::sqrt(n) / options_.gamma;
+  const double weight = std::pow(n, -options_.kappa);
+  x_bar_ = (1.0 - weight) * x_bar_ + weight * x;
+  return std::exp(x);
+}
+
+double DualAveraging::final_step_size() const { return std::exp(x_bar_); }
+
+WarmupSchedule::WarmupSchedule(WarmupOptions o) : options_(o) {
+  VARIATE_CHECK(o.num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 1,
+                "WarmupSchedule", "expected non-negative warm-up lengths and a base window >= 1, got num_warmup=",
+                o.num_warmup, ", init_buffer=", o.init_buffer, ", term_buffer=", o.term_buffer,
+                ", base_window=", o.base_window);
+  if (o.num_warmup < 20) {
+    adapt_metric_ = false;
+    return;
+  }
+  if (o.init_buffer + o.base_window + o.term_buffer > o.num_warmup) {
+    options_.init_buffer = std::int64_t(0.15 * double(o.num_warmup));
+    options_.term_buffer = std::int64_t(0.1 * double(o.num_warmup));
+    options_.base_window = o.num_warmup - (options_.init_buffer + options_.term_buffer);
+  }
+  // Windows double; the last one stretches to the final buffer when the next would not fit twice.
+  const std::int64_t last = options_.num_warmup - options_.term_buffer - 1;
+  std::int64_t size = options_.base_window;
+  std::int64_t end = options_.init_buffer + size - 1;
+  while (true) {
+    window_ends_.push_back(end);
+    if (end >= last) break;
+    size *= 2;
+    std::int64_t next = end + size;
+    if (next != last && next + 2 * size >= options_.num_warmup - options_.term_buffer) next = last;
+    end = next;
+  }
+}
+
+bool WarmupSchedule::in_slow_window(std::int64_t i) const {
+  return adapt_metric_ && i >= options_.init_buffer && i < options_.num_warmup - options_.term_buffer;
+}
+
+bool WarmupSchedule::ends_slow_window(std::int64_t i) const {
+  return adapt_metric_ && std::find(window_ends_.begin(), window_ends_.end(), i) != window_ends_.end();
+}
+
+}  // namespace variate::inference

@@ -1,0 +1,153 @@
+#include "variate/inference/metric.hpp"
+
+#include <cmath>
+
+#include "variate/core/error.hpp"
+
+namespace variate::inference {
+
+Metric Metric::unit(MetricKind kind, std::int64_t dimension) {
+  if (kind == MetricKind::diagonal) return diagonal(std::vector<double>(std::size_t(dimension), 1.0));
+  std::vector<double> eye(std::size_t(dimension * dimension), 0.0);
+  for (std::int64_t i = 0; i < dimension; ++i) eye[std::size_t(i * dimension + i)] = 1.0;
+  return dense(std::move(eye), dimension);
+}
+
+Metric Metric::diagonal(std::vector<double> inverse_diagonal) {
+  Metric m;
+  m.kind_ = MetricKind::diagonal;
+  m.dimension_ = std::int64_t(inverse_diagonal.size());
+  m.cholesky_.resize(inverse_diagonal.size());
+  for (std::size_t i = 0; i < inverse_diagonal.size(); ++i) {
+    const double v = inverse_diagonal[i];
+    VARIATE_CHECK(std::isfinite(v) && v > 0, "Metric::diagonal", "inverse mass matrix entry ", i,
+                  " must be positive and finite, got ", v);
+    m.cholesky_[i] = 1.0 / std::sqrt(v);
+  }
+  m.inverse_ = std::move(inverse_diagonal);
+  return m;
+}
+
+Metric Metric::dense(std::vector<double> inverse, std::int64_t dimension) {
+  const auto d = std::size_t(dimension);
+  VARIATE_CHECK(inverse.size() == d * d, "Metric::dense", "expected ", d * d, " entries for a ", d, "x", d,
+                " inverse mass matrix, got ", inverse.size());
+  Metric m;
+  m.kind_ = MetricKind::dense;
+  m.dimension_ = dimension;
+  m.cholesky_.assign(d * d, 0.0);
+  auto& L = m.cholesky_;
+  for (std::size_t j = 0; j < d; ++j) {
+    for (std::size_t i = j; i < d; ++i) {
+      VARIATE_CHECK(std::isfinite(inverse[i * d + j]) && inverse[i * d + j] == inverse[j * d + i], "Metric::dense",
+                    "the inverse mass matrix must be finite and symmetric; entries (", i, ",", j, ") and (", j, ",",
+                    i, ") are ", inverse[i * d + j], " and ", inverse[j * d + i]);
+      double s = inverse[i * d + j];
+      for (std::size_t k = 0; k < j; ++k) s -= L[i * d + k] * L[j * d + k];
+      if (i == j) {
+        VARIATE_CHECK(s > 0, "Metric::dense", "the inverse mass matrix is not positive definite (pivot ", j,
+                      " is ", s, ")");
+        L[j * d + j] = std::sqrt(s);
+      } else {
+        L[i * d + j] = s / L[j * d + j];
+      }
+    }
+  }
+  m.inverse_ = std::move(inverse);
+  return m;
+}
+
+void Metric::velocity(const double* p, double* v) const {
+  const auto d = std::size_t(dimension_);
+  if (kind_ == MetricKind::diagonal) {
+    for (std::size_t i = 0; i < d; ++i) v[i] = inverse_[i] * p[i];
+    return;
+  }
+  for (std::size_t i = 0; i < d; ++i) {
+    double s = 0;
+    const double* row = inverse_.data() + i * d;
+    for (std::size_t j = 0; j < d; ++j) s += row[j] * p[j];
+    v[i] = s;
+  }
+}
+
+double Metric::kinetic_energy(const double* p) const {
+  const auto d = std::size_t(dimension_);
+  double k = 0;
+  if (kind_ == MetricKind::diagonal) {
+    for (std::size_t i = 0; i < d; ++i) k += inverse_[i] * p[i] * p[i];
+  } else {
+    for (std::size_t i = 0; i < d; ++i) {
+      double s = 0;
+      const double* row = inverse_.data() + i * d;
+      for (std::size_t j = 0; j < d; ++j) s += row[j] * p[j];
+      k += p[i] * s;
+    }
+  }
+  return 0.5 * k;
+}
+
+void Metric::momentum_from_normals(const double* z, double* p) const {
+  const auto d = std::size_t(dimension_);
+  if (kind_ == MetricKind::diagonal) {
+    for (std::size_t i = 0; i < d; ++i) p[i] = z[i] * cholesky_[i];
+    return;
+  }
+  // Back substitution with Lᵀ: Cov(p) = L⁻ᵀ L⁻¹ = (L Lᵀ)⁻¹ = M.
+  for (std::size_t ii = d; ii-- > 0;) {
+    double s = z[ii];
+    for (std::size_t k = ii + 1; k < d; ++k) s -= cholesky_[k * d + ii] * p[k];
+    p[ii] = s / cholesky_[ii * d + ii];
+  }
+}
+
+WelfordEstimator::WelfordEstimator(MetricKind kind, std::int64_t dimension)
+    : kind_(kind), dimension_(dimension) {
+  restart();
+}
+
+void WelfordEstimator::restart() {
+  const auto d = std::size_t(dimension_);
+  count_ = 0;
+  mean_.assign(d, 0.0);
+  delta_.assign(d, 0.0);
+  m2_.assign(kind_ == MetricKind::dense ? d * d : d, 0.0);
+}
+
+void WelfordEstimator::add(std::span<const double> x) {
+  const auto d = std::size_t(dimension_);
+  VARIATE_CHECK(x.size() == d, "WelfordEstimator::add", "expected ", d, " numbers, got ", x.size());
+  ++count_;
+  for (std::size_t i = 0; i < d; ++i) {
+    delta_[i] = x[i] - mean_[i];
+    mean_[i] += delta_[i] / double(count_);
+  }
+  // Sums of products of the deviation from the old mean and from the new one.
+  if (kind_ == MetricKind::diagonal) {
+    for (std::size_t i = 0; i < d; ++i) m2_[i] += delta_[i] * (x[i] - mean_[i]);
+  } else {
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j) m2_[i * d + j] += delta_[i] * (x[j] - mean_[j]);
+  }
+}
+
+Metric WelfordEstimator::regularized_metric() const {
+  VARIATE_CHECK(count_ >= 2, "WelfordEstimator::regularized_metric", "needs at least 2 draws, got ", count_);
+  const auto d = std::size_t(dimension_);
+  const double n = double(count_);
+  const double shrink = n / (n + 5.0), ridge = 1e-3 * 5.0 / (n + 5.0);
+  std::vector<double> out(m2_.size());
+  for (std::size_t k = 0; k < m2_.size(); ++k) out[k] = shrink * m2_[k] / (n - 1.0);
+  if (kind_ == MetricKind::diagonal) {
+    for (auto& v : out) v += ridge;
+    return Metric::diagonal(std::move(out));
+  }
+  // Symmetrize: the Welford update accumulates (i,j) and (j,i) with different roundings.
+  for (std::size_t i = 0; i < d; ++i) {
+    out[i * d + i] += ridge;
+    for (std::size_t j = 0; j < i; ++j) out[i * d + j] = out[j * d + i] = 0.5 * (out[i * d + j] + out[j * d + i]);
+  }
+  return Metric::dense(std::move(out), dimension_);
+}
+
+}  // namespace variate::inference

@@ -1,0 +1,324 @@
+#include "variate/inference/sampler.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "chain_random.hpp"
+
+namespace variate::inference {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Keys: chain c's key is split_at(seed, c); each use folds in its own tag and counter, so the
+// draws of a chain are a function of (seed, chain) only.
+enum class KeyUse : std::uint64_t { transition = 0, init = 1, step_size_search = 2 };
+random::Key use_key(random::Key chain, KeyUse use, std::uint64_t counter) {
+  return random::fold_in(random::fold_in(chain, std::uint64_t(use)), counter);
+}
+
+/// A batch of chains advanced in lockstep: one chain (threaded runs) or all (vectorized runs).
+class ChainBatch {
+ public:
+  ChainBatch(const Target& target, const SamplerOptions& o, std::vector<int> ids)
+      : target_(target),
+        o_(o),
+        ids_(std::move(ids)),
+        n_(std::int64_t(ids_.size())),
+        d_(target.dimension),
+        evaluator_(target),
+        state_(n_, d_),
+        saved_(n_, d_),
+        all_(std::size_t(n_), 1) {
+    for (int id : ids_) chain_keys_.push_back(random::split_at(random::Key(o.seed), std::uint64_t(id)));
+    kernel_ = o.algorithm == Algorithm::nuts ? make_nuts(o.nuts, n_, d_) : make_static_hmc(o.hmc, n_, d_);
+    metrics_.assign(std::size_t(n_), Metric::unit(o.metric, d_));
+    step_.assign(std::size_t(n_), o.initial_step_size);
+    stats_.resize(std::size_t(n_));
+    keys_.resize(std::size_t(n_));
+    search_count_.assign(std::size_t(n_), 0);
+    WarmupOptions w = o.windows;
+    w.num_warmup = o.num_warmup;
+    schedule_.emplace(w);
+    for (std::int64_t c = 0; c < n_; ++c) {
+      dual_.emplace_back(o.step_size_adaptation);
+      welford_.emplace_back(o.metric, d_);
+    }
+  }
+
+  void run(const DrawCallback& on_draw, std::vector<ChainResult>& results) {
+    initialize();
+    const bool adapting = o_.adapt && o_.num_warmup > 0;
+    if (adapting) {
+      search_step_size();
+      for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(step_[std::size_t(c)]);
+    }
+    const std::int64_t total = o_.num_warmup + o_.num_draws;
+    auto phase_start = Clock::now();
+    bool sampling = false;
+    for (std::int64_t it = 0; it < total; ++it) {
+      if (o_.stop && o_.stop->load()) {
+        interrupted_ = true;
+        break;
+      }
+      const bool warmup = it < o_.num_warmup;
+      if (it == o_.num_warmup) {  // warm-up ends: fix the averaged step size
+        sampling = true;
+        for (std::int64_t c = 0; c < n_; ++c) {
+          ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
+          r.warmup_seconds = seconds_since(phase_start);
+          r.warmup_iterations = o_.num_warmup;
+          if (adapting) step_[std::size_t(c)] = dual_[std::size_t(c)].final_step_size();
+          r.step_size = step_[std::size_t(c)];
+          r.metric = metrics_[std::size_t(c)];
+        }
+        phase_start = Clock::now();
+      }
+      for (std::int64_t c = 0; c < n_; ++c) keys_[std::size_t(c)] = use_key(chain_keys_[std::size_t(c)], KeyUse::transition, std::uint64_t(it));
+      kernel_->transition(evaluator_, metrics_, step_, keys_, all_, state_, stats_);
+      if (warmup && adapting) adapt(it);
+      for (std::int64_t c = 0; c < n_; ++c) {
+        ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
+        const std::span<const double> q(state_.q_of(c), std::size_t(d_));
+        if (!warmup) {
+          r.draws.insert(r.draws.end(), q.begin(), q.end());
+          r.stats.push_back(stats_[std::size_t(c)]);
+        } else {
+          r.warmup_iterations = it + 1;
+        }
+        if (on_draw) on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q});
+      }
+    }
+    const double elapsed = seconds_since(phase_start);
+    for (std::int64_t c = 0; c < n_; ++c) {
+      ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
+      if (sampling) {
+        r.sampling_seconds = elapsed;
+      } else {  // stopped during warm-up, or nothing to do
+        r.warmup_seconds = elapsed;
+        r.step_size = step_[std::size_t(c)];
+        r.metric = metrics_[std::size_t(c)];
+      }
+    }
+  }
+
+  bool interrupted() const { return interrupted_; }
+  std::int64_t target_calls() const { return evaluator_.calls(); }
+
+ private:
+  void initialize() {
+    std::vector<detail::ChainStream> streams;
+    for (std::int64_t c = 0; c < n_; ++c)
+      streams.push_back(detail::chain_stream(use_key(chain_keys_[std::size_t(c)], KeyUse::init, 0)));
+    ChainMask pending = all_;
+    for (int attempt = 0;; ++attempt) {
+      bool any = false;
+      for (std::int64_t c = 0; c < n_; ++c) {
+        if (!pending[std::size_t(c)]) continue;
+        any = true;
+        for (std::int64_t i = 0; i < d_; ++i)
+          state_.q_of(c)[i] = o_.init_radius * (2.0 * streams[std::size_t(c)].uniform() - 1.0);
+      }
+      if (!any) return;
+      VARIATE_CHECK(attempt < o_.max_init_tries, "sample", "chain ", first_pending(pending) + 1,
+                    ": no initial value with a finite log density and gradient after ", o_.max_init_tries,
+                    " attempts, uniform in (-", o_.init_radius, ", ", o_.init_radius, ") on the unconstrained space",
+                    evaluator_.last_error().empty() ? std::string() : "; the model's last error: " + evaluator_.last_error());
+      evaluator_.evaluate(state_, pending);
+      for (std::int64_t c = 0; c < n_; ++c) {
+        if (!pending[std::size_t(c)]) continue;
+        bool finite = std::isfinite(state_.log_density[std::size_t(c)]);
+        for (std::int64_t i = 0; i < d_ && finite; ++i) finite = std::isfinite(state_.grad_of(c)[i]);
+        if (finite) pending[std::size_t(c)] = 0;
+      }
+    }
+  }
+
+  int first_pending(const ChainMask& pending) const {
+    for (std::int64_t c = 0; c < n_; ++c)
+      if (pending[std::size_t(c)]) return ids_[std::size_t(c)];
+    return 0;
+  }
+
+  /// Stan's heuristic: from the current step size, double (or halve) until the acceptance
+  /// probability of one leapfrog step crosses 0.8.
+  void search_step_size() {
+    saved_ = state_;
+    ChainMask active(std::size_t(n_), 0);
+    std::vector<int> direction(std::size_t(n_), 0);
+    for (std::int64_t c = 0; c < n_; ++c) {
+      const double eps = step_[std::size_t(c)];
+      active[std::size_t(c)] = eps > 0 && eps <= 1e7 && std::isfinite(eps);
+    }
+    const double log_threshold = std::log(0.8);
+    for (bool first = true;; first = false) {
+      bool any = false;
+      for (std::int64_t c = 0; c < n_; ++c) {
+        if (!active[std::size_t(c)]) continue;
+        any = true;
+        state_.copy_chain(saved_, c);
+        auto stream = detail::chain_stream(
+            use_key(chain_keys_[std::size_t(c)], KeyUse::step_size_search, search_count_[std::size_t(c)]++));
+        normals_.resize(std::size_t(d_));
+        for (auto& z : normals_) z = stream.normal();
+        metrics_[std::size_t(c)].momentum_from_normals(normals_.data(), state_.p_of(c));
+        h0_scratch_.resize(std::size_t(n_));
+        h0_scratch_[std::size_t(c)] = hamiltonian(state_, c, metrics_[std::size_t(c)]);
+      }
+      if (!any) break;
+      leapfrog(evaluator_, metrics_, step_, active, state_, velocity_);
+      for (std::int64_t c = 0; c < n_; ++c) {
+        if (!active[std::size_t(c)]) continue;
+        const double delta = h0_scratch_[std::size_t(c)] - hamiltonian(state_, c, metrics_[std::size_t(c)]);
+        int& dir = direction[std::size_t(c)];
+        if (first) {
+          dir = delta > log_threshold ? 1 : -1;
+          continue;
+        }
+        if ((dir == 1 && !(delta > log_threshold)) || (dir == -1 && !(delta < log_threshold))) {
+          active[std::size_t(c)] = 0;
+          continue;
+        }
+        double& eps = step_[std::size_t(c)];
+        eps = dir == 1 ? 2 * eps : 0.5 * eps;
+        VARIATE_CHECK(eps <= 1e7, "sample", "chain ", ids_[std::size_t(c)] + 1,
+                      ": the step size grew past 1e7 during the step-size search; the posterior is probably "
+                      "improper (check the priors)");
+        VARIATE_CHECK(eps > 0, "sample", "chain ", ids_[std::size_t(c)] + 1,
+                      ": no acceptably small step size; the log density may be discontinuous or non-finite");
+      }
+    }
+    for (std::int64_t c = 0; c < n_; ++c) state_.copy_chain(saved_, c);
+  }
+
+  void adapt(std::int64_t it) {
+    const bool window_end = schedule_->ends_slow_window(it);
+    for (std::int64_t c = 0; c < n_; ++c) {
+      step_[std::size_t(c)] = dual_[std::size_t(c)].update(stats_[std::size_t(c)].accept_stat);
+      if (schedule_->in_slow_window(it)) welford_[std::size_t(c)].add({state_.q_of(c), std::size_t(d_)});
+      if (window_end) {
+        metrics_[std::size_t(c)] = welford_[std::size_t(c)].regularized_metric();
+        welford_[std::size_t(c)].restart();
+      }
+    }
+    if (!window_end) return;
+    search_step_size();
+    for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(step_[std::size_t(c)]);
+  }
+
+  const Target& target_;
+  const SamplerOptions& o_;
+  std::vector<int> ids_;
+  std::int64_t n_, d_;
+  Evaluator evaluator_;
+  PhasePoints state_, saved_;
+  ChainMask all_;
+  std::vector<random::Key> chain_keys_, keys_;
+  std::unique_ptr<Kernel> kernel_;
+  std::vector<Metric> metrics_;
+  std::vector<double> step_;
+  std::vector<TransitionStats> stats_;
+  std::vector<std::uint64_t> search_count_;
+  std::optional<WarmupSchedule> schedule_;
+  std::vector<DualAveraging> dual_;
+  std::vector<WelfordEstimator> welford_;
+  std::vector<double> normals_, velocity_, h0_scratch_;
+  bool interrupted_ = false;
+};
+
+void check_options(const Target& target, const SamplerOptions& o) {
+  VARIATE_CHECK(target.dimension >= 1 && target.evaluate, "sample",
+                "the model has no continuous latent variables to sample (dimension ", target.dimension, ")");
+  VARIATE_CHECK(o.chains >= 1, "sample", "chains must be at least 1, got ", o.chains);
+  VARIATE_CHECK(o.num_warmup >= 0 && o.num_draws >= 0, "sample", "warm-up and draw counts must be >= 0, got ",
+                o.num_warmup, " and ", o.num_draws);
+  VARIATE_CHECK(o.threads >= 0, "sample", "threads must be >= 0 (0 = one per core), got ", o.threads);
+  VARIATE_CHECK(o.initial_step_size > 0 && std::isfinite(o.initial_step_size), "sample",
+                "initial_step_size must be positive and finite, got ", o.initial_step_size);
+  VARIATE_CHECK(o.init_radius > 0 && o.max_init_tries >= 1, "sample",
+                "init_radius must be positive and max_init_tries >= 1, got ", o.init_radius, " and ", o.max_init_tries);
+  const auto& a = o.step_size_adaptation;
+  VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
+                "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",
+                a.target_accept, ", ", a.gamma, ", ", a.t0, ", ", a.kappa);
+}
+
+}  // namespace
+
+SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCallback& on_draw) {
+  check_options(target, o);
+  SampleResult result;
+  result.dimension = target.dimension;
+  result.chains.resize(std::size_t(o.chains));
+  const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+
+  if (o.vectorized || o.chains == 1 || threads == 1) {
+    // One batch per thread-free pass: either all chains vectorized, or chains one after another.
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    std::vector<std::vector<int>> batches;
+    if (o.vectorized) {
+      batches.emplace_back();
+      for (int c = 0; c < o.chains; ++c) batches.back().push_back(c);
+    } else {
+      for (int c = 0; c < o.chains; ++c) batches.push_back({c});
+    }
+    try {
+      for (auto& ids : batches) {
+        ChainBatch batch(target, o, ids);
+        batch.run(on_draw, result.chains);
+        result.interrupted = result.interrupted || batch.interrupted();
+        result.target_calls += batch.target_calls();
+        if (result.interrupted) break;
+      }
+    } catch (...) {
+      omp_set_num_threads(saved);
+      throw;
+    }
+    omp_set_num_threads(saved);
+    return result;
+  }
+
+  // Threaded chains: workers take chains in order; each chain's kernels get the cores left over.
+  const int workers = std::min(threads, o.chains);
+  const int inner = std::max(1, threads / workers);
+  std::atomic<int> next{0};
+  std::mutex mutex;
+  std::exception_ptr error;
+  std::vector<std::thread> pool;
+  for (int w = 0; w < workers; ++w) {
+    pool.emplace_back([&] {
+      omp_set_num_threads(inner);
+      for (int c = next++; c < o.chains; c = next++) {
+        {
+          std::lock_guard lock(mutex);
+          if (error) return;  // another chain failed: the run is over
+        }
+        try {
+          ChainBatch batch(target, o, {c});
+          batch.run(on_draw, result.chains);
+          std::lock_guard lock(mutex);
+          result.interrupted = result.interrupted || batch.interrupted();
+          result.target_calls += batch.target_calls();
+        } catch (...) {
+          std::lock_guard lock(mutex);
+          if (!error) error = std::current_exception();
+        }
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return result;
+}
+
+}  // namespace variate::inference
