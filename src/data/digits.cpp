@@ -1,17 +1,13 @@
 #include "variate/data/digits.hpp"
 
-#include <zlib.h>
-
-#include <cerrno>
 #include <charconv>
-#include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
+
+#include "data/read_text.hpp"
 
 namespace variate::data {
 
@@ -93,67 +89,17 @@ Dataset parse_csv(std::string_view text, const char* op, const std::string& sour
   return {Tensor::from(features, Shape{n, static_cast<std::int64_t>(columns) - 1}), Tensor::from(labels, Shape{n})};
 }
 
-// Decompresses a whole gzip stream held in memory.
-std::string gunzip(std::span<const unsigned char> bytes, const char* op, const std::string& source) {
-  z_stream stream{};
-  // 16 + MAX_WBITS: expect a gzip header and trailer rather than a raw zlib stream.
-  VARIATE_CHECK(inflateInit2(&stream, 16 + MAX_WBITS) == Z_OK, op, source, ": cannot initialize zlib");
-  const std::unique_ptr<z_stream, int (*)(z_stream*)> end(&stream, inflateEnd);
-  VARIATE_CHECK(bytes.size() <= UINT_MAX, op, source, ": ", bytes.size(), " bytes is too large to inflate");
-  stream.next_in = const_cast<unsigned char*>(bytes.data());  // zlib's API is not const-correct
-  stream.avail_in = static_cast<uInt>(bytes.size());
-
-  std::string text;
-  int status = Z_OK;
-  while (status == Z_OK) {
-    const std::size_t done = text.size();
-    text.resize(done + (std::size_t(1) << 16));
-    stream.next_out = reinterpret_cast<unsigned char*>(text.data() + done);
-    stream.avail_out = static_cast<uInt>(text.size() - done);
-    status = inflate(&stream, Z_NO_FLUSH);
-    text.resize(text.size() - stream.avail_out);
-  }
-  VARIATE_CHECK(status == Z_STREAM_END, op, source,
-                ": corrupt or truncated gzip data (zlib: ", stream.msg ? stream.msg : "unexpected end of input", ")");
-  return text;
-}
-
-// Reads a whole file; zlib passes plain files through and decompresses gzip ones.
-std::string read_file(const std::string& path, const char* op) {
-  errno = 0;
-  const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), gzclose);
-  VARIATE_CHECK(file != nullptr, op, "cannot open file '", path, "': ", errno ? std::strerror(errno) : "out of memory");
-  std::string text;
-  constexpr unsigned kChunk = 1u << 16;
-  for (;;) {
-    const std::size_t done = text.size();
-    text.resize(done + kChunk);
-    const int n = gzread(file.get(), text.data() + done, kChunk);
-    if (n <= 0) {
-      // At the end, Z_BUF_ERROR means the file ended inside a gzip stream: it is truncated.
-      int code = Z_OK;
-      const char* message = gzerror(file.get(), &code);
-      if (n < 0 || code == Z_BUF_ERROR) {
-        detail::fail(op, ": cannot read file '", path, "': ", code == Z_ERRNO ? std::strerror(errno) : message);
-      }
-      text.resize(done);
-      return text;
-    }
-    text.resize(done + static_cast<std::size_t>(n));
-  }
-}
-
 }  // namespace
 
 Dataset digits() {
   constexpr const char* op = "digits";
   const std::string source = "embedded digits.csv.gz";
-  return parse_csv(gunzip(digits_csv_gz, op, source), op, source, -1);
+  return parse_csv(detail::gunzip(digits_csv_gz, op, source), op, source, -1);
 }
 
 Dataset load_csv_dataset(const std::string& path, int label_column) {
   constexpr const char* op = "load_csv_dataset";
-  return parse_csv(read_file(path, op), op, path, label_column);
+  return parse_csv(detail::read_text_file(path, op), op, path, label_column);
 }
 
 }  // namespace variate::data

@@ -1,0 +1,194 @@
+#include "variate/data/data_file.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/expect_error.hpp"
+
+namespace variate::data {
+namespace {
+
+namespace fs = std::filesystem;
+using Shape = std::vector<std::int64_t>;
+using Values = std::vector<double>;
+
+// Each test writes its files into its own directory, removed afterwards.
+class DataFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("variate_data_file_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string write(const std::string& name, const std::string& contents) const {
+    std::ofstream(path(name), std::ios::binary) << contents;
+    return path(name);
+  }
+
+  std::string write_gzip(const std::string& name, const std::string& contents) const {
+    const gzFile file = gzopen(path(name).c_str(), "wb");
+    EXPECT_NE(file, nullptr);
+    EXPECT_EQ(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())), int(contents.size()));
+    gzclose(file);
+    return path(name);
+  }
+
+  fs::path dir_;
+};
+
+const DataArray& at(const DataFile& data, std::string_view name) {
+  const auto it = data.find(name);
+  if (it == data.end()) throw std::runtime_error("no variable " + std::string(name));
+  return it->second;
+}
+
+TEST_F(DataFileTest, ReadsCmdStanJsonScalarsAndNestedArrays) {
+  // The bernoulli example's data, and more shapes.
+  const DataFile data = read_cmdstan_json(write("data.json", R"({
+    "N": 10,
+    "y": [0, 1, 0, 0, 0, 0, 0, 0, 0, 1],
+    "sigma": 2.5,
+    "X": [[1, 2.5, 3], [4, 5, 6]],
+    "counts": [[[1, 2], [3, 4]], [[5, 6], [7, -8]]],
+    "whole": 2.0,
+    "big": 1e300,
+    "none": [],
+    "empty_rows": [[], []]
+  })"));
+  EXPECT_EQ(data.size(), 9u);
+
+  EXPECT_EQ(at(data, "N").shape, Shape{});
+  EXPECT_EQ(at(data, "N").values, Values{10});
+  EXPECT_TRUE(at(data, "N").integer);
+
+  EXPECT_EQ(at(data, "y").shape, Shape{10});
+  EXPECT_EQ(at(data, "y").values, (Values{0, 1, 0, 0, 0, 0, 0, 0, 0, 1}));
+  EXPECT_TRUE(at(data, "y").integer);
+
+  EXPECT_EQ(at(data, "sigma").shape, Shape{});
+  EXPECT_EQ(at(data, "sigma").values, Values{2.5});
+  EXPECT_FALSE(at(data, "sigma").integer);
+
+  // Row-major; one real value makes the whole array real.
+  EXPECT_EQ(at(data, "X").shape, (Shape{2, 3}));
+  EXPECT_EQ(at(data, "X").values, (Values{1, 2.5, 3, 4, 5, 6}));
+  EXPECT_FALSE(at(data, "X").integer);
+
+  EXPECT_EQ(at(data, "counts").shape, (Shape{2, 2, 2}));
+  EXPECT_EQ(at(data, "counts").values, (Values{1, 2, 3, 4, 5, 6, 7, -8}));
+  EXPECT_TRUE(at(data, "counts").integer);
+
+  EXPECT_FALSE(at(data, "whole").integer);  // written with a decimal point
+  EXPECT_EQ(at(data, "big").values, Values{1e300});
+
+  EXPECT_EQ(at(data, "none").shape, Shape{0});
+  EXPECT_TRUE(at(data, "none").values.empty());
+  EXPECT_EQ(at(data, "empty_rows").shape, (Shape{2, 0}));
+  EXPECT_TRUE(at(data, "empty_rows").values.empty());
+}
+
+TEST_F(DataFileTest, MalformedJsonValuesAreErrorsNamingTheVariableAndPosition) {
+  const std::string file = write("ragged.json", R"({"ok": 1, "y": [[1, 2, 3], [4, 5]]})");
+  EXPECT_ERROR(read_cmdstan_json(file), "read_cmdstan_json: " + file + ": variable 'y' is not a rectangular array");
+  EXPECT_ERROR(read_cmdstan_json(file), "y[1] is an array of 2 elements, expected an array of 3 elements like y[0]");
+  EXPECT_ERROR(read_cmdstan_json(write("deep.json", R"({"z": [[1, [2]], [3, 4]]})")),
+               "variable 'z': z[0][1] is an array, expected a number like z[0][0] (the array is not rectangular)");
+  EXPECT_ERROR(read_cmdstan_json(write("flat.json", R"({"z": [[1, 2], 3]})")),
+               "z[1] is a number, expected an array of 2 elements like z[0]");
+  EXPECT_ERROR(read_cmdstan_json(write("empty_row.json", R"({"z": [[], [1]]})")),
+               "z[1] is an array of 1 elements, expected an array of 0 elements");
+
+  EXPECT_ERROR(read_cmdstan_json(write("bool.json", R"({"flag": true})")),
+               "variable 'flag' is a boolean, expected a number or an array of numbers");
+  EXPECT_ERROR(read_cmdstan_json(write("bool_in.json", R"({"flags": [1, false]})")),
+               "variable 'flags': flags[1] is a boolean, expected a number");
+  EXPECT_ERROR(read_cmdstan_json(write("string.json", R"({"name": "abc"})")),
+               "variable 'name' is a string (\"abc\"), expected a number");
+  EXPECT_ERROR(read_cmdstan_json(write("object.json", R"({"obj": {"a": 1}})")), "variable 'obj' is an object");
+  EXPECT_ERROR(read_cmdstan_json(write("null.json", R"({"x": [1, null]})")), "variable 'x': x[1] is null");
+
+  // CmdStan's spellings of special values parse, but model data must be finite.
+  EXPECT_ERROR(read_cmdstan_json(write("nan.json", R"({"x": [1, "NaN"]})")),
+               "variable 'x': x[1] is \"NaN\" (not finite), expected a finite number");
+  EXPECT_ERROR(read_cmdstan_json(write("inf.json", R"({"x": "Infinity"})")), "variable 'x': x is \"Infinity\"");
+  EXPECT_ERROR(read_cmdstan_json(write("ninf.json", R"({"x": [["-Infinity"]]})")),
+               "x[0][0] is \"-Infinity\" (not finite)");
+}
+
+TEST_F(DataFileTest, MalformedJsonFilesAreErrors) {
+  const std::string bad = write("bad.json", "{\"N\": 3,\n \"y\": [1, 2,]}");
+  EXPECT_ERROR(read_cmdstan_json(bad), "read_cmdstan_json: " + bad + ": invalid JSON at byte 22");
+  EXPECT_ERROR(read_cmdstan_json(bad), "parse error at line 2");
+  EXPECT_ERROR(read_cmdstan_json(write("huge.json", R"({"x": 1e999})")), "huge.json: cannot read the JSON");
+  EXPECT_ERROR(read_cmdstan_json(write("array.json", "[1, 2]")),
+               "array.json: the top level is array, expected an object");
+  EXPECT_ERROR(read_cmdstan_json(write("twice.json", R"({"N": 1, "y": {"N": 2}, "N": 2})")),
+               "twice.json: variable 'N' is given twice");
+  EXPECT_ERROR(read_cmdstan_json(write("empty.json", " \n")), "empty.json: the file is empty");
+  const std::string absent = path("absent.json");
+  EXPECT_ERROR(read_cmdstan_json(absent), "read_cmdstan_json: cannot open file '" + absent + "'");
+}
+
+TEST_F(DataFileTest, ReadsCsvTablesPlainAndGzip) {
+  const std::string table = "x,\"y\" , count\r\n1.5,2,3\r\n\r\n-4e-1,5,-6\r\n";
+  for (const std::string& file : {write("table.csv", table), write_gzip("table.csv.gz", table)}) {
+    const DataFile data = read_csv_table(file);
+    ASSERT_EQ(data.size(), 3u) << file;
+    EXPECT_EQ(at(data, "x").shape, Shape{2});
+    EXPECT_EQ(at(data, "x").values, (Values{1.5, -0.4}));
+    EXPECT_FALSE(at(data, "x").integer);
+    EXPECT_EQ(at(data, "y").values, (Values{2, 5}));
+    EXPECT_TRUE(at(data, "y").integer);
+    EXPECT_EQ(at(data, "count").values, (Values{3, -6}));
+    EXPECT_TRUE(at(data, "count").integer);
+  }
+  // A header without rows gives empty columns.
+  const DataFile empty = read_csv_table(write("header_only.csv", "a,b\n"));
+  EXPECT_EQ(at(empty, "a").shape, Shape{0});
+  EXPECT_TRUE(at(empty, "b").values.empty());
+}
+
+TEST_F(DataFileTest, MalformedCsvTablesAreErrorsNamingLineAndColumn) {
+  const std::string dup = write("dup.csv", "a,b,a\n1,2,3\n");
+  EXPECT_ERROR(read_csv_table(dup), "read_csv_table: " + dup + ":1: column name 'a' appears twice (columns 1 and 3)");
+  EXPECT_ERROR(read_csv_table(write("unnamed.csv", "\n a,,b\n")),
+               "unnamed.csv:2: column 2 of the header has an empty name");
+  EXPECT_ERROR(read_csv_table(write("short.csv", "a,b\n1,2\n3\n")),
+               "short.csv:3: found 1 fields, expected 2 (one per column of the header on line 1)");
+  EXPECT_ERROR(read_csv_table(write("text.csv", "a,b\n1,2\n3,four\n")),
+               "text.csv:3: column 'b' (2): 'four' is not a number");
+  EXPECT_ERROR(read_csv_table(write("gap.csv", "a,b\n1, \n")), "gap.csv:2: column 'b' (2) is empty, expected a number");
+  EXPECT_ERROR(read_csv_table(write("nan.csv", "a,b\nnan,2\n")),
+               "nan.csv:2: column 'a' (1): nan is not finite, expected a finite number");
+  EXPECT_ERROR(read_csv_table(write("inf.csv", "a,b\n1,-inf\n")), "inf.csv:2: column 'b' (2): -inf is not finite");
+  EXPECT_ERROR(read_csv_table(write("empty.csv", "\n\n")), "empty.csv: the file is empty");
+  const std::string absent = path("absent.csv");
+  EXPECT_ERROR(read_csv_table(absent), "read_csv_table: cannot open file '" + absent + "'");
+}
+
+TEST_F(DataFileTest, ReadDataFileDispatchesOnTheExtension) {
+  EXPECT_EQ(at(read_data_file(write("d.json", R"({"N": 2})")), "N").values, Values{2});
+  EXPECT_EQ(at(read_data_file(write("d.csv", "N\n2\n")), "N").shape, Shape{1});
+  EXPECT_EQ(at(read_data_file(write_gzip("d.csv.gz", "N\n2\n3\n")), "N").values, (Values{2, 3}));
+  EXPECT_EQ(at(read_data_file(write("D.JSON", R"({"N": 2})")), "N").values, Values{2});
+
+  const std::string txt = write("d.txt", "N\n2\n");
+  EXPECT_ERROR(read_data_file(txt), "read_data_file: " + txt + ": unknown extension '.txt'");
+  EXPECT_ERROR(read_data_file(txt), "expected .json (CmdStan JSON) or .csv / .csv.gz");
+  EXPECT_ERROR(read_data_file(write("d.tsv.gz", "")), "unknown extension '.tsv.gz'");
+  EXPECT_ERROR(read_data_file(write("data", "")), "the file name has no extension");
+}
+
+}  // namespace
+}  // namespace variate::data
