@@ -95,7 +95,7 @@ class ChainBatch {
         } else {
           r.warmup_iterations = it + 1;
         }
-        if (on_draw) on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q});
+        if (on_draw) on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q, &metrics_[std::size_t(c)]});
       }
     }
     const double elapsed = seconds_since(phase_start);

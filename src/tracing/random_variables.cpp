@@ -21,6 +21,7 @@
 #include "variate/distributions/poisson.hpp"
 #include "variate/distributions/dirichlet.hpp"
 #include "variate/distributions/bernoulli.hpp"
+#include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/binomial.hpp"
 #include "variate/distributions/categorical.hpp"
 #include "variate/distributions/negative_binomial.hpp"
@@ -96,6 +97,9 @@ RandomVariable Bernoulli(Probs probs, std::string name, Shape sample_shape) {
 }
 RandomVariable Bernoulli(Logits logits, std::string name, Shape sample_shape) {
   return site(dist::Bernoulli::from_logits(std::move(logits.value)), std::move(name), sample_shape);
+}
+RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string name) {
+  return site(dist::BernoulliLogitGLM(std::move(x), std::move(w), std::move(alpha)), std::move(name), {});
 }
 RandomVariable Binomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
   return site(dist::Binomial::from_probs(std::move(total_count), std::move(probs.value)), std::move(name), sample_shape);

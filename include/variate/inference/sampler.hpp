@@ -53,6 +53,7 @@ struct Draw {
   bool warmup = false;
   const TransitionStats* stats = nullptr;
   std::span<const double> position;  // unconstrained
+  const Metric* metric = nullptr;    // the chain's metric; adapted once warm-up is over
 };
 /// Called for every iteration of every chain in order within a chain; threaded chains call it
 /// from their own threads, concurrently, so it must be thread-safe across chains.

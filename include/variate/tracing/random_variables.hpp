@@ -51,6 +51,9 @@ RandomVariable NegativeBinomial(Tensor total_count, Probs probs, std::string nam
 RandomVariable NegativeBinomial(Tensor total_count, Logits logits, std::string name = "", Shape sample_shape = {});
 RandomVariable Geometric(Probs probs, std::string name = "", Shape sample_shape = {});
 RandomVariable Geometric(Logits logits, std::string name = "", Shape sample_shape = {});
+/// Labels y (N) of logistic regression, y_i ~ Bernoulli(logits = x_i . w + alpha), in one fused pass
+/// over the data x (N, D); w may be (D) or (chains, D) with alpha () or (chains).
+RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string name = "");
 
 // Multivariate.
 RandomVariable Dirichlet(Tensor concentration, std::string name = "", Shape sample_shape = {});

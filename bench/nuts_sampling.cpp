@@ -1,0 +1,132 @@
+// NUTS end to end against the reference figures of CmdStan 2.32.2 measured on this kind of machine
+// (issue 4): Bayesian logistic regression (fused GLM likelihood) at N = 100000, D = 51 and at
+// N = 10000, D = 21, and eight schools (non-centered), each with 4 chains x (1000 warm-up + 1000
+// draws), as threaded chains and as vectorized (lockstep) chains. Prints ms per gradient, leapfrog
+// steps per second, min bulk ESS over the parameters and min bulk ESS per wall-second, with the
+// ratio to Stan's, and the memory bandwidth measured in the same run.
+//
+//   build/bench/nuts_sampling [logistic|logistic-small|eight-schools ...]   (default: all)
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "machine_limits.hpp"
+#include "variate/inference/diagnostics.hpp"
+#include "variate/inference/sampler.hpp"
+#include "variate/random/samplers.hpp"
+#include "variate/tracing/handlers.hpp"
+#include "variate/tracing/random_variables.hpp"
+
+namespace {
+
+using namespace variate;
+
+struct Config {
+  const char* label;
+  bool vectorized;
+  DType dtype;
+};
+
+struct Reference {
+  double stan_ess_per_second;
+  double x_bytes_f64;  // one read of the data per gradient; 0 when negligible
+};
+
+/// Runs 4 chains x (1000 + 1000) and prints one row.
+void run(const char* model_name, const tracing::Program& model, const Config& config, const Reference& ref) {
+  const inference::Unconstrained space(model);
+  const inference::Target target = inference::make_target(space, config.dtype);
+  inference::SamplerOptions o;
+  o.seed = 20261129;
+  o.vectorized = config.vectorized;
+  const auto start = std::chrono::steady_clock::now();
+  const inference::SampleResult r = inference::sample(target, o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::int64_t leapfrogs = 0;
+  for (const auto& c : r.chains)
+    for (const auto& s : c.stats) leapfrogs += s.n_leapfrog;
+  // Min bulk ESS over the unconstrained coordinates (each is a monotone map of one constrained
+  // scalar, so their bulk ESS equals the constrained one's: it is rank based).
+  double min_ess = 1e300;
+  for (std::int64_t i = 0; i < r.dimension; ++i) {
+    inference::ChainDraws x;
+    for (const auto& c : r.chains) {
+      std::vector<double> v;
+      for (std::int64_t t = 0; t < c.draw_count(); ++t) v.push_back(c.draws[std::size_t(t * r.dimension + i)]);
+      x.push_back(std::move(v));
+    }
+    min_ess = std::min(min_ess, inference::ess_bulk(x));
+  }
+  // Per chain, per gradient: a vectorized call serves 4 chains at once.
+  const double calls = double(r.target_calls);
+  const double ms_per_call = wall / calls * 1e3;
+  const double ess_per_s = min_ess / wall;
+  std::printf("%-15s %-22s %9.3f %12.0f %9.0f %9.1f %11.1f %8.2fx\n", model_name, config.label, ms_per_call,
+              double(leapfrogs) / wall, min_ess, wall, ess_per_s, ess_per_s / ref.stan_ess_per_second);
+  std::fflush(stdout);
+}
+
+tracing::Program logistic(std::int64_t n, std::int64_t d, DType dtype) {
+  const random::Key key(20261129);
+  const Tensor x = random::normal(random::fold_in(key, 1), Shape{n, d});
+  const Tensor true_w = prim::binary(BinaryOp::mul, random::normal(random::fold_in(key, 2), Shape{d}), 0.3);
+  const Tensor probs = prim::unary(UnaryOp::sigmoid, prim::matmul(x, true_w));
+  const Tensor y = prim::cast(prim::binary(BinaryOp::lt, random::uniform(random::fold_in(key, 3), Shape{n}), probs), dtype);
+  const Tensor xd = prim::cast(x, dtype);
+  const Tensor zero = Tensor::scalar(0.0, dtype), one = Tensor::scalar(1.0, dtype);
+  return [=] {
+    auto alpha = Normal(zero, one, "alpha");
+    auto beta = Normal(zero, one, "beta", {d});
+    tracing::Condition data({{"y", y}});
+    BernoulliLogitGLM(xd, beta, alpha, "y");
+  };
+}
+
+tracing::Program eight_schools() {
+  const Tensor y = Tensor::vec({28, 8, -3, 7, -1, 1, 18, 12});
+  const Tensor sigma = Tensor::vec({15, 10, 16, 11, 9, 11, 10, 18});
+  return [=] {
+    auto mu = Normal(0.0, 5.0, "mu");
+    auto tau = HalfCauchy(0.0, 5.0, "tau");
+    auto theta_tilde = Normal(0.0, 1.0, "theta_tilde", {8});
+    tracing::Condition data({{"y", y}});
+    Normal(mu + tau * theta_tilde, sigma, "y");
+  };
+}
+
+bool wanted(int argc, char** argv, const char* name) {
+  if (argc <= 1) return true;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = omp_get_max_threads();
+  const double read_gbs = bench::read_bandwidth_gbs(threads);
+  std::printf("machine: %d threads; memory read %.1f GB/s on all threads (1 thread: %.1f)\n", threads, read_gbs,
+              bench::read_bandwidth_gbs(1));
+  std::printf("Stan reference (CmdStan 2.32.2, 4 chains x (1000+1000), 2 threads), min bulk ESS per wall-second:\n"
+              "  logistic N=100000 D=51: 18.0; logistic N=10000 D=21: 786; eight schools non-centered: 18600\n");
+  std::printf("floor: one read of X (N=100000, D=51) at %.1f GB/s = %.3f ms (f64), %.3f ms (f32)\n\n", read_gbs,
+              100000.0 * 51 * 8 / (read_gbs * 1e9) * 1e3, 100000.0 * 51 * 4 / (read_gbs * 1e9) * 1e3);
+  std::printf("%-15s %-22s %9s %12s %9s %9s %11s %9s\n", "model", "chains", "ms/call", "leapfrog/s", "min ESS",
+              "wall s", "ESS/s", "vs Stan");
+  const Config configs[] = {{"threaded f64", false, DType::f64},
+                            {"vectorized f64", true, DType::f64},
+                            {"vectorized f32", true, DType::f32}};
+  if (wanted(argc, argv, "logistic"))
+    for (const Config& c : configs) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0, 100000.0 * 51 * 8});
+  if (wanted(argc, argv, "logistic-small"))
+    for (const Config& c : configs) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786, 0});
+  if (wanted(argc, argv, "eight-schools"))
+    for (const Config& c : {configs[0], configs[1]}) run("eight-schools", eight_schools(), c, {18600, 0});
+  std::printf("\nms/call: wall time per target call (a vectorized call evaluates all 4 chains)\n");
+}
