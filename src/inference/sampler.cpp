@@ -128,7 +128,7 @@ class ChainBatch {
         for (std::int64_t i = 0; i < d_; ++i)
           state_.q_of(c)[i] = o_.init_radius * (2.0 * streams[std::size_t(c)].uniform() - 1.0);
       }
-      if (!any) return;
+      if (!any) return check_batching();
       VARIATE_CHECK(attempt < o_.max_init_tries, "sample", "chain ", first_pending(pending) + 1,
                     ": no initial value with a finite log density and gradient after ", o_.max_init_tries,
                     " attempts, uniform in (-", o_.init_radius, ", ", o_.init_radius, ") on the unconstrained space",
@@ -140,6 +140,22 @@ class ChainBatch {
         for (std::int64_t i = 0; i < d_ && finite; ++i) finite = std::isfinite(state_.grad_of(c)[i]);
         if (finite) pending[std::size_t(c)] = 0;
       }
+    }
+  }
+
+  /// A vectorized batch needs a model that broadcasts a leading chain dimension. If the batch
+  /// fails where each chain alone works, say so now rather than fall back to one chain per call
+  /// for the whole run.
+  void check_batching() {
+    if (n_ == 1) return;
+    std::vector<double> lp(static_cast<std::size_t>(n_)), grad(static_cast<std::size_t>(n_ * d_));
+    try {
+      target_.evaluate(state_.q, n_, lp, grad);
+    } catch (const std::exception& e) {
+      ::variate::detail::fail("sample: vectorized chains: the log density of a batch of ", n_,
+                   " states fails although each state alone evaluates (", e.what(),
+                   "); write the model so that a leading chain dimension broadcasts (right-aligned, e.g. "
+                   "expand_dims(mu, -1) * x), or run threaded chains");
     }
   }
 

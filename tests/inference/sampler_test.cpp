@@ -242,6 +242,20 @@ TEST(Sampler, UnusableModelsGetAClearError) {
   EXPECT_ERROR(sample(gaussian_target({1.0}), bad), "chains must be at least 1");
 }
 
+TEST(Sampler, VectorizedChainsNeedAModelThatBatches) {
+  Target single_only = gaussian_target({1.0, 2.0});
+  const auto inner = single_only.evaluate;
+  single_only.evaluate = [inner](std::span<const double> q, std::int64_t b, std::span<double> lp, std::span<double> g) {
+    if (b > 1) throw Error("add: shapes (4) and (8) do not broadcast");
+    inner(q, b, lp, g);
+  };
+  SamplerOptions o = small_run(4);
+  o.vectorized = true;
+  EXPECT_ERROR(sample(single_only, o), "a leading chain dimension broadcasts");
+  o.vectorized = false;
+  EXPECT_EQ(sample(single_only, o).chains[3].draw_count(), 100);
+}
+
 TEST(Sampler, StopsWhenAskedAndKeepsWhatWasDrawn) {
   std::atomic<bool> stop{false};
   SamplerOptions o = small_run(2);
