@@ -1,10 +1,11 @@
-// End-to-end tests of the `variate` binary: the default job and bad command-line values.
+// End-to-end tests of the `variate gradient` job and bad command-line values (the main job,
+// `variate sample`, is tested in sample_cli_test.cpp).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
@@ -24,8 +25,8 @@ Outcome run(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
-TEST(VariateCli, DefaultJobFitsTheDigitsModel) {
-  const Outcome r = run("");
+TEST(VariateCli, GradientJobFitsTheDigitsModel) {
+  const Outcome r = run("gradient");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("test accuracy"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("us per gradient"), std::string::npos) << r.output;
@@ -43,7 +44,7 @@ TEST(VariateCli, SinglePrecisionRuns) {
 
 TEST(VariateCli, BadValuesGiveOneClearMessageAndNonZeroExit) {
   for (const char* args : {"gradient --precision f16", "gradient --steps 0", "gradient --steps abc",
-                           "--threads 0", "no-such-command", "gradient --prior-scale -1"}) {
+                           "gradient --threads -1", "no-such-command", "gradient --prior-scale -1"}) {
     const Outcome r = run(args);
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_FALSE(r.output.empty()) << args;

@@ -79,7 +79,7 @@ TEST(SamplerPosterior, NormalNormal) {
   auto model = [&] {
     auto mu = Normal(0.0, 10.0, "mu");
     tracing::Condition c({{"y", data}});
-    Normal(mu, 2.0, "y", {10});
+    Normal(expand_dims(mu, -1), 2.0, "y");  // right-aligned, so a leading chain dimension broadcasts
   };
   const double v = 1.0 / (1.0 / 100 + 10.0 / 4), m = v * std::accumulate(y.begin(), y.end(), 0.0) / 4;
   for (bool vectorized : {false, true}) {

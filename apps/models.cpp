@@ -1,0 +1,388 @@
+#include "models.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/data/data_file.hpp"
+#include "variate/data/digits.hpp"
+#include "variate/data/stan_csv.hpp"
+#include "variate/random/samplers.hpp"
+#include "variate/tracing/random_variables.hpp"
+
+namespace variate::cli {
+namespace {
+
+// Every model's train/test split comes from this key, whatever --seed is, so that runs with
+// different seeds are scored on the same held-out rows.
+constexpr std::uint64_t kSplitSeed = 1;
+
+template <class... Parts>
+[[noreturn]] void data_error(const std::string& path, const Parts&... parts) {
+  detail::fail(path, ": ", parts...);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool is_json(const std::string& path) { return ends_with(lower(path), ".json"); }
+bool is_csv(const std::string& path) {
+  const std::string p = lower(path);
+  return ends_with(p, ".csv") || ends_with(p, ".csv.gz");
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  if (shape.empty()) return "a scalar";
+  std::ostringstream out;
+  out << "shape (";
+  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+  out << ')';
+  return out.str();
+}
+
+// A variable of a data file, checked for presence and rank; `expected` describes it for messages.
+const data::DataArray& variable(const data::DataFile& file, const std::string& path, const std::string& name,
+                                std::size_t rank, const std::string& expected) {
+  const auto it = file.find(name);
+  if (it == file.end()) {
+    std::string present;
+    for (const auto& [n, _] : file) present += (present.empty() ? "" : ", ") + n;
+    data_error(path, "variable '", name, "' is missing; expected ", expected,
+               " (the file has: ", present.empty() ? "no variables" : present, ")");
+  }
+  if (it->second.shape.size() != rank)
+    data_error(path, "variable '", name, "' has ", shape_text(it->second.shape), "; expected ", expected);
+  return it->second;
+}
+
+// An optional size variable (N, J, D, K) that must agree with the arrays it describes.
+void check_size(const data::DataFile& file, const std::string& path, const std::string& name, std::int64_t actual,
+                const std::string& what) {
+  const auto it = file.find(name);
+  if (it == file.end()) return;
+  const data::DataArray& a = it->second;
+  if (!a.shape.empty() || !a.integer)
+    data_error(path, "variable '", name, "' must be an integer scalar (", what, "), got ", shape_text(a.shape));
+  if (std::int64_t(a.values[0]) != actual)
+    data_error(path, "variable '", name, "' is ", std::int64_t(a.values[0]), " but ", what, " is ", actual);
+}
+
+Tensor to_tensor(const data::DataArray& a, DType dtype) {
+  return cast(Tensor::from(a.values, Shape(std::span<const std::int64_t>(a.shape))), dtype);
+}
+
+data::DataFile read_named(const std::string& path) {
+  if (!is_json(path) && !is_csv(path))
+    data_error(path,
+               "unknown data file type; expected a CmdStan JSON data file (.json) or a CSV table (.csv, .csv.gz)");
+  return data::read_data_file(path);
+}
+
+std::vector<std::string> columns_of(const std::string& site, std::int64_t n, std::int64_t limit) {
+  std::vector<std::string> names;
+  for (std::int64_t i = 0; i < std::min(n, limit); ++i) {
+    const std::int64_t index[] = {i};
+    names.push_back(data::stan_column_name(site, index));
+  }
+  return names;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Classification data: features and 0-based labels, split into train and test rows.
+
+struct Classification {
+  Tensor x_train, y_train, x_test, y_test;  // x in the model's dtype, y i64
+  std::int64_t classes = 0;
+  std::string data;
+};
+
+// A fixed, seeded 80/20 split of the rows.
+Classification split(const Tensor& x, const Tensor& labels, std::int64_t classes, DType dtype, std::string data) {
+  const std::int64_t n = x.dim(0);
+  const Tensor order = argsort(random::uniform(random::Key(kSplitSeed), Shape{n}));
+  const std::int64_t n_train = n - std::max<std::int64_t>(1, n / 5);
+  const Tensor train = slice(order, 0, 0, n_train), test = slice(order, 0, n_train, n);
+  Classification c;
+  c.x_train = cast(take(x, train), dtype);
+  c.y_train = take(labels, train);
+  c.x_test = cast(take(x, test), dtype);
+  c.y_test = take(labels, test);
+  c.classes = classes;
+  std::ostringstream out;
+  out << data << ", " << n_train << " train / " << n - n_train << " test rows, " << x.dim(1) << " features";
+  c.data = out.str();
+  return c;
+}
+
+// Features and labels from a CSV file of numbers (label in the last column) or a CmdStan JSON file
+// with X (N x D) and y (N). `json_label_base` is the smallest label a JSON file uses (Stan's
+// categorical counts from 1, its bernoulli from 0); CSV labels are 0-based.
+void read_classification(const std::string& path, std::int64_t json_label_base, Tensor& x, Tensor& labels) {
+  if (is_json(path)) {
+    const data::DataFile file = data::read_cmdstan_json(path);
+    const std::string x_name = file.count("X") || !file.count("x") ? "X" : "x";
+    const data::DataArray& xa = variable(file, path, x_name, 2, "a matrix of features (N x D)");
+    const data::DataArray& ya = variable(file, path, "y", 1, "a vector of N integer labels");
+    if (ya.shape[0] != xa.shape[0])
+      data_error(path, "variable 'y' has ", ya.shape[0], " labels but '", x_name, "' has ", xa.shape[0], " rows");
+    if (!ya.integer) data_error(path, "variable 'y' must hold integer labels");
+    check_size(file, path, "N", xa.shape[0], "the number of rows of " + x_name);
+    check_size(file, path, "D", xa.shape[1], "the number of columns of " + x_name);
+    x = to_tensor(xa, DType::f64);
+    std::vector<std::int64_t> y;
+    for (double v : ya.values) y.push_back(std::int64_t(v) - json_label_base);
+    labels = Tensor::from(y, Shape{std::int64_t(y.size())});
+    return;
+  }
+  if (!is_csv(path))
+    data_error(path,
+               "unknown data file type; expected a CSV file of numbers with the label in the last column "
+               "(.csv, .csv.gz) or a CmdStan JSON data file (.json)");
+  const data::Dataset d = data::load_csv_dataset(path, -1);
+  x = d.features;
+  labels = d.labels;
+}
+
+void check_rows(const std::string& path, const Tensor& x, std::int64_t minimum) {
+  if (x.dim(0) < minimum)
+    data_error(path, "found ", x.dim(0), " rows of data; expected at least ", minimum,
+               " (20% are held out for testing)");
+  if (x.dim(1) < 1) data_error(path, "found no feature columns; expected at least one feature before the label");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Model digits_softmax(const ModelOptions& o) {
+  Tensor x, labels;
+  std::string source;
+  std::int64_t classes = 10;
+  if (o.data_path.empty()) {
+    const data::Dataset d = data::digits();
+    x = d.features / 16.0;
+    labels = d.labels;
+    source = "embedded digits (8x8 pixels scaled to [0, 1])";
+  } else {
+    read_classification(o.data_path, 1, x, labels);
+    check_rows(o.data_path, x, 5);
+    const std::vector<std::int64_t> y = labels.to_vector<std::int64_t>();
+    const auto [lo, hi] = std::minmax_element(y.begin(), y.end());
+    if (*lo < 0)
+      data_error(o.data_path, "labels must be ",
+                 is_json(o.data_path) ? "1, 2, ..., K (as Stan's categorical)" : "0, 1, ..., K-1", ", found ",
+                 *lo + (is_json(o.data_path) ? 1 : 0));
+    classes = *hi + 1;
+    if (classes < 2) data_error(o.data_path, "all labels are the same; expected at least two classes");
+    if (is_json(o.data_path)) {
+      const data::DataFile file = data::read_cmdstan_json(o.data_path);
+      check_size(file, o.data_path, "K", classes, "the largest label");
+    }
+    source = o.data_path;
+  }
+  Classification c = split(x, labels, classes, o.dtype, source);
+  const std::int64_t d = c.x_train.dim(1), k = classes;
+  const Tensor zero = Tensor::scalar(0.0, o.dtype), one = Tensor::scalar(1.0, o.dtype);
+
+  Model m;
+  m.name = "digits-softmax";
+  std::ostringstream desc;
+  desc << "softmax regression, " << k << " classes: W ~ Normal(0, 1) [" << d << " x " << k << "], b ~ Normal(0, 1) ["
+       << k << "], y ~ Categorical(logits = X W + b)";
+  m.description = desc.str();
+  m.data = c.data;
+  m.program = [x = c.x_train, y = c.y_train, zero, one, d, k] {
+    auto w = Normal(zero, one, "W", {d, k});
+    auto b = Normal(zero, one, "b", {k});
+    // W may carry a leading chain dimension (C, D, K): matmul broadcasts it, b (C, K) -> (C, 1, K).
+    const Tensor logits = matmul(x, w) + expand_dims(b, -2);
+    tracing::Condition observed({{"y", y}});
+    Categorical(Logits{logits}, "y");
+  };
+  m.main_parameters = columns_of("b", k, 10);
+  m.predict = [x = c.x_test](const tracing::Values& v) {
+    return softmax(matmul(x, v.at("W")) + expand_dims(v.at("b"), -2), -1);
+  };
+  m.test_labels = c.y_test;
+  return m;
+}
+
+Model logistic(const ModelOptions& o) {
+  Tensor x, labels;
+  std::string source;
+  if (o.data_path.empty()) {
+    const data::Dataset d = data::digits();
+    x = d.features / 16.0;
+    std::vector<std::int64_t> odd = d.labels.to_vector<std::int64_t>();
+    for (auto& v : odd) v %= 2;
+    labels = Tensor::from(odd, Shape{std::int64_t(odd.size())});
+    source = "embedded digits, odd vs even (8x8 pixels scaled to [0, 1])";
+  } else {
+    read_classification(o.data_path, 0, x, labels);
+    check_rows(o.data_path, x, 5);
+    const std::vector<std::int64_t> y = labels.to_vector<std::int64_t>();
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (y[i] != 0 && y[i] != 1)
+        data_error(o.data_path, "label ", y[i], " in row ", i + 1, "; logistic regression expects labels 0 or 1");
+    source = o.data_path;
+  }
+  Classification c = split(x, labels, 2, o.dtype, source);
+  const std::int64_t d = c.x_train.dim(1);
+  const Tensor zero = Tensor::scalar(0.0, o.dtype), one = Tensor::scalar(1.0, o.dtype);
+  const Tensor alpha_scale = Tensor::scalar(2.5, o.dtype);
+
+  Model m;
+  m.name = "logistic";
+  std::ostringstream desc;
+  desc << "Bayesian logistic regression: alpha ~ Normal(0, 2.5), beta ~ Normal(0, 1) [" << d
+       << "], y ~ BernoulliLogitGLM(X, beta, alpha)";
+  m.description = desc.str();
+  m.data = c.data;
+  m.program = [x = c.x_train, y = cast(c.y_train, o.dtype), zero, one, alpha_scale, d] {
+    auto alpha = Normal(zero, alpha_scale, "alpha");
+    auto beta = Normal(zero, one, "beta", {d});
+    tracing::Condition observed({{"y", y}});
+    // The fused GLM reads X once per gradient; it takes beta (C, D) and alpha (C) for C chains.
+    variate::BernoulliLogitGLM(x, beta, alpha, "y");
+  };
+  m.main_parameters = {"alpha"};
+  for (const auto& name : columns_of("beta", d, 8)) m.main_parameters.push_back(name);
+  m.predict = [x = c.x_test](const tracing::Values& v) {
+    const Tensor& beta = v.at("beta");  // (B, D)
+    const Tensor p = sigmoid(matmul(beta, x, false, true) + expand_dims(v.at("alpha"), -1));
+    return stack({1.0 - p, p}, -1);
+  };
+  m.test_labels = c.y_test;
+  return m;
+}
+
+Model eight_schools(const ModelOptions& o) {
+  std::vector<double> y = {28, 8, -3, 7, -1, 1, 18, 12}, sigma = {15, 10, 16, 11, 9, 11, 10, 18};
+  std::string source = "embedded (Rubin 1981): 8 schools";
+  if (!o.data_path.empty()) {
+    const data::DataFile file = read_named(o.data_path);
+    const data::DataArray& ya = variable(file, o.data_path, "y", 1, "a vector of J estimated effects");
+    const data::DataArray& sa = variable(file, o.data_path, "sigma", 1, "a vector of J positive standard errors");
+    if (sa.shape[0] != ya.shape[0])
+      data_error(o.data_path, "variable 'sigma' has ", sa.shape[0], " values but 'y' has ", ya.shape[0],
+                 "; expected one standard error per school");
+    if (ya.shape[0] < 1) data_error(o.data_path, "variable 'y' is empty; expected at least one school");
+    check_size(file, o.data_path, "J", ya.shape[0], "the length of y");
+    for (std::size_t j = 0; j < sa.values.size(); ++j)
+      if (!(sa.values[j] > 0))
+        data_error(o.data_path, "variable 'sigma' has ", sa.values[j], " at position ", j + 1,
+                   "; standard errors must be positive");
+    y = ya.values;
+    sigma = sa.values;
+    source = o.data_path + ": " + std::to_string(y.size()) + " schools";
+  }
+  const std::int64_t j = std::int64_t(y.size());
+  const Tensor y_t = cast(Tensor::from(y, Shape{j}), o.dtype), sigma_t = cast(Tensor::from(sigma, Shape{j}), o.dtype);
+  const Tensor zero = Tensor::scalar(0.0, o.dtype), one = Tensor::scalar(1.0, o.dtype),
+               five = Tensor::scalar(5.0, o.dtype);
+
+  Model m;
+  m.name = "eight-schools";
+  m.description =
+      "eight schools, non-centered: mu ~ Normal(0, 5), tau ~ HalfCauchy(0, 5), theta_tilde ~ Normal(0, 1) [" +
+      std::to_string(j) + "], y ~ Normal(mu + tau theta_tilde, sigma)";
+  m.data = source;
+  m.program = [y_t, sigma_t, zero, one, five, j] {
+    auto mu = Normal(zero, five, "mu");
+    auto tau = HalfCauchy(zero, five, "tau");
+    auto theta_tilde = Normal(zero, one, "theta_tilde", {j});
+    // mu and tau are scalars, or (C) with a chain dimension: give them a trailing axis to broadcast.
+    const Tensor theta = expand_dims(mu, -1) + expand_dims(tau, -1) * theta_tilde;
+    tracing::Condition observed({{"y", y_t}});
+    Normal(theta, sigma_t, "y");
+  };
+  m.main_parameters = {"mu", "tau"};
+  for (const auto& name : columns_of("theta_tilde", j, 10)) m.main_parameters.push_back(name);
+  return m;
+}
+
+Model beta_bernoulli(const ModelOptions& o) {
+  std::vector<double> y = {0, 1, 0, 0, 0, 0, 0, 0, 0, 1};
+  std::string source = "embedded (CmdStan's bernoulli example): N = 10";
+  if (!o.data_path.empty()) {
+    const data::DataFile file = read_named(o.data_path);
+    const data::DataArray& ya = variable(file, o.data_path, "y", 1, "a vector of N outcomes, each 0 or 1");
+    check_size(file, o.data_path, "N", ya.shape[0], "the length of y");
+    for (std::size_t i = 0; i < ya.values.size(); ++i)
+      if (ya.values[i] != 0 && ya.values[i] != 1)
+        data_error(o.data_path, "variable 'y' has ", ya.values[i], " at position ", i + 1, "; expected 0 or 1");
+    y = ya.values;
+    source = o.data_path + ": N = " + std::to_string(y.size());
+  }
+  const Tensor y_t = cast(Tensor::from(y, Shape{std::int64_t(y.size())}), o.dtype);
+  const Tensor one = Tensor::scalar(1.0, o.dtype);
+
+  Model m;
+  m.name = "beta-bernoulli";
+  m.description = "Beta-Bernoulli: theta ~ Beta(1, 1), y ~ Bernoulli(theta)";
+  m.data = source;
+  m.program = [y_t, one] {
+    auto theta = Beta(one, one, "theta");
+    tracing::Condition observed({{"y", y_t}});
+    Bernoulli(Probs{expand_dims(theta, -1)}, "y");  // theta () or (C) against y (N)
+  };
+  m.main_parameters = {"theta"};
+  return m;
+}
+
+}  // namespace
+
+const std::vector<ModelInfo>& model_catalog() {
+  static const std::vector<ModelInfo> catalog = {
+      {"digits-softmax", "softmax regression on the embedded digits (10 classes), or --data CSV/JSON"},
+      {"logistic", "logistic regression, odd vs even digits, or --data CSV (label 0/1 last) or JSON {N, D, X, y}"},
+      {"eight-schools", "eight schools, non-centered; --data JSON or CSV with y and sigma"},
+      {"beta-bernoulli", "CmdStan's bernoulli example; --data JSON {N, y} or CSV column y"},
+  };
+  return catalog;
+}
+
+Model make_model(const std::string& name, const ModelOptions& options) {
+  VARIATE_CHECK(options.dtype == DType::f64 || options.dtype == DType::f32, "make_model",
+                "precision must be f64 or f32, got ", variate::name(options.dtype));
+  if (name == "digits-softmax") return digits_softmax(options);
+  if (name == "logistic") return logistic(options);
+  if (name == "eight-schools") return eight_schools(options);
+  if (name == "beta-bernoulli") return beta_bernoulli(options);
+  std::string known;
+  for (const ModelInfo& m : model_catalog()) known += (known.empty() ? "" : ", ") + m.name;
+  detail::fail("unknown model '", name, "'; the models are: ", known);
+}
+
+HeldOutAccuracy held_out_accuracy(const Model& model,
+                                  const std::function<tracing::Values(std::int64_t, std::int64_t)>& draws,
+                                  std::int64_t draw_count) {
+  VARIATE_CHECK(model.predict && model.test_labels.defined(), "held_out_accuracy", "model '", model.name,
+                "' is not a classifier");
+  HeldOutAccuracy r;
+  r.draws = draw_count;
+  r.examples = model.test_labels.numel();
+  if (draw_count == 0 || r.examples == 0) return r;
+  const Tensor labels = model.test_labels;
+  Tensor probability_sum;
+  double accuracy_sum = 0;
+  constexpr std::int64_t kBatch = 64;  // draws per prediction: (64, N, K) probabilities at a time
+  for (std::int64_t begin = 0; begin < draw_count; begin += kBatch) {
+    const std::int64_t end = std::min(draw_count, begin + kBatch);
+    const Tensor p = cast(model.predict(draws(begin, end)), DType::f64);  // (B, N, K)
+    const Tensor correct = cast(eq(argmax(p, -1), labels), DType::f64);   // (B, N)
+    const int draw_axis[] = {0}, example_axis[] = {1};
+    accuracy_sum += sum(mean(correct, example_axis)).item();
+    const Tensor s = sum(p, draw_axis);
+    probability_sum = probability_sum.defined() ? probability_sum + s : s;
+  }
+  r.mean_single = accuracy_sum / double(draw_count);
+  r.model_averaging = mean(cast(eq(argmax(probability_sum, -1), labels), DType::f64)).item();
+  return r;
+}
+
+}  // namespace variate::cli

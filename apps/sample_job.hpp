@@ -1,0 +1,35 @@
+#pragma once
+// `variate sample`, the main job: draws from a named model's posterior with NUTS or static HMC,
+// streams the draws to Stan CSV files (one per chain, readable by CmdStan's tools and ArviZ) as
+// they are made, and prints the summary of the main parameters, the sampler's diagnostics and,
+// for classifiers, held-out accuracy.
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace variate::cli {
+
+struct SampleJobOptions {
+  std::string model = "digits-softmax";
+  std::string data;  // empty: the model's embedded data
+  int chains = 4;
+  std::int64_t warmup = 1000;
+  std::int64_t draws = 1000;
+  std::uint64_t seed = 1;
+  int threads = 0;                // 0: one per core
+  std::string sampler = "nuts";   // nuts | hmc
+  std::string metric = "diag";    // diag | dense
+  std::string precision = "f64";  // f64 | f32
+  std::string output = "variate-output";
+  int max_depth = 10;
+  double adapt_delta = 0.8;
+  int leapfrog_steps = 0;  // static HMC: 0 = Stan's trajectory length 2 pi
+  bool vectorize = false;  // all chains in one lockstep batch
+};
+
+/// Runs the job: results to `out`, progress to `progress` (bars redrawn in place when
+/// `interactive`). Returns the exit code: 0, or 130 when interrupted by SIGINT (the files then hold
+/// every draw made). Throws variate::Error for bad options, data or output folders.
+int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostream& progress, bool interactive);
+
+}  // namespace variate::cli

@@ -1,0 +1,484 @@
+// End-to-end tests of `variate sample` and `variate summary`: the files they write, the models,
+// bad options and data, and Ctrl-C. Runs are kept small (tens of draws) so the file takes well under
+// a minute.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "variate/data/stan_csv.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run(const std::string& args) {
+  const std::string command = std::string(VARIATE_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// A fresh folder under the temporary directory, removed with everything in it.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(fs::temp_directory_path() / ("variate_cli_" + name + "_" + std::to_string(getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& contents) const {
+    std::ofstream(path_ / name) << contents;
+    return (path_ / name).string();
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+// The number after `label` in `text`, NaN if the label is missing.
+double number_after(const std::string& text, const std::string& label) {
+  const auto at = text.find(label);
+  if (at == std::string::npos) return NAN;
+  return std::stod(text.substr(at + label.size()));
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / double(v.size());
+}
+
+const std::vector<std::string> kSamplerColumns = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
+                                                  "n_leapfrog__", "divergent__",   "energy__"};
+
+TEST(SampleCli, DefaultJobWritesStanCsvSummaryAndHeldOutAccuracy) {
+  const TempDir dir("default");
+  // No subcommand: the options go to `sample`, the main job (digits-softmax).
+  const Outcome r = run("--warmup 60 --draws 40 --chains 2 --max-depth 5 --output " + dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("digits-softmax"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("b.10"), std::string::npos) << "main parameters missing: " << r.output;
+  EXPECT_NE(r.output.find("Chain 2:"), std::string::npos) << "sampler diagnostics missing: " << r.output;
+  // Ten classes: chance is 0.1; even a short run classifies most held-out digits.
+  const double bma = number_after(r.output, "test accuracy: Bayesian model averaging ");
+  const double single = number_after(r.output, "mean over single draws ");
+  EXPECT_GT(bma, 0.6) << r.output;
+  EXPECT_GT(single, 0.5) << r.output;
+  EXPECT_LE(single, 1.0) << r.output;
+  EXPECT_NE(r.output.find("(80 draws"), std::string::npos) << r.output;
+
+  for (int chain = 1; chain <= 2; ++chain) {
+    const std::string path = dir / ("digits-softmax-" + std::to_string(chain) + ".csv");
+    const variate::data::StanCsv csv = variate::data::read_stan_csv(path);
+    ASSERT_EQ(csv.columns.size(), 7u + 640u + 10u) << path;
+    for (std::size_t i = 0; i < kSamplerColumns.size(); ++i) EXPECT_EQ(csv.columns[i], kSamplerColumns[i]);
+    // Stan's names in column-major order: the first index varies fastest.
+    EXPECT_EQ(csv.columns[7], "W.1.1");
+    EXPECT_EQ(csv.columns[8], "W.2.1");
+    EXPECT_EQ(csv.columns[7 + 64], "W.1.2");
+    EXPECT_EQ(csv.columns[7 + 639], "W.64.10");
+    EXPECT_EQ(csv.columns[7 + 640], "b.1");
+    EXPECT_EQ(csv.draws.size(), 40u) << "warm-up rows are not saved (save_warmup = 0)";
+    EXPECT_TRUE(csv.warmup_draws.empty());
+    ASSERT_TRUE(csv.has_adaptation);
+    EXPECT_EQ(csv.adaptation.inverse_metric.size(), 650u);
+    EXPECT_FALSE(csv.adaptation.dense);
+    EXPECT_EQ(csv.adaptation.step_size, csv.column("stepsize__")[0]);
+    ASSERT_NE(csv.config_value("num_samples"), nullptr);
+    EXPECT_EQ(*csv.config_value("num_samples"), "40");
+    EXPECT_EQ(*csv.config_value("num_warmup"), "60");
+    EXPECT_EQ(*csv.config_value("save_warmup"), "0");
+    EXPECT_EQ(*csv.config_value("engine"), "nuts");
+    EXPECT_EQ(*csv.config_value("metric"), "diag_e");
+    EXPECT_EQ(*csv.config_value("max_depth"), "5");
+    EXPECT_EQ(*csv.config_value("id"), std::to_string(chain));
+    for (double depth : csv.column("treedepth__")) EXPECT_LE(depth, 5);
+    EXPECT_NE(read_text(path).find("seconds (Total)"), std::string::npos) << "no timing block in " << path;
+  }
+
+  const std::string summary = read_text(dir / "summary.csv");
+  EXPECT_EQ(summary.rfind("name,Mean,MCSE,StdDev,MAD,5%,50%,95%,ESS_bulk,ESS_tail,R_hat\n", 0), 0u) << summary;
+  EXPECT_EQ(count_lines(summary), 1 + 1 + 650) << "header, lp__ and every parameter";
+  EXPECT_NE(summary.find("\nW.64.10,"), std::string::npos);
+  const std::string json = read_text(dir / "summary.json");
+  EXPECT_NE(json.find("\"lp__\""), std::string::npos) << json.substr(0, 200);
+  EXPECT_NE(json.find("\"b.10\""), std::string::npos);
+  EXPECT_NE(json.find("\"sampler\""), std::string::npos);
+}
+
+TEST(SampleCli, EveryOtherModelRunsAndRecoversWhatItShould) {
+  const TempDir dir("models");
+  const std::string common = " --warmup 150 --draws 100 --chains 2 --output " + dir.path().string();
+
+  const Outcome bernoulli = run("sample --model beta-bernoulli" + common);
+  ASSERT_EQ(bernoulli.exit_code, 0) << bernoulli.output;
+  // 2 successes in 10 under a uniform prior: theta | y ~ Beta(3, 9), mean 0.25, sd 0.12; 200 draws
+  // give a Monte Carlo error near 0.01, so 0.05 is a five-sigma bound.
+  std::vector<double> theta;
+  for (int c = 1; c <= 2; ++c) {
+    const auto csv = variate::data::read_stan_csv(dir / ("beta-bernoulli-" + std::to_string(c) + ".csv"));
+    EXPECT_EQ(csv.columns.back(), "theta");
+    const auto t = csv.column("theta");
+    theta.insert(theta.end(), t.begin(), t.end());
+  }
+  EXPECT_EQ(theta.size(), 200u);
+  EXPECT_NEAR(mean(theta), 0.25, 0.05);
+
+  const Outcome schools = run("sample --model eight-schools" + common);
+  ASSERT_EQ(schools.exit_code, 0) << schools.output;
+  const auto csv = variate::data::read_stan_csv(dir / "eight-schools-1.csv");
+  EXPECT_EQ(csv.columns[7], "mu");
+  EXPECT_EQ(csv.columns[8], "tau");
+  EXPECT_EQ(csv.columns[9], "theta_tilde.1");
+  EXPECT_EQ(csv.columns.size(), 7u + 10u);
+  for (double tau : csv.column("tau")) EXPECT_GT(tau, 0) << "tau lives on (0, inf)";
+  EXPECT_NE(schools.output.find("theta_tilde.8"), std::string::npos) << schools.output;
+  EXPECT_EQ(schools.output.find("test accuracy"), std::string::npos) << "not a classifier";
+
+  const Outcome logistic = run("sample --model logistic" + common);
+  ASSERT_EQ(logistic.exit_code, 0) << logistic.output;
+  EXPECT_GT(number_after(logistic.output, "test accuracy: Bayesian model averaging "), 0.75) << logistic.output;
+  const auto lcsv = variate::data::read_stan_csv(dir / "logistic-2.csv");
+  EXPECT_EQ(lcsv.columns[7], "alpha");
+  EXPECT_EQ(lcsv.columns[8], "beta.1");
+  EXPECT_EQ(lcsv.columns.back(), "beta.64");
+}
+
+TEST(SampleCli, VectorizedChainsBroadcastTheChainDimension) {
+  const TempDir dir("vectorized");
+  // One lockstep batch: W is (chains, 64, 10) inside the model. One thread keeps the run short on
+  // a loaded machine.
+  const Outcome r = run("sample --vectorize --threads 1 --chains 3 --warmup 30 --draws 20 --max-depth 4 --output " +
+                        dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("vectorized"), std::string::npos) << r.output;
+  EXPECT_GT(number_after(r.output, "test accuracy: Bayesian model averaging "), 0.5) << r.output;
+  for (int c = 1; c <= 3; ++c) {
+    const auto csv = variate::data::read_stan_csv(dir / ("digits-softmax-" + std::to_string(c) + ".csv"));
+    EXPECT_EQ(csv.draws.size(), 20u);
+    EXPECT_EQ(*csv.config_value("vectorized"), "1");
+  }
+  const Outcome schools =
+      run("sample --model eight-schools --vectorize --metric dense --chains 2 --warmup 100 "
+          "--draws 30 --output " +
+          dir.path().string());
+  ASSERT_EQ(schools.exit_code, 0) << schools.output;
+  const auto csv = variate::data::read_stan_csv(dir / "eight-schools-2.csv");
+  EXPECT_TRUE(csv.adaptation.dense);
+  EXPECT_EQ(csv.adaptation.inverse_metric.size(), 100u) << "a 10 x 10 dense inverse metric";
+  EXPECT_EQ(*csv.config_value("metric"), "dense_e");
+}
+
+TEST(SampleCli, SinglePrecisionComputesTheLogDensityInF32) {
+  const TempDir dir("f32");
+  // The job evaluates the log density once and fails if it does not come out f32 (a prior or a
+  // datum left in f64 would promote the whole density).
+  for (const char* model : {"digits-softmax", "logistic", "eight-schools", "beta-bernoulli"}) {
+    const Outcome r =
+        run(std::string("sample --precision f32 --chains 1 --warmup 10 --draws 5 --max-depth 3 --model ") + model +
+            " --output " + dir.path().string());
+    ASSERT_EQ(r.exit_code, 0) << model << ": " << r.output;
+    EXPECT_NE(r.output.find("log density in f32"), std::string::npos) << model << ": " << r.output;
+    const auto csv = variate::data::read_stan_csv(dir / (std::string(model) + "-1.csv"));
+    EXPECT_EQ(*csv.config_value("precision"), "f32");
+    EXPECT_EQ(csv.draws.size(), 5u);
+  }
+}
+
+TEST(SampleCli, StaticHmcWritesItsEngine) {
+  const TempDir dir("hmc");
+  const Outcome r =
+      run("sample --model beta-bernoulli --sampler hmc --leapfrog-steps 7 --chains 1 --warmup 50 "
+          "--draws 20 --output " +
+          dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto csv = variate::data::read_stan_csv(dir / "beta-bernoulli-1.csv");
+  EXPECT_EQ(*csv.config_value("engine"), "static");
+  for (double n : csv.column("n_leapfrog__")) EXPECT_EQ(n, 7);
+}
+
+TEST(SampleCli, SummaryOfOurOwnOutput) {
+  const TempDir dir("summary_ours");
+  ASSERT_EQ(
+      run("sample --model eight-schools --chains 2 --warmup 100 --draws 50 --output " + dir.path().string()).exit_code,
+      0);
+  const std::string csv_out = dir / "s.csv", json_out = dir / "s.json";
+  const Outcome r = run("summary " + (dir / "eight-schools-1.csv") + " " + (dir / "eight-schools-2.csv") + " --csv " +
+                        csv_out + " --json " + json_out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* text :
+       {"2 chains, 50 draws each", "lp__", "accept_stat__", "mu", "theta_tilde.8", "R_hat", "Chain 2:"})
+    EXPECT_NE(r.output.find(text), std::string::npos) << text << " missing from:\n" << r.output;
+  const std::string table = read_text(csv_out);
+  EXPECT_EQ(count_lines(table), 1 + 7 + 10) << table;
+  EXPECT_NE(read_text(json_out).find("\"theta_tilde.8\""), std::string::npos);
+  // The summary's mean of mu is the mean of the draws in both files.
+  std::vector<double> mu;
+  for (int c = 1; c <= 2; ++c) {
+    const auto m = variate::data::read_stan_csv(dir / ("eight-schools-" + std::to_string(c) + ".csv")).column("mu");
+    mu.insert(mu.end(), m.begin(), m.end());
+  }
+  EXPECT_NEAR(number_after(table, "\nmu,"), mean(mu), 1e-12 * (1 + std::abs(mean(mu))));
+}
+
+// Two chains of CmdStan's bernoulli example as CmdStan writes them (config with "(Default)" and
+// group lines, the adaptation block, the timing block), cut to six draws each.
+std::string cmdstan_chain(int id, const std::vector<std::array<double, 8>>& rows) {
+  std::ostringstream out;
+  out << R"(# stan_version_major = 2
+# stan_version_minor = 32
+# model = bernoulli_model
+# method = sample (Default)
+#   sample
+#     num_samples = 6
+#     num_warmup = 1000 (Default)
+#     save_warmup = 0 (Default)
+#     thin = 1 (Default)
+#     adapt
+#       engaged = 1 (Default)
+#     algorithm = hmc (Default)
+#       hmc
+#         engine = nuts (Default)
+#           nuts
+#             max_depth = 10 (Default)
+#         metric = diag_e (Default)
+# id = )"
+      << id << R"(
+lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,theta
+# Adaptation terminated
+# Step size = 0.93
+# Diagonal elements of inverse mass matrix:
+# 0.52
+)";
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) out << (i ? "," : "") << r[i];
+    out << '\n';
+  }
+  out << R"(#
+#  Elapsed Time: 0.004 seconds (Warm-up)
+#                0.012 seconds (Sampling)
+#                0.016 seconds (Total)
+#
+)";
+  return out.str();
+}
+
+TEST(SampleCli, SummaryReadsCmdStanFiles) {
+  const TempDir dir("summary_cmdstan");
+  const std::string a = dir.write("output_1.csv", cmdstan_chain(1, {{-7.1, 0.9, 0.93, 2, 3, 0, 7.5, 0.20},
+                                                                    {-6.9, 1.0, 0.93, 10, 1023, 0, 7.2, 0.30},
+                                                                    {-7.0, 0.8, 0.93, 1, 1, 0, 7.3, 0.25},
+                                                                    {-7.6, 0.7, 0.93, 2, 3, 0, 8.1, 0.10},
+                                                                    {-7.3, 0.95, 0.93, 1, 3, 0, 7.9, 0.40},
+                                                                    {-7.2, 0.85, 0.93, 2, 3, 0, 7.4, 0.35}}));
+  const std::string b = dir.write("output_2.csv", cmdstan_chain(2, {{-7.0, 0.9, 0.93, 2, 3, 0, 7.5, 0.15},
+                                                                    {-6.8, 1.0, 0.93, 1, 1, 1, 7.2, 0.22},
+                                                                    {-7.1, 0.8, 0.93, 1, 1, 0, 7.3, 0.30},
+                                                                    {-7.4, 0.7, 0.93, 2, 3, 0, 8.0, 0.28},
+                                                                    {-7.2, 0.95, 0.93, 1, 3, 0, 7.9, 0.18},
+                                                                    {-7.0, 0.85, 0.93, 2, 3, 0, 7.4, 0.26}}));
+  const std::string table = dir / "t.csv";
+  const Outcome r = run("summary " + a + " " + b + " --csv " + table);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const double expected = (0.20 + 0.30 + 0.25 + 0.10 + 0.40 + 0.35 + 0.15 + 0.22 + 0.30 + 0.28 + 0.18 + 0.26) / 12;
+  EXPECT_NEAR(number_after(read_text(table), "\ntheta,"), expected, 1e-12);
+  // The config's "max_depth = 10 (Default)" counts chain 1's draw at depth 10; chain 2 has one
+  // divergence.
+  EXPECT_NE(r.output.find("Chain 1: 0 divergent (0.0%), 1 at max tree depth"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Chain 2: 1 divergent"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step size 0.93"), std::string::npos) << r.output;
+}
+
+TEST(SampleCli, SummaryRejectsMismatchedAndMalformedFiles) {
+  const TempDir dir("summary_bad");
+  const std::string good = dir.write(
+      "good.csv", cmdstan_chain(1, {{-7.1, 0.9, 0.93, 2, 3, 0, 7.5, 0.2}, {-7.0, 0.9, 0.93, 2, 3, 0, 7.5, 0.3}}));
+  std::string other_text = cmdstan_chain(2, {{-7.1, 0.9, 0.93, 2, 3, 0, 7.5, 0.2}});
+  other_text.replace(other_text.find(",theta\n"), 7, ",phi\n");
+  const std::string other = dir.write("other.csv", other_text);
+  Outcome r = run("summary " + good + " " + other);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("variate: error:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("other.csv"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'phi'"), std::string::npos) << "the message names the first differing column: " << r.output;
+
+  std::string short_text = cmdstan_chain(1, {{-7.1, 0.9, 0.93, 2, 3, 0, 7.5, 0.2}});
+  short_text += "-7.2,0.9,0.93,2,3,0,7.5\n";  // a row with a missing field
+  r = run("summary " + dir.write("short.csv", short_text));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("short.csv"), std::string::npos) << r.output;
+
+  r = run("summary " + (dir / "missing.csv"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("missing.csv"), std::string::npos) << r.output;
+}
+
+TEST(SampleCli, BadOptionValuesGiveOneMessageNamingTheOption) {
+  const TempDir dir("bad_options");
+  const std::string out = " --output " + (dir / "never");
+  for (const auto& [args, option] : std::vector<std::pair<std::string, std::string>>{
+           {"sample --chains 0", "--chains"},
+           {"sample --draws 0", "--draws"},
+           {"sample --warmup -1", "--warmup"},
+           {"sample --sampler foo", "--sampler"},
+           {"sample --metric x", "--metric"},
+           {"sample --precision f16", "--precision"},
+           {"sample --adapt-delta 1.5", "--adapt-delta"},
+           {"sample --adapt-delta 0", "--adapt-delta"},
+           {"sample --threads -1", "--threads"},
+           {"sample --seed -1", "--seed"},
+           {"sample --max-depth 0", "--max-depth"},
+           {"sample --model nope", "--model"},
+           {"--chains abc", "--chains"},
+       }) {
+    const Outcome r = run(args + out);
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.output;
+    EXPECT_EQ(count_lines(r.output), 1) << args << ": one message expected, got:\n" << r.output;
+    EXPECT_EQ(r.output.rfind("variate: error: ", 0), 0u) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(option), std::string::npos) << args << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "never")) << "a rejected command must not start the job";
+
+  const std::string file = dir.write("plain-file", "x");
+  const Outcome r = run("sample --model beta-bernoulli --output " + file + "/sub");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("output folder"), std::string::npos) << r.output;
+}
+
+TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
+  const TempDir dir("bad_data");
+  const std::string out = " --output " + (dir / "never");
+  const std::string cols = dir.write("cols.csv", "0.1,0.2,0\n0.3,0.4,1\n0.5,1\n0.1,0.1,0\n0.2,0.2,1\n");
+  const std::string nan = dir.write("nan.csv", "0.1,0.2,0\n0.3,nan,1\n0.5,0.1,1\n0.1,0.1,0\n0.2,0.2,1\n");
+  const std::string labels = dir.write("labels.csv", "0.1,0.2,0\n0.3,0.4,2\n0.5,0.1,1\n0.1,0.1,0\n0.2,0.2,1\n");
+  const std::string malformed = dir.write("malformed.json", R"({"J": 2, "y": [1, 2, "sigma": [1, 2]})");
+  const std::string ragged = dir.write("sigma.json", R"({"J": 3, "y": [28, 8, -3], "sigma": [15, 10]})");
+  const std::string no_y = dir.write("no_y.json", R"({"N": 3})");
+  const std::string nan_json = dir.write("nan.json", R"({"N": 3, "y": [0, 1, "NaN"]})");
+  const std::string schools_nan = dir.write("schools.csv", "y,sigma\n28,15\n8,nan\n");
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"--model logistic --data " + (dir / "none.csv"), {"none.csv"}},
+           {"--model logistic --data " + cols, {"cols.csv", "columns"}},
+           {"--model logistic --data " + nan, {"nan.csv", "nan"}},
+           {"--model logistic --data " + labels, {"labels.csv", "0 or 1"}},
+           {"--model digits-softmax --data " + cols, {"cols.csv", "columns"}},
+           {"--model eight-schools --data " + malformed, {"malformed.json"}},
+           {"--model eight-schools --data " + ragged, {"sigma.json", "'sigma'"}},
+           {"--model eight-schools --data " + schools_nan, {"schools.csv", "sigma"}},
+           {"--model beta-bernoulli --data " + no_y, {"no_y.json", "'y'"}},
+           {"--model beta-bernoulli --data " + nan_json, {"nan.json", "NaN"}},
+       }) {
+    const Outcome r = run("sample " + args + out);
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.output;
+    EXPECT_EQ(count_lines(r.output), 1) << args << ": one message expected, got:\n" << r.output;
+    EXPECT_EQ(r.output.rfind("variate: error: ", 0), 0u) << args << ": " << r.output;
+    for (const std::string& text : expected)
+      EXPECT_NE(r.output.find(text), std::string::npos) << args << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "never")) << "bad data must not leave an output folder behind";
+
+  // A good data file is used: three schools give three theta_tilde columns.
+  const std::string three = dir.write("three.json", R"({"J": 3, "y": [28, 8, -3], "sigma": [15, 10, 16]})");
+  const Outcome r = run("sample --model eight-schools --chains 1 --warmup 50 --draws 10 --data " + three +
+                        " --output " + (dir / "ok"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(variate::data::read_stan_csv(dir / "ok/eight-schools-1.csv").columns.back(), "theta_tilde.3");
+}
+
+// Counts the rows of draws in a Stan CSV file being written (lines that are not comments, less the
+// header).
+int draw_rows(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') ++rows;
+  return rows - 1;
+}
+
+TEST(SampleCli, CtrlCKeepsTheDrawsWrittenSoFar) {
+  const TempDir dir("sigint");
+  const std::string log = dir / "log.txt", output = dir / "out";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(VARIATE_CLI_PATH, "variate", "sample", "--model", "eight-schools", "--chains", "2", "--threads", "2",
+          "--warmup", "50", "--draws", "100000000", "--output", output.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string first = output + "/eight-schools-1.csv";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (draw_rows(first) < 50 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGINT);
+  int status = 0;
+  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > stop_deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL() << "the run did not stop within 20 s of SIGINT";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::string text = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status)) << text;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << text;
+  EXPECT_NE(text.find("interrupted: kept"), std::string::npos) << text;
+  const auto at = text.find("interrupted: kept");
+  const std::string message = at == std::string::npos ? "" : text.substr(at, text.find('\n', at) - at);
+  for (int c = 1; c <= 2; ++c) {
+    const std::string path = output + "/eight-schools-" + std::to_string(c) + ".csv";
+    const variate::data::StanCsv csv = variate::data::read_stan_csv(path);  // every row parses
+    if (c == 1) {
+      EXPECT_TRUE(csv.has_adaptation) << path;
+      EXPECT_GE(csv.draws.size(), 50u) << path;
+    }
+    EXPECT_LT(csv.draws.size(), 100000000u) << path;
+    for (double lp : csv.column("lp__")) EXPECT_TRUE(std::isfinite(lp)) << path;
+    EXPECT_NE(message.find(std::to_string(csv.draws.size())), std::string::npos)
+        << "the message counts the draws: " << message;
+  }
+  // The interrupted files summarize.
+  const Outcome r = run("summary " + output + "/eight-schools-1.csv " + output + "/eight-schools-2.csv");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+}  // namespace
