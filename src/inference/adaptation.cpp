@@ -28,14 +28,17 @@ double DualAveraging::update(double accept_stat) {
 double DualAveraging::final_step_size() const { return std::exp(x_bar_); }
 
 WarmupSchedule::WarmupSchedule(WarmupOptions o) : options_(o) {
-  VARIATE_CHECK(o.num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 1,
-                "WarmupSchedule", "expected non-negative warm-up lengths and a base window >= 1, got num_warmup=",
+  // A window needs two draws for a variance.
+  VARIATE_CHECK(o.num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 2,
+                "WarmupSchedule", "expected non-negative warm-up lengths and a base window >= 2, got num_warmup=",
                 o.num_warmup, ", init_buffer=", o.init_buffer, ", term_buffer=", o.term_buffer,
                 ", base_window=", o.base_window);
   if (o.num_warmup < 20) {
     adapt_metric_ = false;
     return;
   }
+  // The intended 15/75/10 split; Stan's own code skips its restart here and never adapts the
+  // metric (stan-dev/stan#3380).
   if (o.init_buffer + o.base_window + o.term_buffer > o.num_warmup) {
     options_.init_buffer = std::int64_t(0.15 * double(o.num_warmup));
     options_.term_buffer = std::int64_t(0.1 * double(o.num_warmup));

@@ -50,9 +50,14 @@ void Evaluator::evaluate(PhasePoints& z, const ChainMask& active) {
   if (count == 1) return evaluate_one(z, only);
   lp_.resize(std::size_t(n));
   grad_.resize(std::size_t(n * d));
+  // Inactive rows are evaluated too (one call for the batch) but at an active chain's position: a
+  // finished chain may rest where the model throws, which would send every call to the fallback.
+  q_ = z.q;
+  for (std::int64_t c = 0; c < n; ++c)
+    if (!active[std::size_t(c)]) std::copy_n(z.q_of(only), d, q_.data() + c * d);
   try {
     ++calls_;
-    target_.evaluate(z.q, n, lp_, grad_);
+    target_.evaluate(q_, n, lp_, grad_);
   } catch (const std::exception&) {
     for (std::int64_t c = 0; c < n; ++c)
       if (active[std::size_t(c)]) evaluate_one(z, c);

@@ -56,11 +56,17 @@ class ChainBatch {
   }
 
   void run(const DrawCallback& on_draw, std::vector<ChainResult>& results) {
+    if (o_.stop && o_.stop->load()) {  // stopped before this batch began
+      interrupted_ = true;
+      return;
+    }
     initialize();
     const bool adapting = o_.adapt && o_.num_warmup > 0;
     if (adapting) {
       search_step_size();
-      for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(step_[std::size_t(c)]);
+      // As Stan: the first dual averaging shrinks toward 10 x the step size the user gave, not the
+      // one the search found (later windows restart from the searched one).
+      for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(o_.initial_step_size);
     }
     const std::int64_t total = o_.num_warmup + o_.num_draws;
     auto phase_start = Clock::now();

@@ -42,7 +42,7 @@ class StaticHmc final : public Kernel {
       const double eps = step_size[std::size_t(c)];
       const int n = options_.num_steps > 0
                         ? options_.num_steps
-                        : int(std::clamp(std::ceil(options_.trajectory_length / eps), 1.0, 1e6));
+                        : int(std::clamp(std::floor(options_.trajectory_length / eps), 1.0, 1e6));
       steps_[std::size_t(c)] = n;
       longest = std::max(longest, n);
     }

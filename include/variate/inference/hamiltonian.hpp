@@ -47,7 +47,7 @@ class Evaluator {
  private:
   void evaluate_one(PhasePoints& z, std::int64_t c);
   const Target& target_;
-  std::vector<double> lp_, grad_;
+  std::vector<double> q_, lp_, grad_;
   std::string last_error_;
   std::int64_t calls_ = 0;
 };

@@ -13,7 +13,8 @@ namespace variate::inference {
 
 /// What Stan reports for each draw (its CSV columns lp__ ... energy__).
 struct TransitionStats {
-  double log_density = 0;  // lp__: log density on the unconstrained space, Jacobian included
+  double log_density = 0;  // lp__: log density on the unconstrained space, Jacobian included; unlike
+                           // Stan's it keeps the normalizing constants, so it differs by a constant
   double accept_stat = 0;  // mean Metropolis acceptance over the trajectory (NUTS) or of the proposal (HMC)
   double step_size = 0;
   int tree_depth = 0;      // NUTS only
@@ -47,7 +48,8 @@ struct NutsOptions {
 std::unique_ptr<Kernel> make_nuts(NutsOptions options, std::int64_t chains, std::int64_t dimension);
 
 struct StaticHmcOptions {
-  /// Leapfrog steps per transition; if 0, ceil(trajectory_length / step size) (at least 1).
+  /// Leapfrog steps per transition; if 0, floor(trajectory_length / step size), at least 1 and at
+  /// most 10^6 (Stan's rule).
   int num_steps = 0;
   double trajectory_length = 2 * 3.141592653589793;  // Stan's default int_time, 2π
   double max_energy_error = 1000;
