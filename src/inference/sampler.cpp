@@ -315,7 +315,10 @@ SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCal
   const int inner = std::max(1, threads / workers);
   std::atomic<int> next{0};
   std::mutex mutex;
-  std::exception_ptr error;
+  // The error reported is the lowest-numbered failing chain's, whatever the timing: a chain is
+  // skipped only when a lower one has failed, so that one always runs.
+  std::vector<std::exception_ptr> errors(std::size_t(o.chains));
+  int first_failed = o.chains;
   std::vector<std::thread> pool;
   for (int w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
@@ -323,7 +326,7 @@ SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCal
       for (int c = next++; c < o.chains; c = next++) {
         {
           std::lock_guard lock(mutex);
-          if (error) return;  // another chain failed: the run is over
+          if (first_failed < c) continue;
         }
         try {
           ChainBatch batch(target, o, {c});
@@ -333,13 +336,14 @@ SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCal
           result.target_calls += batch.target_calls();
         } catch (...) {
           std::lock_guard lock(mutex);
-          if (!error) error = std::current_exception();
+          errors[std::size_t(c)] = std::current_exception();
+          first_failed = std::min(first_failed, c);
         }
       }
     });
   }
   for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  if (first_failed < o.chains) std::rethrow_exception(errors[std::size_t(first_failed)]);
   return result;
 }
 
