@@ -30,8 +30,10 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 constexpr const char* kVariateVersion = "0.1.0";  // the project version in CMakeLists.txt
-const std::vector<std::string> kSamplerColumns = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
-                                                  "n_leapfrog__", "divergent__",   "energy__"};
+// The sampler's columns, as CmdStan writes them for NUTS and for static HMC.
+const std::vector<std::string> kNutsColumns = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
+                                               "n_leapfrog__", "divergent__",   "energy__"};
+const std::vector<std::string> kStaticHmcColumns = {"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__"};
 
 // Ctrl-C: the handler only sets the flag the sampler polls between iterations. SA_RESETHAND puts
 // the default action back, so a second Ctrl-C ends the process at once.
@@ -222,7 +224,9 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
       << (dim == 1 ? " parameter" : " parameters") << ", log density in " << o.precision << '\n';
 
   const ColumnLayout layout = layout_of(space);
-  std::vector<std::string> columns = kSamplerColumns;
+  const bool nuts = so.algorithm == inference::Algorithm::nuts;
+  const std::vector<std::string>& sampler_columns = nuts ? kNutsColumns : kStaticHmcColumns;
+  std::vector<std::string> columns = sampler_columns;
   columns.insert(columns.end(), layout.names.begin(), layout.names.end());
   const std::size_t width = columns.size();
 
@@ -257,11 +261,16 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
     row[0] = s.log_density;
     row[1] = s.accept_stat;
     row[2] = s.step_size;
-    row[3] = s.tree_depth;
-    row[4] = s.n_leapfrog;
-    row[5] = s.divergent ? 1 : 0;
-    row[6] = s.energy;
-    std::size_t k = kSamplerColumns.size();
+    if (nuts) {
+      row[3] = s.tree_depth;
+      row[4] = s.n_leapfrog;
+      row[5] = s.divergent ? 1 : 0;
+      row[6] = s.energy;
+    } else {
+      row[3] = s.step_size * s.n_leapfrog;  // int_time__
+      row[4] = s.energy;
+    }
+    std::size_t k = sampler_columns.size();
     const tracing::Values values = space.constrain(Tensor::from(d.position, Shape{dim}));
     for (std::size_t site = 0; site < space.sites().size(); ++site) {
       const Tensor v = cast(values.at(space.sites()[site].name), DType::f64);
@@ -307,7 +316,7 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   // Summaries: lp__ and every parameter (files); lp__ and the model's main parameters (screen).
   std::vector<inference::ParameterSummary> all;
   all.push_back(inference::summarize("lp__", column_draws(chains, 0, width)));
-  for (std::size_t j = kSamplerColumns.size(); j < width; ++j)
+  for (std::size_t j = sampler_columns.size(); j < width; ++j)
     all.push_back(inference::summarize(columns[j], column_draws(chains, j, width)));
 
   std::vector<inference::ParameterSummary> main_rows = {all[0]};

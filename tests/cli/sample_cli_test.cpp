@@ -228,7 +228,11 @@ TEST(SampleCli, StaticHmcWritesItsEngine) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto csv = variate::data::read_stan_csv(dir / "beta-bernoulli-1.csv");
   EXPECT_EQ(*csv.config_value("engine"), "static");
-  for (double n : csv.column("n_leapfrog__")) EXPECT_EQ(n, 7);
+  // CmdStan's static HMC columns: int_time__ = step size x steps, no tree depth or divergences.
+  EXPECT_EQ(csv.columns, (std::vector<std::string>{"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__",
+                                                   "theta"}));
+  const auto steps = csv.column("stepsize__"), times = csv.column("int_time__");
+  for (std::size_t i = 0; i < steps.size(); ++i) EXPECT_DOUBLE_EQ(times[i], 7 * steps[i]);
 }
 
 TEST(SampleCli, SummaryOfOurOwnOutput) {
