@@ -1,0 +1,50 @@
+#pragma once
+// Collectives over a mesh axis, each a differentiable op (layer 6, DESIGN.md "distribute").
+// Call them inside Mesh::run; every device of the axis must call the same collectives in the same
+// order (and, for pbroadcast, reach the same nodes in its backward sweep), as in any SPMD program.
+//
+// Gradient semantics (TFP experimental.distribute, DESIGN.md: "a replicated term is counted once"):
+// a collective's result is *replicated*: it has the same value on every device and stands for one
+// quantity of the unsharded model, so each device's cotangent of it is that one quantity's
+// cotangent, not a share of a sum over devices. Hence
+//   - psum's backward passes the cotangent through unsummed: loss = psum(local_loss) gives each
+//     device d loss / d local = d local_loss / d local, the unsharded gradient of its shard;
+//   - pbroadcast (identity forward) marks a replicated value used in device-local terms; its
+//     backward is the psum of the per-device cotangents, so every device gets the whole unsharded
+//     gradient of the replicated value.
+// JAX's pmap instead treats the per-device losses as separate terms summed together, which makes
+// psum's transpose a psum; with replicated losses that would count each term once per device.
+//
+// Determinism: each device reduces the contributions itself, in device order 0, 1, 2, ..., with
+// the same kernels, so results are bitwise identical on every device and across runs, whatever the
+// thread timing. Devices whose inputs differ in shape or dtype all throw variate::Error naming the
+// op, the devices and the shapes.
+#include <string_view>
+
+#include "variate/tensor/tensor.hpp"
+
+namespace variate::distribute {
+
+/// Element-wise sum over the devices of `axis`, identical on every device.
+/// Backward: the cotangent passes through unsummed (see above).
+Tensor psum(const Tensor& x, std::string_view axis);
+
+/// psum(x) / axis_size, in the floating type of x. Backward: cotangent / axis_size.
+Tensor pmean(const Tensor& x, std::string_view axis);
+
+/// Element-wise maximum over the devices of `axis`, identical on every device. Backward: each
+/// element's cotangent goes to the devices holding the maximum, shared equally among ties (as the
+/// local max does), so the cotangents summed over devices equal the unsharded max's gradient.
+Tensor pmax(const Tensor& x, std::string_view axis);
+
+/// Identity forward, for a replicated value (the same on every device) used in device-local terms.
+/// Backward: the psum of the cotangents, so each device gets the whole gradient.
+Tensor pbroadcast(const Tensor& x, std::string_view axis);
+
+/// The devices' tensors concatenated along `dim` in device order, identical on every device. The
+/// tensors must agree in dtype and in every dimension but `dim` (shards may be ragged). The result
+/// is replicated, so backward gives each device its own slice of the cotangent (the unsharded
+/// gradient of its shard); wrap the result in pbroadcast if it feeds device-local terms.
+Tensor all_gather(const Tensor& x, std::string_view axis, int dim = 0);
+
+}  // namespace variate::distribute

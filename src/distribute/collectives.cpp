@@ -1,0 +1,123 @@
+// Collectives and their backward rules (the semantics are in distribute/collectives.hpp and
+// docs/distribute.md). Each device reduces every device's contribution itself, in device order,
+// so results are bitwise identical everywhere; the cost is (n - 1) element-wise ops per device,
+// small next to the model for the reductions these are used for (log densities, gradients).
+#include "variate/distribute/collectives.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "distribute/communicator.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/tensor/prim.hpp"
+
+namespace variate::distribute {
+
+using autodiff::BackwardContext;
+using autodiff::record;
+using detail::Communicator;
+
+namespace {
+
+void check_defined(const char* op, const Communicator& comm, const Tensor& x) {
+  VARIATE_CHECK(x.defined(), op, "device ", comm.index(), " of axis '", comm.axis(), "' passed an undefined tensor");
+}
+
+// Throws the same message on every device when the devices' tensors differ in dtype or rank, or in
+// a dimension other than `free_dim` (-1: none may differ).
+void check_same(const char* op, const Communicator& comm, std::span<const Tensor> xs, int free_dim) {
+  const Tensor& first = xs[0];
+  for (std::size_t i = 1; i < xs.size(); ++i) {
+    const Tensor& x = xs[i];
+    bool same = x.dtype() == first.dtype() && x.rank() == first.rank();
+    for (int d = 0; same && d < x.rank(); ++d) same = d == free_dim || x.dim(d) == first.dim(d);
+    if (same) continue;
+    if (free_dim < 0)
+      ::variate::detail::fail(op, ": over axis '", comm.axis(), "', device ", i, " passed a tensor of shape ",
+                              x.shape(), " (", x.dtype(), ") but device 0 passed ", first.shape(), " (", first.dtype(),
+                              "); every device must pass the same shape and dtype");
+    ::variate::detail::fail(op, ": over axis '", comm.axis(), "', device ", i, " passed a tensor of shape ", x.shape(),
+                            " (", x.dtype(), ") but device 0 passed ", first.shape(), " (", first.dtype(),
+                            "); the devices' tensors must agree in dtype and in every dimension but ", free_dim);
+  }
+}
+
+// The element-wise sum of every device's x, added in device order.
+Tensor sum_over_devices(const char* op, Communicator& comm, const Tensor& x) {
+  check_defined(op, comm, x);
+  const std::span<const Tensor> xs = comm.exchange(op, x);
+  check_same(op, comm, xs, -1);
+  if (xs.size() == 1) return autodiff::stop_gradient(xs[0]);
+  Tensor total = prim::add(xs[0], xs[1]);
+  for (std::size_t i = 2; i < xs.size(); ++i) total = prim::add(total, xs[i]);
+  return total;
+}
+
+}  // namespace
+
+Tensor psum(const Tensor& x, std::string_view axis) {
+  Communicator& comm = detail::communicator("psum", axis);
+  // The result is replicated: its cotangent, the same on every device, is the cotangent of the one
+  // quantity it stands for, and flows to each device's summand unchanged.
+  return record(sum_over_devices("psum", comm, x), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); });
+}
+
+Tensor pmean(const Tensor& x, std::string_view axis) {
+  Communicator& comm = detail::communicator("pmean", axis);
+  check_defined("pmean", comm, x);
+  const Tensor xf = is_floating(x.dtype()) ? x : prim::cast(x, prim::float_type(x.dtype()));
+  const double n = comm.size();
+  Tensor mean = prim::binary(BinaryOp::div, sum_over_devices("pmean", comm, xf), n);
+  return record(mean, {x}, {},
+                [n](const BackwardContext& ctx) { ctx.add(0, prim::binary(BinaryOp::div, ctx.grad(), n)); });
+}
+
+Tensor pmax(const Tensor& x, std::string_view axis) {
+  Communicator& comm = detail::communicator("pmax", axis);
+  check_defined("pmax", comm, x);
+  const std::span<const Tensor> xs = comm.exchange("pmax", x);
+  check_same("pmax", comm, xs, -1);
+  Tensor y = autodiff::stop_gradient(xs[0]);
+  for (std::size_t i = 1; i < xs.size(); ++i) y = prim::binary(BinaryOp::maximum, y, xs[i]);
+  if (!autodiff::detail::is_tracked(x)) return y;
+  // This device's share of each element's cotangent: 1 / (number of devices attaining the
+  // maximum) where it attains it, else 0. Counted from the exchanged tensors, so the backward pass
+  // needs no communication. (A NaN maximum is attained by no device: share 0.)
+  Tensor ties = prim::cast(prim::binary(BinaryOp::eq, xs[0], y), x.dtype());
+  for (std::size_t i = 1; i < xs.size(); ++i)
+    ties = prim::add(ties, prim::cast(prim::binary(BinaryOp::eq, xs[i], y), x.dtype()));
+  const Tensor mine = prim::cast(prim::binary(BinaryOp::eq, x, y), x.dtype());
+  const Tensor share = prim::div(mine, prim::binary(BinaryOp::maximum, ties, 1.0));
+  return record(y, {x}, {share}, [](const BackwardContext& ctx) { ctx.add(0, prim::mul(ctx.grad(), ctx.saved(0))); });
+}
+
+Tensor pbroadcast(const Tensor& x, std::string_view axis) {
+  Communicator& comm = detail::communicator("pbroadcast", axis);
+  check_defined("pbroadcast", comm, x);
+  // Each device's cotangent is the part of the gradient from its own terms; the replicated value's
+  // gradient is their sum, which every device gets. The communicator outlives the tape: tapes are
+  // thread-local and a device's tape scopes close before its run's function returns.
+  Communicator* c = &comm;
+  return record(autodiff::stop_gradient(x), {x}, {}, [c](const BackwardContext& ctx) {
+    ctx.add(0, sum_over_devices("pbroadcast (backward psum)", *c, ctx.grad()));
+  });
+}
+
+Tensor all_gather(const Tensor& x, std::string_view axis, int dim) {
+  Communicator& comm = detail::communicator("all_gather", axis);
+  check_defined("all_gather", comm, x);
+  const std::span<const Tensor> xs = comm.exchange("all_gather", x);
+  VARIATE_CHECK(xs[0].rank() >= 1, "all_gather", "over axis '", comm.axis(),
+                "', device 0 passed a scalar; all_gather concatenates along a dimension (reshape scalars to [1])");
+  const int d = normalize_axis("all_gather", dim, xs[0].rank());
+  check_same("all_gather", comm, xs, d);
+  std::int64_t start = 0;
+  for (int i = 0; i < comm.index(); ++i) start += xs[std::size_t(i)].dim(d);
+  const std::int64_t stop = start + x.dim(d);
+  // The gathered tensor is replicated, so this device's part of its cotangent is the gradient of
+  // its shard, as in the unsharded concatenation.
+  return record(prim::concat(xs, d), {x}, {},
+                [d, start, stop](const BackwardContext& ctx) { ctx.add(0, prim::slice(ctx.grad(), d, start, stop)); });
+}
+
+}  // namespace variate::distribute
