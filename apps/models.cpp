@@ -77,13 +77,6 @@ Tensor to_tensor(const data::DataArray& a, DType dtype) {
   return cast(Tensor::from(a.values, Shape(std::span<const std::int64_t>(a.shape))), dtype);
 }
 
-data::DataFile read_named(const std::string& path) {
-  if (!is_json(path) && !is_csv(path))
-    data_error(path,
-               "unknown data file type; expected a CmdStan JSON data file (.json) or a CSV table (.csv, .csv.gz)");
-  return data::read_data_file(path);
-}
-
 std::vector<std::string> columns_of(const std::string& site, std::int64_t n, std::int64_t limit) {
   std::vector<std::string> names;
   for (std::int64_t i = 0; i < std::min(n, limit); ++i) {
@@ -264,7 +257,7 @@ Model eight_schools(const ModelOptions& o) {
   std::vector<double> y = {28, 8, -3, 7, -1, 1, 18, 12}, sigma = {15, 10, 16, 11, 9, 11, 10, 18};
   std::string source = "embedded (Rubin 1981): 8 schools";
   if (!o.data_path.empty()) {
-    const data::DataFile file = read_named(o.data_path);
+    const data::DataFile file = data::read_data_file(o.data_path);
     const data::DataArray& ya = variable(file, o.data_path, "y", 1, "a vector of J estimated effects");
     const data::DataArray& sa = variable(file, o.data_path, "sigma", 1, "a vector of J positive standard errors");
     if (sa.shape[0] != ya.shape[0])
@@ -309,7 +302,7 @@ Model beta_bernoulli(const ModelOptions& o) {
   std::vector<double> y = {0, 1, 0, 0, 0, 0, 0, 0, 0, 1};
   std::string source = "embedded (CmdStan's bernoulli example): N = 10";
   if (!o.data_path.empty()) {
-    const data::DataFile file = read_named(o.data_path);
+    const data::DataFile file = data::read_data_file(o.data_path);
     const data::DataArray& ya = variable(file, o.data_path, "y", 1, "a vector of N outcomes, each 0 or 1");
     check_size(file, o.data_path, "N", ya.shape[0], "the length of y");
     for (std::size_t i = 0; i < ya.values.size(); ++i)

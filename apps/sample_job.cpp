@@ -7,8 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -16,6 +14,7 @@
 
 #include "models.hpp"
 #include "progress.hpp"
+#include "write_file.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/data/stan_csv.hpp"
 #include "variate/inference/sampler.hpp"
@@ -183,14 +182,6 @@ inference::ChainDraws column_draws(const std::vector<ChainOutput>& chains, std::
       draws[c][std::size_t(i)] = chains[c].rows[std::size_t(i) * width + column];
   }
   return draws;
-}
-
-void write_file(const fs::path& path, const std::function<void(std::ostream&)>& write) {
-  std::ofstream file(path);
-  VARIATE_CHECK(file.good(), "sample", "cannot write the file '", path.string(), "'");
-  write(file);
-  file.flush();
-  VARIATE_CHECK(file.good(), "sample", "cannot write the file '", path.string(), "'");
 }
 
 }  // namespace
@@ -388,8 +379,8 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
         << std::defaultfloat;
   }
 
-  write_file(dir / "summary.csv", [&](std::ostream& f) { inference::write_summary_csv(f, all); });
-  write_file(dir / "summary.json", [&](std::ostream& f) { inference::write_summary_json(f, all, sampler); });
+  write_file("sample", (dir / "summary.csv").string(), [&](std::ostream& f) { inference::write_summary_csv(f, all); });
+  write_file("sample", (dir / "summary.json").string(), [&](std::ostream& f) { inference::write_summary_json(f, all, sampler); });
 
   const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
   out << std::fixed << std::setprecision(1) << "\ntime: " << wall << " s wall; slowest chain " << longest_warmup

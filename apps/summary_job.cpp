@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <functional>
 #include <optional>
 
 #include "variate/core/error.hpp"
 #include "variate/data/stan_csv.hpp"
 #include "variate/inference/summary.hpp"
+#include "write_file.hpp"
 
 namespace variate::cli {
 namespace {
@@ -26,14 +25,6 @@ std::string column_mismatch(const data::StanCsv& first, const data::StanCsv& oth
   if (a.size() != b.size())
     return "it has " + std::to_string(b.size()) + " columns but " + first.path + " has " + std::to_string(a.size());
   return {};
-}
-
-void write_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  std::ofstream file(path);
-  VARIATE_CHECK(file.good(), "summary", "cannot write the file '", path, "'");
-  write(file);
-  file.flush();
-  VARIATE_CHECK(file.good(), "summary", "cannot write the file '", path, "'");
 }
 
 }  // namespace
@@ -120,8 +111,9 @@ int run_summary_job(const SummaryJobOptions& o, std::ostream& out) {
   out << "\nSampler diagnostics:\n";
   inference::write_sampler_diagnostics(out, sampler);
 
-  if (!o.csv.empty()) write_file(o.csv, [&](std::ostream& f) { inference::write_summary_csv(f, rows); });
-  if (!o.json.empty()) write_file(o.json, [&](std::ostream& f) { inference::write_summary_json(f, rows, sampler); });
+  if (!o.csv.empty()) write_file("summary", o.csv, [&](std::ostream& f) { inference::write_summary_csv(f, rows); });
+  if (!o.json.empty())
+    write_file("summary", o.json, [&](std::ostream& f) { inference::write_summary_json(f, rows, sampler); });
   return 0;
 }
 

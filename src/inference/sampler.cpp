@@ -82,7 +82,6 @@ class ChainBatch {
         for (std::int64_t c = 0; c < n_; ++c) {
           ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
           r.warmup_seconds = seconds_since(phase_start);
-          r.warmup_iterations = o_.num_warmup;
           if (adapting) step_[std::size_t(c)] = dual_[std::size_t(c)].final_step_size();
           r.step_size = step_[std::size_t(c)];
           r.metric = metrics_[std::size_t(c)];
@@ -98,8 +97,6 @@ class ChainBatch {
         if (!warmup) {
           r.draws.insert(r.draws.end(), q.begin(), q.end());
           r.stats.push_back(stats_[std::size_t(c)]);
-        } else {
-          r.warmup_iterations = it + 1;
         }
         if (on_draw) on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q, &metrics_[std::size_t(c)]});
       }

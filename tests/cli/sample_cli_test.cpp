@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/scratch_dir.hpp"
 #include "variate/data/stan_csv.hpp"
 
 namespace {
@@ -41,23 +42,10 @@ Outcome run(const std::string& args) {
 }
 
 // A fresh folder under the temporary directory, removed with everything in it.
-class TempDir {
+// A folder per test, named "cli_<name>".
+class TempDir : public variate::testing::ScratchDir {
  public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() / ("variate_cli_" + name + "_" + std::to_string(getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  std::string write(const std::string& name, const std::string& contents) const {
-    std::ofstream(path_ / name) << contents;
-    return (path_ / name).string();
-  }
-
- private:
-  fs::path path_;
+  explicit TempDir(const std::string& name) : ScratchDir("cli_" + name) {}
 };
 
 std::string read_text(const std::string& path) {

@@ -1,40 +1,25 @@
 #include "variate/data/data_file.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace variate::data {
 namespace {
 
-namespace fs = std::filesystem;
 using Shape = std::vector<std::int64_t>;
 using Values = std::vector<double>;
 
 // Each test writes its files into its own directory, removed afterwards.
 class DataFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("variate_data_file_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  std::string write(const std::string& name, const std::string& contents) const {
-    std::ofstream(path(name), std::ios::binary) << contents;
-    return path(name);
-  }
+  std::string path(const std::string& name) const { return dir_ / name; }
+  std::string write(const std::string& name, const std::string& contents) const { return dir_.write(name, contents); }
 
   std::string write_gzip(const std::string& name, const std::string& contents) const {
     const gzFile file = gzopen(path(name).c_str(), "wb");
@@ -44,7 +29,7 @@ class DataFileTest : public ::testing::Test {
     return path(name);
   }
 
-  fs::path dir_;
+  const variate::testing::ScratchDir dir_{"data_file_" + variate::testing::current_test_name()};
 };
 
 const DataArray& at(const DataFile& data, std::string_view name) {

@@ -1,20 +1,19 @@
 #include "variate/data/digits.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "support/scratch_dir.hpp"
+
 namespace variate::data {
 namespace {
 
-namespace fs = std::filesystem;
 
 TEST(Digits, HasScikitLearnShapeLabelsAndPixelRange) {
   const Dataset d = digits();
@@ -40,18 +39,7 @@ TEST(Digits, HasScikitLearnShapeLabelsAndPixelRange) {
 // Each test writes its files into its own directory, removed afterwards.
 class CsvFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("variate_csv_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& contents) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << contents;
-    return path.string();
-  }
+  std::string write(const std::string& name, const std::string& contents) const { return dir_.write(name, contents); }
 
   // Expects load_csv_dataset to throw variate::Error whose message contains every fragment.
   static void expect_error(const std::string& path, std::initializer_list<std::string> fragments) {
@@ -64,7 +52,7 @@ class CsvFile : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
+  const variate::testing::ScratchDir dir_{"csv_" + variate::testing::current_test_name()};
 };
 
 TEST_F(CsvFile, ReadsFeaturesAndLabels) {
@@ -99,7 +87,7 @@ TEST_F(CsvFile, RoundTripsDigitsThroughPlainAndGzipFiles) {
 }
 
 TEST_F(CsvFile, MissingFileIsAnErrorNamingIt) {
-  const std::string path = (dir_ / "absent.csv").string();
+  const std::string path = dir_ / "absent.csv";
   expect_error(path, {"load_csv_dataset", path, "No such file"});
 }
 

@@ -1,12 +1,10 @@
 #include "variate/data/stan_csv.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -14,11 +12,11 @@
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace variate::data {
 namespace {
 
-namespace fs = std::filesystem;
 using Config = std::vector<std::pair<std::string, std::string>>;
 
 // The start of a CmdStan 2.32 run of the bernoulli example (`bernoulli sample data
@@ -91,20 +89,8 @@ const std::vector<std::string> kBernoulliColumns = {"lp__",         "accept_stat
 // Each test writes its files into its own directory, removed afterwards.
 class StanCsvFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("variate_stan_csv_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  std::string write(const std::string& name, const std::string& contents) const {
-    std::ofstream(path(name), std::ios::binary) << contents;
-    return path(name);
-  }
+  std::string path(const std::string& name) const { return dir_ / name; }
+  std::string write(const std::string& name, const std::string& contents) const { return dir_.write(name, contents); }
 
   static std::string contents(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -113,7 +99,7 @@ class StanCsvFile : public ::testing::Test {
     return text.str();
   }
 
-  fs::path dir_;
+  const variate::testing::ScratchDir dir_{"stan_csv_" + variate::testing::current_test_name()};
 };
 
 void expect_bernoulli(const StanCsv& csv) {

@@ -64,7 +64,6 @@ struct ChainResult {
   Metric metric;              // after adaptation
   std::vector<double> draws;  // (draws × dimension) unconstrained positions after warm-up
   std::vector<TransitionStats> stats;  // per kept draw
-  std::int64_t warmup_iterations = 0;  // completed (fewer than asked if interrupted)
   double warmup_seconds = 0, sampling_seconds = 0;
   std::int64_t draw_count() const { return std::int64_t(stats.size()); }
 };
