@@ -5,10 +5,16 @@
 #include <cmath>
 #include <sstream>
 
+#include "matrix_factorization.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/data/data_file.hpp"
 #include "variate/data/digits.hpp"
+#include "variate/data/idx.hpp"
 #include "variate/data/stan_csv.hpp"
+#include "variate/distribute/shard.hpp"
+#include "variate/distribute/sharded.hpp"
+#include "variate/distributions/bernoulli_logit_glm.hpp"
+#include "variate/distributions/categorical.hpp"
 #include "variate/random/samplers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -151,6 +157,36 @@ void check_rows(const std::string& path, const Tensor& x, std::int64_t minimum) 
 
 // ---------------------------------------------------------------------------------------------
 
+// Softmax regression on a classification split. The training rows are split over the devices of a
+// mesh ("data" axis) and the labels are a Sharded site, so the same program runs on one device
+// or many; W and b are replicated.
+Model softmax_regression(const std::string& name, const Classification& c, DType dtype) {
+  const std::int64_t d = c.x_train.dim(1), k = c.classes;
+  const Tensor zero = Tensor::scalar(0.0, dtype), one = Tensor::scalar(1.0, dtype);
+  Model m;
+  m.name = name;
+  std::ostringstream desc;
+  desc << "softmax regression, " << k << " classes: W ~ Normal(0, 1) [" << d << " x " << k << "], b ~ Normal(0, 1) ["
+       << k << "], y ~ Categorical(logits = X W + b)";
+  m.description = desc.str();
+  m.data = c.data;
+  m.program = [x = distribute::ShardedData(c.x_train, "data"), y = distribute::ShardedData(c.y_train, "data"), zero,
+               one, d, k] {
+    auto w = Normal(zero, one, "W", {d, k});
+    auto b = Normal(zero, one, "b", {k});
+    // W may carry a leading chain dimension (C, D, K): matmul broadcasts it, b (C, K) -> (C, 1, K).
+    const Tensor logits = matmul(x.local(), w) + expand_dims(b, -2);
+    tracing::Condition observed({{"y", y.local()}});
+    Sharded(std::make_shared<dist::Categorical>(dist::Categorical::from_logits(logits)), "data", "y");
+  };
+  m.main_parameters = columns_of("b", k, 10);
+  m.predict = [x = c.x_test](const tracing::Values& v) {
+    return softmax(matmul(x, v.at("W")) + expand_dims(v.at("b"), -2), -1);
+  };
+  m.test_labels = c.y_test;
+  return m;
+}
+
 Model digits_softmax(const ModelOptions& o) {
   Tensor x, labels;
   std::string source;
@@ -177,31 +213,24 @@ Model digits_softmax(const ModelOptions& o) {
     }
     source = o.data_path;
   }
-  Classification c = split(x, labels, classes, o.dtype, source);
-  const std::int64_t d = c.x_train.dim(1), k = classes;
-  const Tensor zero = Tensor::scalar(0.0, o.dtype), one = Tensor::scalar(1.0, o.dtype);
+  return softmax_regression("digits-softmax", split(x, labels, classes, o.dtype, source), o.dtype);
+}
 
-  Model m;
-  m.name = "digits-softmax";
-  std::ostringstream desc;
-  desc << "softmax regression, " << k << " classes: W ~ Normal(0, 1) [" << d << " x " << k << "], b ~ Normal(0, 1) ["
-       << k << "], y ~ Categorical(logits = X W + b)";
-  m.description = desc.str();
-  m.data = c.data;
-  m.program = [x = c.x_train, y = c.y_train, zero, one, d, k] {
-    auto w = Normal(zero, one, "W", {d, k});
-    auto b = Normal(zero, one, "b", {k});
-    // W may carry a leading chain dimension (C, D, K): matmul broadcasts it, b (C, K) -> (C, 1, K).
-    const Tensor logits = matmul(x, w) + expand_dims(b, -2);
-    tracing::Condition observed({{"y", y}});
-    Categorical(Logits{logits}, "y");
-  };
-  m.main_parameters = columns_of("b", k, 10);
-  m.predict = [x = c.x_test](const tracing::Values& v) {
-    return softmax(matmul(x, v.at("W")) + expand_dims(v.at("b"), -2), -1);
-  };
-  m.test_labels = c.y_test;
-  return m;
+// MNIST's own split: 60000 training and 10000 test images of 28 x 28 pixels.
+Model mnist_softmax(const ModelOptions& o) {
+  const std::string dir = o.data_path.empty() ? "../shared/data/mnist" : o.data_path;
+  const data::MnistSplit train = data::load_mnist(dir, "train", o.dtype), test = data::load_mnist(dir, "t10k", o.dtype);
+  Classification c;
+  c.x_train = train.images;
+  c.y_train = train.labels;
+  c.x_test = test.images;
+  c.y_test = test.labels;
+  c.classes = 10;
+  std::ostringstream out;
+  out << dir << " (IDX files, pixels scaled to [0, 1]), " << c.x_train.dim(0) << " train / " << c.x_test.dim(0)
+      << " test images, " << c.x_train.dim(1) << " features";
+  c.data = out.str();
+  return softmax_regression("mnist-softmax", c, o.dtype);
 }
 
 Model logistic(const ModelOptions& o) {
@@ -235,12 +264,14 @@ Model logistic(const ModelOptions& o) {
        << "], y ~ BernoulliLogitGLM(X, beta, alpha)";
   m.description = desc.str();
   m.data = c.data;
-  m.program = [x = c.x_train, y = cast(c.y_train, o.dtype), zero, one, alpha_scale, d] {
+  m.program = [x = distribute::ShardedData(c.x_train, "data"), y = distribute::ShardedData(cast(c.y_train, o.dtype), "data"),
+               zero, one, alpha_scale, d] {
     auto alpha = Normal(zero, alpha_scale, "alpha");
     auto beta = Normal(zero, one, "beta", {d});
-    tracing::Condition observed({{"y", y}});
-    // The fused GLM reads X once per gradient; it takes beta (C, D) and alpha (C) for C chains.
-    variate::BernoulliLogitGLM(x, beta, alpha, "y");
+    tracing::Condition observed({{"y", y.local()}});
+    // The fused GLM reads X once per gradient; it takes beta (C, D) and alpha (C) for C chains. The
+    // rows are split over the devices of a mesh, if one runs.
+    Sharded(std::make_shared<dist::BernoulliLogitGLM>(x.local(), beta, alpha), "data", "y");
   };
   m.main_parameters = {"alpha"};
   for (const auto& name : columns_of("beta", d, 8)) m.main_parameters.push_back(name);
@@ -335,6 +366,11 @@ const std::vector<ModelInfo>& model_catalog() {
       {"logistic", "logistic regression, odd vs even digits, or --data CSV (label 0/1 last) or JSON {N, D, X, y}"},
       {"eight-schools", "eight schools, non-centered; --data JSON or CSV with y and sigma"},
       {"beta-bernoulli", "CmdStan's bernoulli example; --data JSON {N, y} or CSV column y"},
+      {"mnist-softmax", "softmax regression on MNIST; --data DIR with the IDX files (default ../shared/data/mnist)"},
+      {"movielens", "matrix factorization of MovieLens-100K's watch matrix; --data DIR (default "
+                    "../shared/data/movielens-100k)"},
+      {"movielens-synthetic", "matrix factorization of a synthetic watch matrix of MovieLens-1M's size "
+                              "(6040 x 3706, ~1M ones)"},
   };
   return catalog;
 }
@@ -346,6 +382,16 @@ Model make_model(const std::string& name, const ModelOptions& options) {
   if (name == "logistic") return logistic(options);
   if (name == "eight-schools") return eight_schools(options);
   if (name == "beta-bernoulli") return beta_bernoulli(options);
+  if (name == "mnist-softmax") return mnist_softmax(options);
+  if (name == "movielens") {
+    const std::string dir = options.data_path.empty() ? "../shared/data/movielens-100k" : options.data_path;
+    return matrix_factorization(name, data::load_movielens_100k(dir), options.dtype, dir + " (MovieLens-100K)");
+  }
+  if (name == "movielens-synthetic") {
+    VARIATE_CHECK(options.data_path.empty(), "make_model", "model 'movielens-synthetic' generates its data; --data is not used");
+    return matrix_factorization(name, data::synthetic_watch_matrix(random::Key(kSplitSeed)), options.dtype,
+                                "synthetic (low-rank logits, seed 1)");
+  }
   std::string known;
   for (const ModelInfo& m : model_catalog()) known += (known.empty() ? "" : ", ") + m.name;
   detail::fail("unknown model '", name, "'; the models are: ", known);

@@ -7,6 +7,8 @@
 //   inference::Unconstrained space(m.program);
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,13 +18,22 @@
 namespace variate::cli {
 
 struct ModelOptions {
-  std::string data_path;     // empty: the model's embedded data
+  std::string data_path;     // empty: the model's embedded data (or its default data folder)
   DType dtype = DType::f64;  // of the data and the prior parameters, so the density computes in it
 };
 
 /// Class probabilities on held-out data for a batch of posterior draws: given the constrained
 /// latent values with a leading batch dimension B, returns (B, N_test, K).
 using Predictor = std::function<Tensor(const tracing::Values& draws)>;
+
+/// A model's own reading of its posterior (matrix factorization's recommendations): it sees the
+/// constrained values of every kept draw, for the unsharded model, and prints after the summary.
+class PosteriorReport {
+ public:
+  virtual ~PosteriorReport() = default;
+  virtual void add_draw(const tracing::Values& draw) = 0;
+  virtual void print(std::ostream& out) const = 0;
+};
 
 struct Model {
   std::string name;
@@ -34,6 +45,11 @@ struct Model {
   /// Classifiers only: the held-out class probabilities and the true labels (i64, 0-based).
   Predictor predict;
   Tensor test_labels;
+  /// The latent sites written to the CSV files and summarized; empty: all of them. `unsaved`
+  /// says why the others are not (printed).
+  std::vector<std::string> saved_sites;
+  std::string unsaved;
+  std::shared_ptr<PosteriorReport> report;
 };
 
 /// The names make_model accepts, in the order `--help` lists them, each with a short description.

@@ -17,6 +17,7 @@
 #include "write_file.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/data/stan_csv.hpp"
+#include "variate/distribute/mesh.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/summary.hpp"
 #include "variate/inference/target.hpp"
@@ -68,14 +69,22 @@ std::string number(double v) {
 // row-major offset into its site's tensor.
 struct ColumnLayout {
   std::vector<std::string> names;
+  std::vector<std::string> sites;
   std::vector<std::vector<std::int64_t>> order;  // per site
 };
 
-ColumnLayout layout_of(const inference::Unconstrained& space) {
+// The saved sites (all latent sites when the model names none), with their unsharded shapes taken
+// from `values` (one draw of the unsharded model).
+ColumnLayout layout_of(const Model& model, const inference::Unconstrained& space, const tracing::Values& values) {
   ColumnLayout layout;
   for (const inference::LatentSite& s : space.sites()) {
-    for (auto& n : data::stan_column_names(s.name, s.shape.dims())) layout.names.push_back(std::move(n));
-    layout.order.push_back(data::column_major_order(s.shape.dims()));
+    const bool saved = model.saved_sites.empty() ||
+                       std::find(model.saved_sites.begin(), model.saved_sites.end(), s.name) != model.saved_sites.end();
+    if (!saved) continue;
+    const Shape shape = values.at(s.name).shape();
+    for (auto& n : data::stan_column_names(s.name, shape.dims())) layout.names.push_back(std::move(n));
+    layout.sites.push_back(s.name);
+    layout.order.push_back(data::column_major_order(shape.dims()));
   }
   return layout;
 }
@@ -91,7 +100,7 @@ struct ChainOutput {
 
 std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOptions& o, const Model& m,
                                                               const inference::SamplerOptions& s, int chain,
-                                                              const std::string& path, int threads) {
+                                                              const std::string& path, int threads, int devices) {
   const bool nuts = s.algorithm == inference::Algorithm::nuts;
   const auto& a = s.step_size_adaptation;
   std::vector<std::pair<std::string, std::string>> c = {
@@ -130,6 +139,7 @@ std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOpt
   c.emplace_back("precision", o.precision);
   c.emplace_back("vectorized", o.vectorize ? "1" : "0");
   c.emplace_back("threads", std::to_string(threads));
+  c.emplace_back("devices", std::to_string(devices));
   c.emplace_back("variate_version", kVariateVersion);
   return c;
 }
@@ -149,6 +159,7 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.adapt_delta > 0 && o.adapt_delta < 1, "sample",
                 "--adapt-delta must be strictly between 0 and 1, got ", o.adapt_delta);
   VARIATE_CHECK(o.leapfrog_steps >= 0, "sample", "--leapfrog-steps must be at least 0, got ", o.leapfrog_steps);
+  VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
   inference::SamplerOptions s;
   s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
   s.nuts.max_tree_depth = o.max_depth;
@@ -184,13 +195,12 @@ inference::ChainDraws column_draws(const std::vector<ChainOutput>& chains, std::
   return draws;
 }
 
-}  // namespace
-
-int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& progress_out, bool interactive) {
-  const auto wall_start = Clock::now();
-  inference::SamplerOptions so = sampler_options(o);
+// The job on one device: every device of a mesh runs it (the sampler's collectives keep them in
+// step); only the writer (device 0) prints and writes files. Outside a mesh it is the writer.
+int sample_on_device(const SampleJobOptions& o, const Model& model, inference::SamplerOptions so, std::ostream& out,
+                     std::ostream& progress_out, bool interactive, bool writer, int devices, int threads,
+                     Clock::time_point wall_start) {
   const DType dtype = o.precision == "f32" ? DType::f32 : DType::f64;
-  const Model model = make_model(o.model, {.data_path = o.data, .dtype = dtype});
   const inference::Unconstrained space(model.program);
   const inference::Target target = inference::make_target(space, dtype);
   const std::int64_t dim = space.dimension();
@@ -205,16 +215,25 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
                   " although --precision is ", o.precision);
   }
 
-  const fs::path dir = prepare_output(o.output);  // after the data: a data error leaves no folder behind
-  const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  VARIATE_CHECK(!model.predict || space.shard_axis().empty(), "sample", "model '", model.name,
+                "' predicts from its draws but has sharded latent sites");
+
+  const fs::path dir = writer ? prepare_output(o.output) : fs::path(o.output);  // after the data: a data error leaves no folder
   out << "variate sample: " << model.name << ", " << model.description << '\n'
       << "data: " << model.data << '\n'
       << "sampler: " << (so.algorithm == inference::Algorithm::nuts ? "NUTS" : "static HMC") << ", " << o.metric
       << " metric, " << o.chains << " chains x (" << o.warmup << " warm-up + " << o.draws << " draws), seed " << o.seed
-      << ", " << (o.vectorize ? "vectorized (one batch), " : "") << threads << " threads, " << dim
-      << (dim == 1 ? " parameter" : " parameters") << ", log density in " << o.precision << '\n';
+      << ", " << (o.vectorize ? "vectorized (one batch), " : "");
+  if (devices > 1) out << devices << " devices (data split over them) x ";
+  out << threads << " threads, " << dim << (dim == 1 ? " parameter" : " parameters")
+      << (space.shard_axis().empty() ? "" : " on device 0 (sharded)") << ", log density in " << o.precision << '\n';
 
-  const ColumnLayout layout = layout_of(space);
+  const ColumnLayout layout = layout_of(model, space, space.constrain_gathered(Tensor::zeros(Shape{dim})));
+  if (!model.unsaved.empty()) out << "saved: " << [&] {
+    std::string names;
+    for (const auto& n : layout.sites) names += (names.empty() ? "" : ", ") + n;
+    return names;
+  }() << " (" << model.unsaved << ")\n";
   const bool nuts = so.algorithm == inference::Algorithm::nuts;
   const std::vector<std::string>& sampler_columns = nuts ? kNutsColumns : kStaticHmcColumns;
   std::vector<std::string> columns = sampler_columns;
@@ -225,7 +244,9 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   for (int c = 0; c < o.chains; ++c) {
     const std::string path = (dir / (model.name + "-" + std::to_string(c + 1) + ".csv")).string();
     ChainOutput& chain = chains[std::size_t(c)];
-    chain.writer = std::make_unique<data::StanCsvWriter>(path, config_lines(o, model, so, c, path, threads), columns);
+    if (writer)
+      chain.writer =
+          std::make_unique<data::StanCsvWriter>(path, config_lines(o, model, so, c, path, threads, devices), columns);
     chain.row.resize(width);
   }
   out << "output: " << (dir / (model.name + "-<chain>.csv")).string() << ", summary.csv, summary.json in "
@@ -241,8 +262,12 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
       progress.update(d.chain, d.iteration);
       return;
     }
+    // Every device takes part in gathering the sharded sites' values; only the writer keeps them.
+    const tracing::Values values = space.constrain_gathered(Tensor::from(d.position, Shape{dim}));
+    if (!writer) return;
     if (adapting && !chain.adaptation_written) {  // the first draw: warm-up has just ended
       VARIATE_CHECK(d.metric, "sample", "the sampler did not report chain ", d.chain + 1, "'s adapted metric");
+      // A sharded metric's diagonal is this device's part; the file notes device 0's.
       chain.writer->write_adaptation(
           {d.stats->step_size, d.metric->inverse(), d.metric->kind() == inference::MetricKind::dense});
       chain.adaptation_written = true;
@@ -262,12 +287,12 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
       row[4] = s.energy;
     }
     std::size_t k = sampler_columns.size();
-    const tracing::Values values = space.constrain(Tensor::from(d.position, Shape{dim}));
-    for (std::size_t site = 0; site < space.sites().size(); ++site) {
-      const Tensor v = cast(values.at(space.sites()[site].name), DType::f64);
+    for (std::size_t site = 0; site < layout.sites.size(); ++site) {
+      const Tensor v = cast(values.at(layout.sites[site]), DType::f64);
       const double* p = v.data<double>();
       for (std::int64_t index : layout.order[site]) row[k++] = p[index];
     }
+    if (model.report) model.report->add_draw(values);
     chain.writer->write_row(chain.row);
     chain.rows.insert(chain.rows.end(), chain.row.begin(), chain.row.end());
     ++chain.count;
@@ -275,12 +300,9 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   };
 
   so.stop = &g_stop;
-  inference::SampleResult result;
-  {
-    SigintScope sigint;
-    result = inference::sample(target, so, on_draw);
-  }
+  const inference::SampleResult result = inference::sample(target, so, on_draw);
   progress.finish();
+  if (!writer) return result.interrupted ? 130 : 0;
 
   for (int c = 0; c < o.chains; ++c) {
     ChainOutput& chain = chains[std::size_t(c)];
@@ -325,14 +347,15 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
       if (!std::isnan(r.rhat) && (!worst_rhat || r.rhat > worst_rhat->rhat)) worst_rhat = &r;
       if (!std::isnan(r.ess_bulk) && (!worst_ess || r.ess_bulk < worst_ess->ess_bulk)) worst_ess = &r;
     }
-    out << "over all " << all.size() - 1 << " parameters:";
+    std::ostringstream worst;
     if (worst_rhat)
-      out << " largest R_hat " << std::fixed << std::setprecision(3) << worst_rhat->rhat << " (" << worst_rhat->name
-          << ")";
+      worst << " largest R_hat " << std::fixed << std::setprecision(3) << worst_rhat->rhat << " (" << worst_rhat->name
+            << ")" << (worst_ess ? "," : "");
     if (worst_ess)
-      out << ", smallest ESS_bulk " << std::fixed << std::setprecision(0) << worst_ess->ess_bulk << " ("
-          << worst_ess->name << ")";
-    out << std::defaultfloat << "; the full table is in " << (dir / "summary.csv").string() << '\n';
+      worst << " smallest ESS_bulk " << std::fixed << std::setprecision(0) << worst_ess->ess_bulk << " ("
+            << worst_ess->name << ")";
+    out << "over all " << all.size() - 1 << " parameters:" << (worst_rhat || worst_ess ? worst.str() : " no R_hat or ESS (too few draws)")
+        << "; the full table is in " << (dir / "summary.csv").string() << '\n';
   }
 
   inference::SamplerSummary sampler;
@@ -360,6 +383,8 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   out << "\nsampler diagnostics:\n";
   inference::write_sampler_diagnostics(out, sampler);
 
+  if (model.report) model.report->print(out);
+
   if (model.predict) {
     const std::int64_t per_chain = chains[0].count, total = per_chain * o.chains;
     const auto draws = [&](std::int64_t begin, std::int64_t end) {
@@ -385,11 +410,39 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
   out << std::fixed << std::setprecision(1) << "\ntime: " << wall << " s wall; slowest chain " << longest_warmup
       << " s warm-up + " << longest_sampling << " s sampling; " << result.target_calls
-      << " gradient evaluations (target calls" << (o.vectorize ? ", each for all chains" : "") << "), " << leapfrogs
+      << " gradient evaluations (target calls" << (o.vectorize ? ", each for all chains" : "")
+      << (devices > 1 ? ", each on every device" : "") << "), " << leapfrogs
       << " leapfrog steps after warm-up\n"
       << "wrote " << o.chains << " Stan CSV files, summary.csv and summary.json to " << dir.string() << '\n'
       << std::defaultfloat;
   return 0;
+}
+
+}  // namespace
+
+int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& progress_out, bool interactive) {
+  const auto wall_start = Clock::now();
+  const inference::SamplerOptions so = sampler_options(o);
+  const DType dtype = o.precision == "f32" ? DType::f32 : DType::f64;
+  const Model model = make_model(o.model, {.data_path = o.data, .dtype = dtype});
+  SigintScope sigint;  // for every device: the sampler polls the flag, and the devices agree on it
+  const bool mpi = distribute::launched_with_mpi();
+  if (o.devices == 1 && !mpi) {
+    const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    return sample_on_device(o, model, so, out, progress_out, interactive, true, 1, threads, wall_start);
+  }
+  // Devices (threads, or MPI ranks x threads under mpirun), each running the whole job on its shard of
+  // the data; the kernels of a device get --threads threads, or its share of the cores. Device 0
+  // (on rank 0) writes.
+  distribute::Mesh mesh = mpi ? distribute::Mesh::mpi("data", o.devices) : distribute::Mesh(o.devices, "data");
+  const int threads = o.threads > 0 ? o.threads : mesh.threads_per_device();
+  std::ostream discard(nullptr);
+  const std::vector<int> codes = mesh.run([&] {
+    const bool writer = distribute::axis_index("data") == 0;
+    return sample_on_device(o, model, so, writer ? out : discard, writer ? progress_out : discard,
+                            writer && interactive, writer, mesh.size(), threads, wall_start);
+  });
+  return codes[0];
 }
 
 }  // namespace variate::cli

@@ -25,6 +25,7 @@ struct SampleJobOptions {
   double adapt_delta = 0.8;
   int leapfrog_steps = 0;  // static HMC: 0 = Stan's trajectory length 2 pi
   bool vectorize = false;  // all chains in one lockstep batch
+  int devices = 1;         // thread devices the data (and sharded latents) are split over
 };
 
 /// Runs the job: results to `out`, progress to `progress` (bars redrawn in place when

@@ -1,8 +1,10 @@
 #pragma once
 // The communicator interface the collectives are built on (STYLE.md, "Sharding": one interface
-// with thread, MPI and single-device implementations). Thread devices implement it in mesh.cpp.
+// with thread, MPI and single-device implementations). Thread devices implement it in mesh.cpp;
+// on an MPI mesh their exchanges go through the rank protocol of mpi_rank.hpp.
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -22,6 +24,13 @@ class Communicator {
   /// without calling it, throws variate::Error on every device, and a failure elsewhere aborts it.
   /// The tensors stay valid until this device's next exchange.
   virtual std::span<const Tensor> exchange(const char* op, const Tensor& x) = 0;
+};
+
+/// Thrown in a device waiting in a collective when another device has failed. Mesh::run reports
+/// the failed device's own error, never these.
+class Aborted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// The communicator of `axis` on the calling thread. Throws variate::Error naming `op`, the axis

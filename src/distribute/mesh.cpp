@@ -1,5 +1,6 @@
 // Thread devices: one persistent thread per device, a barrier that fails instead of hanging, and
-// exchange slots double-buffered by collective number.
+// exchange slots double-buffered by collective number. On an MPI mesh the same threads are this
+// rank's devices, and their exchanges and outcomes go through the rank protocol (mpi_rank.hpp).
 #include "variate/distribute/mesh.hpp"
 
 #include <omp.h>
@@ -16,17 +17,13 @@
 #include <thread>
 
 #include "distribute/communicator.hpp"
+#include "distribute/mpi_rank.hpp"
 #include "variate/core/error.hpp"
 
 namespace variate::distribute {
 namespace {
 
-// Thrown in a device waiting in a collective when another device has failed. run reports the
-// failed device's own error, not these.
-class Aborted : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using detail::Aborted;
 
 // A barrier for n devices that never waits forever: when a device fails (its function threw) or
 // returns (it will reach no further barrier), every waiter wakes and every later arrival throws.
@@ -86,15 +83,20 @@ class Rendezvous {
 
 class ThreadCommunicator;
 // The communicator of the device running on this thread, null outside Mesh::run.
-thread_local ThreadCommunicator* current = nullptr;
+thread_local detail::Communicator* current = nullptr;
 
 }  // namespace
 
 struct Mesh::Impl {
-  Impl(int n, std::string axis_name)
+  // A thread mesh of n devices, or (ranks != null) this rank's n devices of an MPI mesh.
+  Impl(int n, std::string axis_name, std::unique_ptr<detail::MpiRank> ranks = nullptr)
       : n(n),
         axis(std::move(axis_name)),
-        omp_threads(std::max(1, default_device_count() / n)),
+        ranks(std::move(ranks)),
+        first(this->ranks ? this->ranks->first_device() : 0),
+        global_n(this->ranks ? this->ranks->size() : n),
+        // The cores of a machine are shared by all devices of the ranks running on it.
+        omp_threads(std::max(1, default_device_count() / (n * (this->ranks ? this->ranks->ranks_on_node() : 1)))),
         rendezvous(n),
         errors(std::size_t(n)),
         aborted(std::size_t(n)) {
@@ -103,10 +105,14 @@ struct Mesh::Impl {
   }
 
   void worker(int device);
+  void start();
   void stop();
 
-  const int n;
+  const int n;  // the devices (threads) of this process
   const std::string axis;
+  const std::unique_ptr<detail::MpiRank> ranks;  // null for a thread mesh
+  const int first;                               // the global index of this process's device 0
+  const int global_n;                            // the devices of the whole mesh
   const int omp_threads;
   Rendezvous rendezvous;
   // Exchange slots. Collective k uses buffer k % 2: a device writes its slot of buffer k % 2 only
@@ -134,13 +140,15 @@ namespace {
 
 class ThreadCommunicator final : public detail::Communicator {
  public:
+  // `index` is the device's index within this process.
   ThreadCommunicator(Mesh::Impl& mesh, int index) : mesh_(mesh), index_(index) {}
-  int index() const override { return index_; }
-  int size() const override { return mesh_.n; }
+  int index() const override { return mesh_.first + index_; }
+  int size() const override { return mesh_.global_n; }
   const std::string& axis() const override { return mesh_.axis; }
   void begin_run() { collective_ = 0; }
 
   std::span<const Tensor> exchange(const char* op, const Tensor& x) override {
+    if (mesh_.ranks) return mesh_.ranks->exchange(index_, op, x);
     const std::uint64_t k = collective_++;
     const std::size_t buffer = k % 2;
     mesh_.tensors[buffer][std::size_t(index_)] = x;
@@ -199,20 +207,36 @@ void Mesh::Impl::worker(int device) {
     std::exception_ptr error;
     bool was_aborted = false;
     try {
-      (*body)(device);
-      rendezvous.finish(device);
+      (*body)(first + device);
+      if (ranks)
+        ranks->returned(device);
+      else
+        rendezvous.finish(device);
     } catch (const Aborted&) {
       error = std::current_exception();
       was_aborted = true;
     } catch (...) {
       error = std::current_exception();
-      rendezvous.fail(device);
+      if (ranks)
+        ranks->failed(device, error);
+      else
+        rendezvous.fail(device);
     }
     current = nullptr;
     std::lock_guard lock(mutex);
     errors[std::size_t(device)] = std::move(error);
     aborted[std::size_t(device)] = was_aborted;
     if (--running == 0) done_cv.notify_all();
+  }
+}
+
+void Mesh::Impl::start() {
+  for (int i = 0; i < n; ++i) comms.push_back(std::make_unique<ThreadCommunicator>(*this, i));
+  try {
+    for (int i = 0; i < n; ++i) threads.emplace_back([this, i] { worker(i); });
+  } catch (...) {
+    stop();
+    throw;
   }
 }
 
@@ -233,19 +257,36 @@ Mesh::Mesh(int num_devices, std::string axis) {
                 num_devices);
   VARIATE_CHECK(!axis.empty(), "Mesh", "the axis name must not be empty");
   impl_ = std::make_unique<Impl>(num_devices, std::move(axis));
-  Impl& m = *impl_;
-  for (int i = 0; i < num_devices; ++i) m.comms.push_back(std::make_unique<ThreadCommunicator>(m, i));
-  try {
-    for (int i = 0; i < num_devices; ++i) m.threads.emplace_back([&m, i] { m.worker(i); });
-  } catch (...) {
-    m.stop();
-    throw;
-  }
+  impl_->start();
 }
 
-Mesh::~Mesh() { impl_->stop(); }
+Mesh Mesh::mpi(std::string axis, int threads_per_rank) {
+  VARIATE_CHECK(threads_per_rank >= 1 && threads_per_rank <= 4096, "Mesh::mpi",
+                "threads_per_rank must be in [1, 4096], got ", threads_per_rank);
+  VARIATE_CHECK(!axis.empty(), "Mesh::mpi", "the axis name must not be empty");
+  auto ranks = std::make_unique<detail::MpiRank>(axis, threads_per_rank);
+  auto impl = std::make_unique<Impl>(threads_per_rank, std::move(axis), std::move(ranks));
+  impl->start();
+  return Mesh(std::move(impl));
+}
 
-int Mesh::size() const { return impl_->n; }
+Mesh::Mesh(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Mesh::Mesh(Mesh&&) noexcept = default;
+Mesh& Mesh::operator=(Mesh&& other) noexcept {
+  if (this != &other) {
+    if (impl_) impl_->stop();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+
+Mesh::~Mesh() {
+  if (impl_) impl_->stop();
+}
+
+int Mesh::size() const { return impl_->global_n; }
+int Mesh::first_local_device() const { return impl_->first; }
+int Mesh::local_device_count() const { return impl_->n; }
 const std::string& Mesh::axis() const { return impl_->axis; }
 int Mesh::threads_per_device() const { return impl_->omp_threads; }
 
@@ -255,13 +296,21 @@ void Mesh::run_each(const std::function<void(int)>& body) {
                             current->axis(), "'); runs do not nest");
   Impl& m = *impl_;
   std::lock_guard run_lock(m.run_mutex);
-  m.rendezvous.reset();
+  if (m.ranks)
+    m.ranks->begin_run();
+  else
+    m.rendezvous.reset();
   {
-    std::unique_lock lock(m.mutex);
+    std::lock_guard lock(m.mutex);
     m.job = &body;
     m.running = m.n;
     ++m.job_number;
-    m.start_cv.notify_all();
+  }
+  m.start_cv.notify_all();
+  // On an MPI mesh this thread exchanges with the other ranks while the devices run.
+  if (m.ranks) m.ranks->drive();
+  {
+    std::unique_lock lock(m.mutex);
     m.done_cv.wait(lock, [&] { return m.running == 0; });
     m.job = nullptr;
   }
@@ -269,6 +318,8 @@ void Mesh::run_each(const std::function<void(int)>& body) {
   for (auto& t : m.tensors) std::fill(t.begin(), t.end(), Tensor());
   std::vector<std::exception_ptr> errors(std::size_t(m.n));
   errors.swap(m.errors);
+  // Every rank agreed on the outcome in the last round; the local errors are part of it.
+  if (m.ranks) return m.ranks->end_run();
   // The lowest device that failed by itself; devices aborted by its failure only follow it.
   int culprit = -1;
   for (int i = 0; i < m.n && culprit < 0; ++i)
@@ -290,5 +341,6 @@ detail::Communicator& detail::communicator(const char* op, std::string_view axis
 
 int axis_index(std::string_view axis) { return detail::communicator("axis_index", axis).index(); }
 int axis_size(std::string_view axis) { return detail::communicator("axis_size", axis).size(); }
+const std::string* running_axis() { return current == nullptr ? nullptr : &current->axis(); }
 
 }  // namespace variate::distribute

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "variate/core/error.hpp"
+#include "variate/distribute/mesh.hpp"
 
 namespace variate::inference {
 
@@ -34,6 +35,7 @@ void Evaluator::evaluate_one(PhasePoints& z, std::int64_t c) {
     target_.evaluate(std::span<const double>(z.q_of(c), std::size_t(d)), 1, std::span<double>(&lp, 1),
                      std::span<double>(z.grad_of(c), std::size_t(d)));
   } catch (const std::exception& e) {
+    if (distribute::running_axis() != nullptr) throw;
     last_error_ = e.what();
     lp = -std::numeric_limits<double>::infinity();
     std::fill_n(z.grad_of(c), d, 0.0);
@@ -59,6 +61,7 @@ void Evaluator::evaluate(PhasePoints& z, const ChainMask& active) {
     ++calls_;
     target_.evaluate(q_, n, lp_, grad_);
   } catch (const std::exception&) {
+    if (distribute::running_axis() != nullptr) throw;
     for (std::int64_t c = 0; c < n; ++c)
       if (active[std::size_t(c)]) evaluate_one(z, c);
     return;

@@ -1,8 +1,10 @@
 #include "variate/inference/metric.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "variate/core/error.hpp"
+#include "variate/distribute/collectives.hpp"
 
 namespace variate::inference {
 
@@ -74,6 +76,14 @@ void Metric::velocity(const double* p, double* v) const {
 double Metric::kinetic_energy(const double* p) const {
   const auto d = std::size_t(dimension_);
   double k = 0;
+  if (sharded()) {  // diagonal: this device's part, summed over the devices, then the replicated part
+    const auto r = std::size_t(replicated_);
+    double local = 0;
+    for (std::size_t i = r; i < d; ++i) local += inverse_[i] * p[i] * p[i];
+    sum_over_devices({&local, 1});
+    for (std::size_t i = 0; i < r; ++i) k += inverse_[i] * p[i] * p[i];
+    return 0.5 * (k + local);
+  }
   if (kind_ == MetricKind::diagonal) {
     for (std::size_t i = 0; i < d; ++i) k += inverse_[i] * p[i] * p[i];
   } else {
@@ -99,6 +109,24 @@ void Metric::momentum_from_normals(const double* z, double* p) const {
     for (std::size_t k = ii + 1; k < d; ++k) s -= cholesky_[k * d + ii] * p[k];
     p[ii] = s / cholesky_[ii * d + ii];
   }
+}
+
+Metric Metric::sharded_over(std::string axis, std::int64_t replicated) const {
+  VARIATE_CHECK(!axis.empty() && replicated >= 0 && replicated <= dimension_, "Metric::sharded_over",
+                "expected a mesh axis and 0 <= replicated <= ", dimension_, ", got axis '", axis, "' and ", replicated);
+  VARIATE_CHECK(kind_ == MetricKind::diagonal, "Metric::sharded_over",
+                "a dense metric cannot be sharded: it would couple coordinates held by different devices; use a "
+                "diagonal metric for sharded models");
+  Metric m = *this;
+  m.axis_ = std::move(axis);
+  m.replicated_ = replicated;
+  return m;
+}
+
+void Metric::sum_over_devices(std::span<double> partial) const {
+  if (!sharded() || partial.empty()) return;
+  const Tensor total = distribute::psum(Tensor::from(std::span<const double>(partial), Shape{std::int64_t(partial.size())}), axis_);
+  std::copy_n(total.data<double>(), partial.size(), partial.data());
 }
 
 WelfordEstimator::WelfordEstimator(MetricKind kind, std::int64_t dimension)

@@ -54,7 +54,9 @@ class Nuts final : public Kernel {
   /// (no divergence, no U-turn inside).
   void build_tree(int depth, const ChainMask& active, PhasePoints& z_propose, Rows& p_sharp_beg, Rows& p_sharp_end,
                   Rows& rho, Rows& p_beg, Rows& p_end, std::vector<double>& log_sum_weight, ChainMask& valid);
-  bool no_u_turn(const double* p_sharp_minus, const double* p_sharp_plus, const double* rho) const;
+  /// The generalized no-U-turn criterion for chain c: p♯₋·ρ > 0 and p♯₊·ρ > 0, the dot products
+  /// taken over every device's coordinates when the metric is sharded.
+  bool no_u_turn(std::int64_t c, const double* p_sharp_minus, const double* p_sharp_plus, const double* rho) const;
 
   NutsOptions options_;
   std::int64_t chains_, dim_;
@@ -115,13 +117,21 @@ Nuts::Nuts(NutsOptions options, std::int64_t chains, std::int64_t dimension)
   }
 }
 
-bool Nuts::no_u_turn(const double* p_sharp_minus, const double* p_sharp_plus, const double* rho) const {
+bool Nuts::no_u_turn(std::int64_t c, const double* p_sharp_minus, const double* p_sharp_plus, const double* rho) const {
+  const Metric& metric = metrics_[std::size_t(c)];
+  const std::int64_t r = metric.replicated_dimension();
+  double own[2] = {0, 0};  // over this device's own coordinates, then summed over the devices
+  for (std::int64_t i = r; i < dim_; ++i) {
+    own[0] += p_sharp_minus[i] * rho[i];
+    own[1] += p_sharp_plus[i] * rho[i];
+  }
+  metric.sum_over_devices(own);
   double minus = 0, plus = 0;
-  for (std::int64_t i = 0; i < dim_; ++i) {
+  for (std::int64_t i = 0; i < r; ++i) {
     minus += p_sharp_minus[i] * rho[i];
     plus += p_sharp_plus[i] * rho[i];
   }
-  return minus > 0 && plus > 0;
+  return minus + own[0] > 0 && plus + own[1] > 0;
 }
 
 void Nuts::build_tree(int depth, const ChainMask& active, PhasePoints& z_propose, Rows& p_sharp_beg, Rows& p_sharp_end,
@@ -186,13 +196,13 @@ void Nuts::build_tree(int depth, const ChainMask& active, PhasePoints& z_propose
     // rho_subtree = rho_init + rho_final: the criterion over the merged subtree.
     for (std::size_t i = 0; i < d; ++i) ext[i] = ri[i] + rf[i];
     for (std::size_t i = 0; i < d; ++i) r[i] += ext[i];
-    bool persist = no_u_turn(p_sharp_beg[c], p_sharp_end[c], ext.data());
+    bool persist = no_u_turn(c, p_sharp_beg[c], p_sharp_end[c], ext.data());
     // Across the seam: the initial half plus the final half's first point, and the final half
     // plus the initial half's last point.
     for (std::size_t i = 0; i < d; ++i) ext[i] = ri[i] + l.p_final_beg[c][i];
-    persist = persist && no_u_turn(p_sharp_beg[c], l.p_sharp_final_beg[c], ext.data());
+    persist = persist && no_u_turn(c, p_sharp_beg[c], l.p_sharp_final_beg[c], ext.data());
     for (std::size_t i = 0; i < d; ++i) ext[i] = rf[i] + l.p_init_end[c][i];
-    persist = persist && no_u_turn(l.p_sharp_init_end[c], p_sharp_end[c], ext.data());
+    persist = persist && no_u_turn(c, l.p_sharp_init_end[c], p_sharp_end[c], ext.data());
     valid[std::size_t(c)] = persist;
   }
 }
@@ -216,7 +226,8 @@ void Nuts::transition(Evaluator& evaluator, std::span<const Metric> metrics, std
     // Momentum p ~ N(0, M).
     double* p = state.p_of(c);
     double* z = p_fwd_fwd_[c];  // scratch for the normals
-    for (std::size_t i = 0; i < d; ++i) z[i] = streams_.back().normal();
+    detail::fill_coordinates(streams_.back(), keys[std::size_t(c)], metrics[std::size_t(c)], z,
+                             [](detail::ChainStream& s) { return s.normal(); });
     metrics[std::size_t(c)].momentum_from_normals(z, p);
     for (PhasePoints* pt : {&z_, &z_fwd_, &z_bck_, &z_sample_, &z_propose_}) pt->copy_chain(state, c);
     metrics[std::size_t(c)].velocity(p, p_sharp_fwd_fwd_[c]);
@@ -281,12 +292,12 @@ void Nuts::transition(Evaluator& evaluator, std::span<const Metric> metrics, std
       lsw = log_sum_exp(lsw, lsw_subtree);
       double* r = rho_[c];
       for (std::size_t i = 0; i < d; ++i) r[i] = rho_bck_[c][i] + rho_fwd_[c][i];
-      bool persist = no_u_turn(p_sharp_bck_bck_[c], p_sharp_fwd_fwd_[c], r);
+      bool persist = no_u_turn(c, p_sharp_bck_bck_[c], p_sharp_fwd_fwd_[c], r);
       std::vector<double>& ext = rho_extended_;
       for (std::size_t i = 0; i < d; ++i) ext[i] = rho_bck_[c][i] + p_fwd_bck_[c][i];
-      persist = persist && no_u_turn(p_sharp_bck_bck_[c], p_sharp_fwd_bck_[c], ext.data());
+      persist = persist && no_u_turn(c, p_sharp_bck_bck_[c], p_sharp_fwd_bck_[c], ext.data());
       for (std::size_t i = 0; i < d; ++i) ext[i] = rho_fwd_[c][i] + p_bck_fwd_[c][i];
-      persist = persist && no_u_turn(p_sharp_bck_fwd_[c], p_sharp_fwd_fwd_[c], ext.data());
+      persist = persist && no_u_turn(c, p_sharp_bck_fwd_[c], p_sharp_fwd_fwd_[c], ext.data());
       if (!persist) running_[std::size_t(c)] = 0;
     }
   }

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "chain_random.hpp"
+#include "variate/distribute/collectives.hpp"
+#include "variate/distribute/mesh.hpp"
 
 namespace variate::inference {
 namespace {
@@ -24,6 +26,14 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 enum class KeyUse : std::uint64_t { transition = 0, init = 1, step_size_search = 2 };
 random::Key use_key(random::Key chain, KeyUse use, std::uint64_t counter) {
   return random::fold_in(random::fold_in(chain, std::uint64_t(use)), counter);
+}
+
+/// Adds up `values` over the devices of the mesh running on this thread, if any.
+void sum_over_mesh(std::span<double> values) {
+  const std::string* axis = distribute::running_axis();
+  if (axis == nullptr || values.empty()) return;
+  const Tensor total = distribute::psum(Tensor::from(std::span<const double>(values), Shape{std::int64_t(values.size())}), *axis);
+  std::copy_n(total.data<double>(), values.size(), values.data());
 }
 
 /// A batch of chains advanced in lockstep: one chain (threaded runs) or all (vectorized runs).
@@ -41,7 +51,7 @@ class ChainBatch {
         all_(std::size_t(n_), 1) {
     for (int id : ids_) chain_keys_.push_back(random::split_at(random::Key(o.seed), std::uint64_t(id)));
     kernel_ = o.algorithm == Algorithm::nuts ? make_nuts(o.nuts, n_, d_) : make_static_hmc(o.hmc, n_, d_);
-    metrics_.assign(std::size_t(n_), Metric::unit(o.metric, d_));
+    metrics_.assign(std::size_t(n_), shard(Metric::unit(o.metric, d_)));
     step_.assign(std::size_t(n_), o.initial_step_size);
     stats_.resize(std::size_t(n_));
     keys_.resize(std::size_t(n_));
@@ -56,7 +66,7 @@ class ChainBatch {
   }
 
   void run(const DrawCallback& on_draw, std::vector<ChainResult>& results) {
-    if (o_.stop && o_.stop->load()) {  // stopped before this batch began
+    if (stop_requested()) {  // stopped before this batch began
       interrupted_ = true;
       return;
     }
@@ -72,7 +82,7 @@ class ChainBatch {
     auto phase_start = Clock::now();
     bool sampling = false;
     for (std::int64_t it = 0; it < total; ++it) {
-      if (o_.stop && o_.stop->load()) {
+      if (stop_requested()) {
         interrupted_ = true;
         break;
       }
@@ -118,18 +128,33 @@ class ChainBatch {
   std::int64_t target_calls() const { return evaluator_.calls(); }
 
  private:
+  /// The metric over the target's coordinates: sharded like them when the target is.
+  Metric shard(Metric m) const {
+    return target_.shard_axis.empty() ? m : m.sharded_over(target_.shard_axis, target_.replicated_dimension);
+  }
+
+  /// Whether to stop now. On a mesh the devices decide together, so that all stop at the same
+  /// iteration and none is left waiting in a collective.
+  bool stop_requested() const {
+    double stop = o_.stop && o_.stop->load() ? 1.0 : 0.0;
+    sum_over_mesh({&stop, 1});
+    return stop > 0;
+  }
+
   void initialize() {
     std::vector<detail::ChainStream> streams;
     for (std::int64_t c = 0; c < n_; ++c)
       streams.push_back(detail::chain_stream(use_key(chain_keys_[std::size_t(c)], KeyUse::init, 0)));
     ChainMask pending = all_;
+    const auto uniform = [radius = o_.init_radius](detail::ChainStream& s) { return radius * (2.0 * s.uniform() - 1.0); };
     for (int attempt = 0;; ++attempt) {
       bool any = false;
       for (std::int64_t c = 0; c < n_; ++c) {
         if (!pending[std::size_t(c)]) continue;
         any = true;
-        for (std::int64_t i = 0; i < d_; ++i)
-          state_.q_of(c)[i] = o_.init_radius * (2.0 * streams[std::size_t(c)].uniform() - 1.0);
+        detail::fill_coordinates(streams[std::size_t(c)],
+                                 use_key(chain_keys_[std::size_t(c)], KeyUse::init, std::uint64_t(attempt) + 1),
+                                 metrics_[std::size_t(c)], state_.q_of(c), uniform);
       }
       if (!any) return check_batching();
       VARIATE_CHECK(attempt < o_.max_init_tries, "sample", "chain ", first_pending(pending) + 1,
@@ -137,12 +162,17 @@ class ChainBatch {
                     " attempts, uniform in (-", o_.init_radius, ", ", o_.init_radius, ") on the unconstrained space",
                     evaluator_.last_error().empty() ? std::string() : "; the model's last error: " + evaluator_.last_error());
       evaluator_.evaluate(state_, pending);
+      // A sharded gradient may be finite on one device and not on another: count on all of them.
+      std::vector<double> nonfinite(std::size_t(n_), 0.0);
       for (std::int64_t c = 0; c < n_; ++c) {
         if (!pending[std::size_t(c)]) continue;
         bool finite = std::isfinite(state_.log_density[std::size_t(c)]);
         for (std::int64_t i = 0; i < d_ && finite; ++i) finite = std::isfinite(state_.grad_of(c)[i]);
-        if (finite) pending[std::size_t(c)] = 0;
+        nonfinite[std::size_t(c)] = finite ? 0.0 : 1.0;
       }
+      sum_over_mesh(nonfinite);
+      for (std::int64_t c = 0; c < n_; ++c)
+        if (pending[std::size_t(c)] && nonfinite[std::size_t(c)] == 0) pending[std::size_t(c)] = 0;
     }
   }
 
@@ -185,10 +215,12 @@ class ChainBatch {
         if (!active[std::size_t(c)]) continue;
         any = true;
         state_.copy_chain(saved_, c);
-        auto stream = detail::chain_stream(
-            use_key(chain_keys_[std::size_t(c)], KeyUse::step_size_search, search_count_[std::size_t(c)]++));
+        const random::Key key =
+            use_key(chain_keys_[std::size_t(c)], KeyUse::step_size_search, search_count_[std::size_t(c)]++);
+        auto stream = detail::chain_stream(key);
         normals_.resize(std::size_t(d_));
-        for (auto& z : normals_) z = stream.normal();
+        detail::fill_coordinates(stream, key, metrics_[std::size_t(c)], normals_.data(),
+                                 [](detail::ChainStream& s) { return s.normal(); });
         metrics_[std::size_t(c)].momentum_from_normals(normals_.data(), state_.p_of(c));
         h0_scratch_.resize(std::size_t(n_));
         h0_scratch_[std::size_t(c)] = hamiltonian(state_, c, metrics_[std::size_t(c)]);
@@ -225,7 +257,7 @@ class ChainBatch {
       step_[std::size_t(c)] = dual_[std::size_t(c)].update(stats_[std::size_t(c)].accept_stat);
       if (schedule_->in_slow_window(it)) welford_[std::size_t(c)].add({state_.q_of(c), std::size_t(d_)});
       if (window_end) {
-        metrics_[std::size_t(c)] = welford_[std::size_t(c)].regularized_metric();
+        metrics_[std::size_t(c)] = shard(welford_[std::size_t(c)].regularized_metric());
         welford_[std::size_t(c)].restart();
       }
     }
@@ -278,9 +310,14 @@ SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCal
   SampleResult result;
   result.dimension = target.dimension;
   result.chains.resize(std::size_t(o.chains));
-  const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  // On a mesh device the chains run on the calling thread (collectives belong to the device's
+  // thread), with the kernel threads the mesh gave the device.
+  const bool on_device = distribute::running_axis() != nullptr;
+  const int threads = o.threads > 0 ? o.threads
+                      : on_device   ? omp_get_max_threads()
+                                    : int(std::max(1u, std::thread::hardware_concurrency()));
 
-  if (o.vectorized || o.chains == 1 || threads == 1) {
+  if (o.vectorized || o.chains == 1 || threads == 1 || on_device) {
     // One batch per thread-free pass: either all chains vectorized, or chains one after another.
     const int saved = omp_get_max_threads();
     omp_set_num_threads(threads);

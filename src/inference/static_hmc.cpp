@@ -35,7 +35,8 @@ class StaticHmc final : public Kernel {
       streams.push_back(detail::chain_stream(keys[std::size_t(c)]));
       if (!active[std::size_t(c)]) continue;
       normals_.resize(std::size_t(d));
-      for (auto& z : normals_) z = streams.back().normal();
+      detail::fill_coordinates(streams.back(), keys[std::size_t(c)], metrics[std::size_t(c)], normals_.data(),
+                               [](detail::ChainStream& s) { return s.normal(); });
       metrics[std::size_t(c)].momentum_from_normals(normals_.data(), state.p_of(c));
       start_.copy_chain(state, c);
       z_.copy_chain(state, c);

@@ -9,6 +9,8 @@ Target make_target(const Unconstrained& space, DType dtype) {
                 name(dtype));
   Target target;
   target.dimension = space.dimension();
+  target.shard_axis = space.shard_axis();
+  target.replicated_dimension = space.replicated_dimension();
   target.evaluate = [&space, dtype, d = space.dimension()](std::span<const double> positions, std::int64_t batch,
                                                             std::span<double> log_density, std::span<double> gradient) {
     VARIATE_CHECK(batch >= 1 && std::int64_t(positions.size()) == batch * d &&

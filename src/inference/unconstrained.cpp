@@ -1,5 +1,10 @@
 #include "variate/inference/unconstrained.hpp"
 
+#include <algorithm>
+
+#include "variate/autodiff/tape.hpp"
+#include "variate/distribute/collectives.hpp"
+#include "variate/distribute/mesh.hpp"
 #include "variate/distributions/default_bijector.hpp"
 
 namespace variate::inference {
@@ -29,6 +34,12 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
     program();
     traced = trace.sites();
   }
+  // Replicated sites first, then the sharded ones, so that the replicated coordinates lead.
+  const std::string* mesh_axis = distribute::running_axis();
+  const auto is_sharded = [mesh_axis](const tracing::Site& s) {
+    return mesh_axis != nullptr && !s.distribution->shard_axis().empty();
+  };
+  std::stable_partition(traced.begin(), traced.end(), [&](const tracing::Site& s) { return !is_sharded(s); });
   for (const tracing::Site& s : traced) {
     if (s.observed || s.intervened) continue;
     const Constraint support = s.distribution->support();
@@ -42,6 +53,12 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
     site.unconstrained_shape = site.bijector->inverse_shape(site.shape);
     site.offset = dimension_;
     site.size = site.unconstrained_shape.numel();
+    site.sharded = is_sharded(s);
+    if (site.sharded) {
+      shard_axis_ = std::string(s.distribution->shard_axis());
+    } else {
+      replicated_dimension_ += site.size;
+    }
     dimension_ += site.size;
     sites_.push_back(std::move(site));
   }
@@ -75,15 +92,31 @@ Tensor Unconstrained::unconstrain(const tracing::Values& values) const {
 
 Tensor Unconstrained::log_det_jacobian(const Tensor& flat) const {
   const Shape batch = batch_of("Unconstrained::log_density", flat, dimension_);
-  Tensor total = Tensor::zeros(batch, flat.dtype());
+  Tensor total = Tensor::zeros(batch, flat.dtype()), sharded = total;
   for (const LatentSite& s : sites_) {
     const Tensor x = reshape(slice(flat, -1, s.offset, s.offset + s.size), with_leading(batch, s.unconstrained_shape).dims());
     const Tensor ldj = s.bijector->forward_log_det_jacobian(x);
     std::vector<int> axes;
     for (int i = batch.rank(); i < ldj.rank(); ++i) axes.push_back(i);
-    total = total + (axes.empty() ? ldj : sum(ldj, axes));
+    Tensor& into = s.sharded ? sharded : total;
+    into = into + (axes.empty() ? ldj : sum(ldj, axes));
   }
-  return total;
+  // The Jacobian terms of the sharded sites' parts add up over the devices, as their densities do.
+  return shard_axis_.empty() ? total : total + distribute::psum(sharded, shard_axis_);
+}
+
+tracing::Values Unconstrained::constrain_gathered(const Tensor& flat) const {
+  tracing::Values values = constrain(flat);
+  if (shard_axis_.empty()) return values;
+  const int dim = flat.rank() == 2 ? 1 : 0;
+  for (const LatentSite& s : sites_) {
+    if (!s.sharded) continue;
+    Tensor& v = values.at(s.name);
+    VARIATE_CHECK(v.rank() > dim, "Unconstrained::constrain_gathered", "sharded site '", s.name,
+                  "' is a scalar; a sharded site needs a dimension to split");
+    v = distribute::all_gather(autodiff::stop_gradient(v), shard_axis_, dim);
+  }
+  return values;
 }
 
 Tensor Unconstrained::log_density(const Tensor& flat) const {

@@ -69,13 +69,29 @@ const Site& Trace::site(std::string_view name) const {
   detail::fail("Trace", ": no site named '", name, "'; the recorded sites are: ", known.empty() ? "(none)" : known);
 }
 
-LogJoint::LogJoint(int batch_ndims, SiteRanks unbatched) : batch_ndims_(batch_ndims), unbatched_(std::move(unbatched)) {
+LogJoint::LogJoint(int batch_ndims, SiteRanks unbatched)
+    : batch_ndims_(batch_ndims), unbatched_(std::move(unbatched)), spmd_(spmd_context()) {
   VARIATE_CHECK(batch_ndims >= 0, "LogJoint", "batch_ndims must be >= 0, got ", batch_ndims);
+}
+
+namespace {
+bool is_sharded(const Message& m, const SpmdContext& spmd) {
+  const std::string_view axis = m.distribution->shard_axis();
+  if (axis.empty()) return false;
+  VARIATE_CHECK(!spmd || axis == *spmd.axis, "LogJoint", "site '", m.name, "' is sharded over axis '", axis,
+                "', but the running mesh's axis is '", *spmd.axis, "'");
+  return true;
+}
+}  // namespace
+
+void LogJoint::process(Message& m) {
+  if (!spmd_ || !m.value.defined() || is_sharded(m, spmd_)) return;
+  m.value = spmd_.collectives->pbroadcast(m.value, *spmd_.axis);
 }
 
 void LogJoint::postprocess(const Message& m) {
   if (m.intervened) return;
-  const Tensor lp = m.distribution->log_prob(m.value);
+  const Tensor lp = m.distribution->local_log_prob(m.value);
   int keep = 0;
   if (batch_ndims_ > 0) {
     auto it = unbatched_.find(m.name);
@@ -88,7 +104,21 @@ void LogJoint::postprocess(const Message& m) {
   }
   Tensor term = sum_site_terms(lp, keep);
   if (m.scale != 1.0) term = term * m.scale;
-  total_ = total_.defined() ? total_ + term : term;
+  Tensor& total = is_sharded(m, spmd_) ? sharded_ : replicated_;
+  total = total.defined() ? total + term : term;
+}
+
+Tensor LogJoint::value() const {
+  if (!spmd_) {
+    if (replicated_.defined() && sharded_.defined()) return replicated_ + sharded_;
+    if (replicated_.defined()) return replicated_;
+    return sharded_.defined() ? sharded_ : Tensor::scalar(0.0);
+  }
+  const int n = spmd_.collectives->axis_size(*spmd_.axis);
+  Tensor local = replicated_.defined() ? (n == 1 ? replicated_ : replicated_ * (1.0 / n)) : Tensor();
+  if (sharded_.defined()) local = local.defined() ? local + sharded_ : sharded_;
+  // Every device takes part in the psum, also one whose program had no term.
+  return spmd_.collectives->psum(local.defined() ? local : Tensor::scalar(0.0), *spmd_.axis);
 }
 
 }  // namespace variate::tracing

@@ -49,7 +49,7 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
       Seed seed(random::Key(0));
       program();
     }
-    for (const Site& s : trace.sites()) unbatched[s.name] = s.distribution->log_prob(s.value).rank();
+    for (const Site& s : trace.sites()) unbatched[s.name] = s.distribution->local_log_prob(s.value).rank();
   }
   return [program = std::move(program), batch_ndims, unbatched = std::move(unbatched)](const Values& values) {
     LogJoint log_joint(batch_ndims, unbatched);

@@ -191,6 +191,45 @@ TEST(SampleCli, VectorizedChainsBroadcastTheChainDimension) {
   EXPECT_EQ(*csv.config_value("metric"), "dense_e");
 }
 
+TEST(SampleCli, DevicesSplitTheDataAndWriteTheUnshardedDraws) {
+  const TempDir dir("devices");
+  const Outcome r = run("sample --devices 2 --chains 2 --warmup 40 --draws 20 --max-depth 4 --output " +
+                        dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 devices (data split over them)"), std::string::npos) << r.output;
+  EXPECT_GT(number_after(r.output, "test accuracy: Bayesian model averaging "), 0.5) << r.output;
+  for (int c = 1; c <= 2; ++c) {
+    const auto csv = variate::data::read_stan_csv(dir / ("digits-softmax-" + std::to_string(c) + ".csv"));
+    EXPECT_EQ(csv.draws.size(), 20u);
+    EXPECT_EQ(csv.columns.size(), kSamplerColumns.size() + 64 * 10 + 10);
+    EXPECT_EQ(*csv.config_value("devices"), "2");
+  }
+  const Outcome bad = run("sample --devices 0 --output " + dir.path().string());
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--devices"), std::string::npos) << bad.output;
+}
+
+// Matrix factorization with users sharded: the draws of the user biases are gathered from both
+// devices into one file, and the report names the most and the least active user.
+TEST(SampleCli, MovieLensUsersShardedOverDevices) {
+  const std::string data = VARIATE_SOURCE_DIR "/../shared/data/movielens-100k";
+  if (!fs::exists(data)) GTEST_SKIP() << "no MovieLens-100K files in " << data;
+  const TempDir dir("movielens");
+  const Outcome r = run("sample --model movielens --data " + data +
+                        " --devices 2 --chains 1 --sampler hmc --leapfrog-steps 2 --warmup 6 --draws 4 --output " +
+                        dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("recommendations: how often each unwatched movie was the top pick over 4 posterior draws"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("the most active user (user 405, 737 movies watched)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the least active user"), std::string::npos) << r.output;
+  const auto csv = variate::data::read_stan_csv(dir / "movielens-1.csv");
+  EXPECT_EQ(csv.draws.size(), 4u);
+  EXPECT_EQ(csv.columns.size(), 5u + 1682 + 943) << "the CmdStan static-HMC columns, b_movie and b_user";
+  EXPECT_EQ(csv.columns.back(), "b_user.943");
+}
+
 TEST(SampleCli, SinglePrecisionComputesTheLogDensityInF32) {
   const TempDir dir("f32");
   // The job evaluates the log density once and fails if it does not come out f32 (a prior or a

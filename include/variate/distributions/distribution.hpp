@@ -5,6 +5,7 @@
 // (broadcast with x's leading dims) log density, differentiable in x and in the parameters.
 // Values outside the support have log density -inf, never NaN.
 #include <memory>
+#include <string_view>
 
 #include "variate/autodiff/ops.hpp"
 #include "variate/distributions/constraint.hpp"
@@ -32,6 +33,13 @@ class Distribution {
   virtual Tensor mean() const;
   virtual Tensor variance() const;
   virtual Tensor cdf(const Tensor& value) const;
+
+  /// A distribution split over the devices of a mesh axis (distribute::Sharded, TFP's
+  /// experimental_shard_axis_names) names that axis; every other distribution returns "".
+  virtual std::string_view shard_axis() const { return {}; }
+  /// The log density of this device's part of the value alone; log_prob is its sum over the
+  /// shard axis. The same as log_prob for a distribution that is not sharded.
+  virtual Tensor local_log_prob(const Tensor& value) const { return log_prob(value); }
 
   /// Convenience: sample_shape + batch_shape + event_shape.
   Shape sample_full_shape(const Shape& sample_shape) const;

@@ -36,7 +36,9 @@ using ChainMask = std::vector<char>;
 /// model cannot evaluate there (its arguments' checks throw, as for a zero scale far in a tail)
 /// counts as -inf with a zero gradient, as Stan rejects such proposals; `last_error` keeps the
 /// message for the initialization error. A batch that throws is retried one chain at a time so a
-/// bad chain cannot reject the others.
+/// bad chain cannot reject the others. Inside a mesh run an exception ends the run instead: the
+/// device that threw has left the log density's collectives, so the devices cannot agree on a
+/// rejection.
 class Evaluator {
  public:
   explicit Evaluator(const Target& target);

@@ -3,6 +3,7 @@
 // M⁻¹ that is diagonal or dense, and the Welford estimates warm-up learns it from.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace variate::inference {
@@ -31,11 +32,27 @@ class Metric {
   /// p ~ N(0, M) from standard normals z: p = L⁻ᵀ z with L Lᵀ = M⁻¹.
   void momentum_from_normals(const double* z, double* p) const;
 
+  /// This metric over coordinates split across the devices of a mesh axis (a sharded momentum,
+  /// DESIGN.md layer 7): the first `replicated` coordinates are the same on every device, the
+  /// others are this device's own part. Kinetic energies then add up every device's part, and
+  /// sum_over_devices serves the sampler's other sums over coordinates (the no-U-turn criterion).
+  /// Diagonal metrics only: a dense one would couple coordinates that live on different devices.
+  Metric sharded_over(std::string axis, std::int64_t replicated) const;
+  bool sharded() const { return !axis_.empty(); }
+  const std::string& shard_axis() const { return axis_; }
+  /// How many leading coordinates are the same on every device (all of them when not sharded).
+  std::int64_t replicated_dimension() const { return sharded() ? replicated_ : dimension_; }
+  /// Adds to each entry the same entry of every other device of the axis, in device order, so the
+  /// result is identical everywhere (a collective: every device calls it). Nothing when unsharded.
+  void sum_over_devices(std::span<double> partial) const;
+
  private:
   MetricKind kind_ = MetricKind::diagonal;
   std::int64_t dimension_ = 0;
   std::vector<double> inverse_;
   std::vector<double> cholesky_;  // dense: lower L with L Lᵀ = M⁻¹; diagonal: 1/sqrt(M⁻¹)
+  std::string axis_;               // sharded: the mesh axis
+  std::int64_t replicated_ = 0;
 };
 
 /// Running mean and (co)variance of warm-up positions (Welford, "Note on a method for calculating

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 
 #include "variate/core/dtype.hpp"
 #include "variate/inference/unconstrained.hpp"
@@ -18,10 +19,16 @@ struct Target {
   std::function<void(std::span<const double> positions, std::int64_t batch, std::span<double> log_density,
                      std::span<double> gradient)>
       evaluate;
+  /// A sharded target (a model with Sharded sites, inside a mesh run) splits its coordinates over
+  /// the devices of `shard_axis`: the first `replicated_dimension` are the same on every device,
+  /// the rest are this device's own; the log density and the replicated part of the gradient are
+  /// the same on every device. Empty for an ordinary target.
+  std::string shard_axis;
+  std::int64_t replicated_dimension = 0;
 };
 
 /// The target of `space.log_density`, evaluated in `dtype` (f64, or f32 for speed when the model's
-/// data are f32 too). The sampler's state stays in double either way.
+/// data are f32 too), sharded as `space` is. The sampler's state stays in double either way.
 Target make_target(const Unconstrained& space, DType dtype = DType::f64);
 
 }  // namespace variate::inference

@@ -6,6 +6,10 @@
 //   inference::Unconstrained space(model);
 //   Tensor lp = space.log_density(flat);        // flat: (dimension) or (chains, dimension)
 //   tracing::Values draws = space.constrain(flat);
+//
+// Inside a mesh run, a program with Sharded sites gives a sharded space: the replicated sites come
+// first in the flat vector and the sharded sites (this device's parts) follow, so the first
+// replicated_dimension() coordinates are the same on every device (see inference::Target).
 #include <string>
 #include <vector>
 
@@ -21,27 +25,39 @@ struct LatentSite {
   std::int64_t offset = 0;   // into the flat vector
   std::int64_t size = 0;
   BijectorPtr bijector;      // unconstrained -> support
+  bool sharded = false;      // a Sharded site in a mesh run: shape and flat part are this device's
 };
 
 class Unconstrained {
  public:
   /// Traces `program` once under Seed(key). Throws naming the site if a latent site is discrete.
+  /// Inside a mesh run every device constructs its own space (a collective when sharded).
   explicit Unconstrained(tracing::Program program, random::Key key = random::Key(0));
 
   const std::vector<LatentSite>& sites() const { return sites_; }
   std::int64_t dimension() const { return dimension_; }
+  /// The mesh axis the sharded sites are split over; empty when there are none or no mesh runs.
+  const std::string& shard_axis() const { return shard_axis_; }
+  /// How many leading coordinates belong to replicated sites (dimension() when not sharded).
+  std::int64_t replicated_dimension() const { return replicated_dimension_; }
 
   /// The constrained value of every latent site; `flat` is (dimension) or (batch, dimension).
   tracing::Values constrain(const Tensor& flat) const;
   /// The inverse: the flat vector (with the values' leading batch dim, if any).
   Tensor unconstrain(const tracing::Values& values) const;
   /// log p(constrain(flat)) + sum of log|det J|: the density HMC samples; shape () or (batch).
+  /// Sharded: the unsharded model's density, the same on every device (a collective).
   Tensor log_density(const Tensor& flat) const;
+  /// constrain(flat) for the unsharded model: each sharded site's parts concatenated over the
+  /// devices along its first dim (after the batch dim), in device order; replicated sites as they
+  /// are. A collective when sharded; constrain(flat) otherwise.
+  tracing::Values constrain_gathered(const Tensor& flat) const;
 
  private:
   Tensor log_det_jacobian(const Tensor& flat) const;
   std::vector<LatentSite> sites_;
-  std::int64_t dimension_ = 0;
+  std::int64_t dimension_ = 0, replicated_dimension_ = 0;
+  std::string shard_axis_;
   std::function<Tensor(const tracing::Values&)> log_joint_, batched_log_joint_;
 };
 

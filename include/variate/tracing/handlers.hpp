@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "variate/tracing/spmd.hpp"
 #include "variate/tracing/tracer.hpp"
 
 namespace variate::tracing {
@@ -119,18 +120,29 @@ using SiteRanks = std::map<std::string, int, std::less<>>;
 /// states, e.g. chains) a site's log density whose rank exceeds its unbatched rank (`unbatched`) by
 /// batch_ndims keeps those leading dims, and a site without them (data that no state touches)
 /// counts once for every state.
+///
+/// Inside a mesh run (SPMD) the program is one model split over the devices of the mesh's axis: a
+/// site of a Sharded distribution holds this device's part of its value, every other site is
+/// replicated (the same value on every device). The accumulated density is then the unsharded
+/// model's, identical on every device, and so is its gradient (DESIGN.md layer 6): the values of
+/// replicated sites pass through pbroadcast, so the gradient contributions of every device's terms
+/// are summed, and the total is psum(replicated terms / n + this device's sharded terms), so that a
+/// replicated term counts once. (Dividing by n is exact for n = 1 and costs rounding otherwise.)
 class LogJoint : public Tracer {
  public:
-  LogJoint() = default;
+  LogJoint() : LogJoint(0, {}) {}
   LogJoint(int batch_ndims, SiteRanks unbatched);
+  void process(Message& m) override;
   void postprocess(const Message& m) override;
-  /// The accumulated log density (0 when no site contributed).
-  Tensor value() const { return total_.defined() ? total_ : Tensor::scalar(0.0); }
+  /// The accumulated log density (0 when no site contributed). Inside a mesh run this is a
+  /// collective: every device must call it.
+  Tensor value() const;
 
  private:
   int batch_ndims_ = 0;
   SiteRanks unbatched_;
-  Tensor total_;
+  SpmdContext spmd_;
+  Tensor replicated_, sharded_;  // sums of the replicated terms and of this device's sharded terms
 };
 
 }  // namespace variate::tracing

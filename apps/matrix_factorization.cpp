@@ -1,0 +1,126 @@
+#include "matrix_factorization.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/distribute/shard.hpp"
+#include "variate/distribute/sharded.hpp"
+#include "variate/distributions/bernoulli.hpp"
+#include "variate/distributions/normal.hpp"
+#include "variate/tracing/handlers.hpp"
+#include "variate/tracing/random_variables.hpp"
+
+namespace variate::cli {
+namespace {
+
+constexpr std::int64_t kEmbedding = 20;  // D, as in the notebook
+constexpr int kShown = 5;                // movies listed per user
+
+// For one user: how often each movie was the highest-scoring unwatched movie over the draws.
+struct TopPicks {
+  std::string who;
+  std::int64_t user = 0, watched = 0;
+  std::vector<char> seen;  // per movie: already watched
+  std::map<std::int64_t, std::int64_t> counts;
+};
+
+class Recommendations final : public PosteriorReport {
+ public:
+  Recommendations(const data::WatchData& w) : titles_(w.titles) {
+    std::vector<std::int64_t> activity(std::size_t(w.num_users), 0);
+    for (const data::Watch& x : w.watches) ++activity[std::size_t(x.user)];
+    const auto [least, most] = std::minmax_element(activity.begin(), activity.end());
+    for (auto [who, it] : {std::pair{"most", most}, std::pair{"least", least}}) {
+      TopPicks t;
+      t.who = who;
+      t.user = it - activity.begin();
+      t.watched = *it;
+      t.seen.assign(std::size_t(w.num_movies), 0);
+      for (const data::Watch& x : w.watches)
+        if (x.user == t.user) t.seen[std::size_t(x.movie)] = 1;
+      users_.push_back(std::move(t));
+    }
+  }
+
+  void add_draw(const tracing::Values& draw) override {
+    const Tensor u = cast(draw.at("u"), DType::f64), v = cast(draw.at("v"), DType::f64);
+    const Tensor b = cast(draw.at("b_movie"), DType::f64);
+    const std::int64_t movies = v.dim(0), k = v.dim(1);
+    for (TopPicks& t : users_) {
+      // The user's bias is the same for every movie, so it does not change the ranking.
+      const double* row = u.data<double>() + t.user * k;
+      std::int64_t best = -1;
+      double best_score = 0;
+      for (std::int64_t m = 0; m < movies; ++m) {
+        if (t.seen[std::size_t(m)]) continue;
+        double score = b.data<double>()[m];
+        for (std::int64_t j = 0; j < k; ++j) score += row[j] * v.data<double>()[m * k + j];
+        if (best < 0 || score > best_score) best = m, best_score = score;
+      }
+      if (best >= 0) ++t.counts[best];
+    }
+    ++draws_;
+  }
+
+  void print(std::ostream& out) const override {
+    out << "\nrecommendations: how often each unwatched movie was the top pick over " << draws_
+        << " posterior draws\n";
+    for (const TopPicks& t : users_) {
+      out << "  the " << t.who << " active user (user " << t.user + 1 << ", " << t.watched << " movies watched):\n";
+      std::vector<std::pair<std::int64_t, std::int64_t>> ranked(t.counts.begin(), t.counts.end());
+      std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second > b.second; });
+      for (std::size_t i = 0; i < ranked.size() && i < std::size_t(kShown); ++i)
+        out << "    " << std::fixed << std::setprecision(1) << std::setw(5)
+            << 100.0 * double(ranked[i].second) / double(std::max<std::int64_t>(draws_, 1)) << "%  "
+            << titles_[std::size_t(ranked[i].first)] << '\n'
+            << std::defaultfloat;
+      if (ranked.size() > std::size_t(kShown))
+        out << "    (" << ranked.size() - std::size_t(kShown) << " other movies were top picks less often)\n";
+    }
+  }
+
+ private:
+  std::vector<std::string> titles_;
+  std::vector<TopPicks> users_;
+  std::int64_t draws_ = 0;
+};
+
+}  // namespace
+
+Model matrix_factorization(const std::string& name, const data::WatchData& w, DType dtype, std::string source) {
+  const std::int64_t users = w.num_users, movies = w.num_movies;
+  const Tensor zero = Tensor::scalar(0.0, dtype), one = Tensor::scalar(1.0, dtype);
+  const distribute::ShardedData watched(w.watch_matrix(dtype), "data");
+
+  Model m;
+  m.name = name;
+  std::ostringstream desc;
+  desc << "matrix factorization: U ~ Normal(0, 1) [" << users << " x " << kEmbedding << "] and b_user ["
+       << users << "] sharded by user, V ~ Normal(0, 1) [" << movies << " x " << kEmbedding << "], b_movie ["
+       << movies << "], watched ~ Bernoulli(logits = U V^T + b_user + b_movie)";
+  m.description = desc.str();
+  std::ostringstream data;
+  data << source << ": " << users << " users x " << movies << " movies, " << w.watches.size() << " watched";
+  m.data = data.str();
+  m.program = [watched, zero, one, users, movies] {
+    const std::int64_t mine = distribute::shard_range(users, "data").size();
+    auto v = Normal(zero, one, "v", {movies, kEmbedding});
+    auto b_movie = Normal(zero, one, "b_movie", {movies});
+    auto u = Sharded(std::make_shared<dist::Normal>(zero, one), "data", "u", {mine, kEmbedding});
+    auto b_user = Sharded(std::make_shared<dist::Normal>(zero, one), "data", "b_user", {mine});
+    const Tensor logits = matmul(u, v, false, true) + expand_dims(b_user, -1) + b_movie;
+    tracing::Condition observed({{"watched", watched.local()}});
+    Sharded(std::make_shared<dist::Bernoulli>(dist::Bernoulli::from_logits(logits)), "data", "watched");
+  };
+  m.saved_sites = {"b_movie", "b_user"};
+  m.unsaved = "the embeddings u and v are identified only up to a rotation, so their draws are not summarized";
+  for (std::int64_t j = 1; j <= std::min<std::int64_t>(movies, 6); ++j)
+    m.main_parameters.push_back("b_movie." + std::to_string(j));
+  m.report = std::make_shared<Recommendations>(w);
+  return m;
+}
+
+}  // namespace variate::cli

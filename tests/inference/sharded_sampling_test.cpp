@@ -1,0 +1,157 @@
+// Sampling sharded models on thread devices: a model whose latent state is all replicated follows
+// the unsharded chain on any number of devices; sharded latents are reproducible, replicated
+// coordinates agree bitwise across devices and sharded momenta differ; dense metrics and failures
+// on one device are reported clearly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "support/expect_error.hpp"
+#include "variate/distribute/mesh.hpp"
+#include "variate/distribute/shard.hpp"
+#include "variate/distribute/sharded.hpp"
+#include "variate/distributions/bernoulli.hpp"
+#include "variate/distributions/normal.hpp"
+#include "variate/inference/sampler.hpp"
+#include "variate/random/samplers.hpp"
+#include "variate/tracing/handlers.hpp"
+#include "variate/tracing/random_variables.hpp"
+
+namespace variate::inference {
+namespace {
+
+using distribute::Mesh;
+using distribute::shard;
+
+// Logistic regression with 23 rows split over the devices: every latent is replicated.
+void logistic() {
+  static const Tensor x = random::normal(random::Key(1), Shape{23, 2});
+  static const Tensor y = random::bernoulli(random::Key(2), Tensor::scalar(0.5), Shape{23});
+  tracing::Condition data({{"y", shard(y, "data")}});
+  auto w = Normal(Tensor::zeros(Shape{2}), 1.0, "w");
+  Sharded(std::make_shared<dist::Bernoulli>(dist::Bernoulli::from_logits(matmul(shard(x, "data"), w))), "data", "y");
+}
+
+// z_i ~ N(mu, 1) per row, sharded, and y_i ~ N(z_i, 1) observed.
+void hierarchical() {
+  static const Tensor y = random::normal(random::Key(3), Shape{9}) + 1.0;
+  tracing::Condition data({{"y", shard(y, "data")}});
+  auto mu = Normal(0.0, 10.0, "mu");
+  const std::int64_t mine = distribute::shard_range(9, "data").size();
+  // Written to broadcast a leading chain dimension of mu (vectorized chains).
+  auto z = Sharded(std::make_shared<dist::Normal>(expand_dims(mu, -1) + Tensor::zeros(Shape{mine}), 1.0), "data", "z");
+  Sharded(std::make_shared<dist::Normal>(z, 1.0), "data", "y");
+}
+
+SamplerOptions short_run(int chains, bool vectorized = false) {
+  SamplerOptions o;
+  o.chains = chains;
+  o.num_warmup = 40;
+  o.num_draws = 20;
+  o.seed = 7;
+  o.vectorized = vectorized;
+  return o;
+}
+
+SampleResult run_alone(void (*model)(), const SamplerOptions& o) {
+  Unconstrained space(model);
+  return sample(make_target(space), o);
+}
+
+std::vector<SampleResult> run_on(Mesh& mesh, void (*model)(), const SamplerOptions& o) {
+  return mesh.run([&] {
+    Unconstrained space(model);
+    return sample(make_target(space), o);
+  });
+}
+
+TEST(ShardedSampling, AReplicatedLatentStateFollowsTheUnshardedChainOnAnyNumberOfDevices) {
+  const SampleResult alone = run_alone(logistic, short_run(2));
+  for (int n : {1, 2, 3}) {
+    Mesh mesh(n, "data");
+    const auto runs = run_on(mesh, logistic, short_run(2));
+    for (int d = 0; d < n; ++d) {
+      for (std::size_t c = 0; c < 2; ++c) {
+        const auto& got = runs[std::size_t(d)].chains[c].draws;
+        const auto& want = alone.chains[c].draws;
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+          ASSERT_NEAR(got[i], want[i], 1e-8) << n << " devices, device " << d << ", chain " << c << ", entry " << i;
+        // Bitwise the same on every device: the devices take every decision together.
+        EXPECT_EQ(got, runs[0].chains[c].draws) << "device " << d;
+      }
+    }
+  }
+}
+
+TEST(ShardedSampling, ShardedLatentsAreReproducibleAndDevicesAgreeOnReplicatedCoordinates) {
+  for (bool vectorized : {false, true}) {
+    SCOPED_TRACE(vectorized ? "vectorized" : "chains one after another");
+    Mesh mesh(2, "data");
+    const auto first = run_on(mesh, hierarchical, short_run(2, vectorized));
+    const auto second = run_on(mesh, hierarchical, short_run(2, vectorized));
+    for (int d = 0; d < 2; ++d) {
+      const SampleResult& r = first[std::size_t(d)];
+      const auto dim = std::size_t(r.dimension), dim0 = std::size_t(first[0].dimension);
+      EXPECT_EQ(r.dimension, 1 + distribute::shard_range(9, d, 2).size());  // mu, then this device's rows of z
+      for (std::size_t c = 0; c < 2; ++c) {
+        EXPECT_EQ(r.chains[c].draws, second[std::size_t(d)].chains[c].draws);
+        EXPECT_EQ(r.chains[c].step_size, first[0].chains[c].step_size);
+        for (std::int64_t i = 0; i < r.chains[c].draw_count(); ++i) {
+          const auto row = std::size_t(i);
+          EXPECT_EQ(r.chains[c].draws[row * dim], first[0].chains[c].draws[row * dim0]);
+          EXPECT_EQ(r.chains[c].stats[std::size_t(i)].n_leapfrog, first[0].chains[c].stats[std::size_t(i)].n_leapfrog);
+          if (d > 0) {
+            EXPECT_NE(r.chains[c].draws[row * dim + 1], first[0].chains[c].draws[row * dim0 + 1]);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ShardedSampling, VectorizedShardedChainsFollowTheirLoneChainPaths) {
+  Mesh mesh(2, "data");
+  const auto lone = run_on(mesh, hierarchical, short_run(2, false));
+  const auto lockstep = run_on(mesh, hierarchical, short_run(2, true));
+  for (int d = 0; d < 2; ++d) {
+    for (std::size_t c = 0; c < 2; ++c) {
+      const auto& want = lone[std::size_t(d)].chains[c].draws;
+      const auto& got = lockstep[std::size_t(d)].chains[c].draws;
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-8) << "device " << d << ", chain " << c << ", entry " << i;
+    }
+  }
+}
+
+TEST(ShardedSampling, ADenseMetricOverShardedCoordinatesIsAnError) {
+  Mesh mesh(2, "data");
+  SamplerOptions o = short_run(1);
+  o.metric = MetricKind::dense;
+  const std::string error = variate::testing::error_of([&] { run_on(mesh, hierarchical, o); });
+  EXPECT_NE(error.find("a dense metric cannot be sharded"), std::string::npos) << error;
+}
+
+TEST(ShardedSampling, AnErrorOnOneDeviceEndsTheRunOnAllDevices) {
+  Mesh mesh(2, "data");
+  static std::atomic<int> calls{0};
+  calls = 0;
+  const auto failing = [] {
+    if (distribute::axis_index("data") == 1 && ++calls > 30) ::variate::detail::fail("model", ": device one gave up");
+    hierarchical();
+  };
+  const std::string error = variate::testing::error_of([&] {
+    mesh.run([&] {
+      Unconstrained space(failing);
+      sample(make_target(space), short_run(1));
+    });
+  });
+  EXPECT_NE(error.find("device 1 of 2"), std::string::npos) << error;
+  EXPECT_NE(error.find("device one gave up"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace variate::inference
