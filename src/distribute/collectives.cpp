@@ -120,4 +120,10 @@ Tensor all_gather(const Tensor& x, std::string_view axis, int dim) {
                 [d, start, stop](const BackwardContext& ctx) { ctx.add(0, prim::slice(ctx.grad(), d, start, stop)); });
 }
 
+void psum_in_place(std::span<double> values, std::string_view axis) {
+  if (values.empty()) return;
+  const Tensor total = psum(Tensor::from(std::span<const double>(values), Shape{std::int64_t(values.size())}), axis);
+  std::copy_n(total.data<double>(), values.size(), values.data());
+}
+
 }  // namespace variate::distribute

@@ -1,6 +1,5 @@
 #include "variate/inference/metric.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include "variate/core/error.hpp"
@@ -124,9 +123,7 @@ Metric Metric::sharded_over(std::string axis, std::int64_t replicated) const {
 }
 
 void Metric::sum_over_devices(std::span<double> partial) const {
-  if (!sharded() || partial.empty()) return;
-  const Tensor total = distribute::psum(Tensor::from(std::span<const double>(partial), Shape{std::int64_t(partial.size())}), axis_);
-  std::copy_n(total.data<double>(), partial.size(), partial.data());
+  if (sharded()) distribute::psum_in_place(partial, axis_);
 }
 
 WelfordEstimator::WelfordEstimator(MetricKind kind, std::int64_t dimension)

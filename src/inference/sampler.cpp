@@ -30,10 +30,7 @@ random::Key use_key(random::Key chain, KeyUse use, std::uint64_t counter) {
 
 /// Adds up `values` over the devices of the mesh running on this thread, if any.
 void sum_over_mesh(std::span<double> values) {
-  const std::string* axis = distribute::running_axis();
-  if (axis == nullptr || values.empty()) return;
-  const Tensor total = distribute::psum(Tensor::from(std::span<const double>(values), Shape{std::int64_t(values.size())}), *axis);
-  std::copy_n(total.data<double>(), values.size(), values.data());
+  if (const std::string* axis = distribute::running_axis()) distribute::psum_in_place(values, *axis);
 }
 
 /// A batch of chains advanced in lockstep: one chain (threaded runs) or all (vectorized runs).

@@ -19,6 +19,7 @@
 // the same kernels, so results are bitwise identical on every device and across runs, whatever the
 // thread timing. Devices whose inputs differ in shape or dtype all throw variate::Error naming the
 // op, the devices and the shapes.
+#include <span>
 #include <string_view>
 
 #include "variate/tensor/tensor.hpp"
@@ -46,5 +47,9 @@ Tensor pbroadcast(const Tensor& x, std::string_view axis);
 /// is replicated, so backward gives each device its own slice of the cotangent (the unsharded
 /// gradient of its shard); wrap the result in pbroadcast if it feeds device-local terms.
 Tensor all_gather(const Tensor& x, std::string_view axis, int dim = 0);
+
+/// psum for plain numbers, in place: each entry becomes its sum over the devices of `axis` (the
+/// samplers' energies, dot products and flags). Not differentiable.
+void psum_in_place(std::span<double> values, std::string_view axis);
 
 }  // namespace variate::distribute
