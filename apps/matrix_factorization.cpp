@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include "variate/autodiff/ops.hpp"
@@ -45,7 +46,9 @@ class Recommendations final : public PosteriorReport {
     }
   }
 
+  // Threaded chains deliver their draws concurrently.
   void add_draw(const tracing::Values& draw) override {
+    std::lock_guard lock(mutex_);
     const Tensor u = cast(draw.at("u"), DType::f64), v = cast(draw.at("v"), DType::f64);
     const Tensor b = cast(draw.at("b_movie"), DType::f64);
     const std::int64_t movies = v.dim(0), k = v.dim(1);
@@ -66,6 +69,7 @@ class Recommendations final : public PosteriorReport {
   }
 
   void print(std::ostream& out) const override {
+    std::lock_guard lock(mutex_);
     out << "\nrecommendations: how often each unwatched movie was the top pick over " << draws_
         << " posterior draws\n";
     for (const TopPicks& t : users_) {
@@ -86,6 +90,7 @@ class Recommendations final : public PosteriorReport {
   std::vector<std::string> titles_;
   std::vector<TopPicks> users_;
   std::int64_t draws_ = 0;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace
@@ -111,7 +116,8 @@ Model matrix_factorization(const std::string& name, const data::WatchData& w, DT
     auto b_movie = Normal(zero, one, "b_movie", {movies});
     auto u = Sharded(std::make_shared<dist::Normal>(zero, one), "data", "u", {mine, kEmbedding});
     auto b_user = Sharded(std::make_shared<dist::Normal>(zero, one), "data", "b_user", {mine});
-    const Tensor logits = matmul(u, v, false, true) + expand_dims(b_user, -1) + b_movie;
+    // Right-aligned for a leading chain dimension: u (C, users, D), v (C, movies, D), b_movie (C, 1, movies).
+    const Tensor logits = matmul(u, v, false, true) + expand_dims(b_user, -1) + expand_dims(b_movie, -2);
     tracing::Condition observed({{"watched", watched.local()}});
     Sharded(std::make_shared<dist::Bernoulli>(dist::Bernoulli::from_logits(logits)), "data", "watched");
   };

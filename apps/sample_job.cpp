@@ -17,6 +17,7 @@
 #include "write_file.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/data/stan_csv.hpp"
+#include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/summary.hpp"
@@ -76,8 +77,11 @@ struct ColumnLayout {
 // The saved sites (all latent sites when the model names none), with their unsharded shapes taken
 // from `values` (one draw of the unsharded model).
 ColumnLayout layout_of(const Model& model, const inference::Unconstrained& space, const tracing::Values& values) {
+  // In the program's order, so that the columns do not depend on how many devices ran it.
+  std::vector<inference::LatentSite> sites = space.sites();
+  std::sort(sites.begin(), sites.end(), [](const auto& a, const auto& b) { return a.program_order < b.program_order; });
   ColumnLayout layout;
-  for (const inference::LatentSite& s : space.sites()) {
+  for (const inference::LatentSite& s : sites) {
     const bool saved = model.saved_sites.empty() ||
                        std::find(model.saved_sites.begin(), model.saved_sites.end(), s.name) != model.saved_sites.end();
     if (!saved) continue;
@@ -87,6 +91,18 @@ ColumnLayout layout_of(const Model& model, const inference::Unconstrained& space
     layout.order.push_back(data::column_major_order(shape.dims()));
   }
   return layout;
+}
+
+// The inverse metric over every device's coordinates: the replicated ones, then each device's own
+// in device order (a collective when the metric is sharded).
+std::vector<double> gathered_inverse_metric(const inference::Metric& m) {
+  if (!m.sharded()) return m.inverse();
+  const auto r = std::size_t(m.replicated_dimension());
+  const std::vector<double> own(m.inverse().begin() + std::ptrdiff_t(r), m.inverse().end());
+  const Tensor all = distribute::all_gather(Tensor::from(own, Shape{std::int64_t(own.size())}), m.shard_axis(), 0);
+  std::vector<double> out(m.inverse().begin(), m.inverse().begin() + std::ptrdiff_t(r));
+  out.insert(out.end(), all.data<double>(), all.data<double>() + all.numel());
+  return out;
 }
 
 // What one chain writes and keeps. Only that chain's thread touches it while sampling.
@@ -204,7 +220,9 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
   const inference::Unconstrained space(model.program);
   const inference::Target target = inference::make_target(space, dtype);
   const std::int64_t dim = space.dimension();
-  VARIATE_CHECK(dim >= 1, "sample", "model '", model.name, "' has no continuous latent variables to sample");
+  double all_dims = double(dim);  // a device may hold no rows of a sharded site: count every device's
+  if (!space.shard_axis().empty()) distribute::psum_in_place({&all_dims, 1}, space.shard_axis(), "dimension check");
+  VARIATE_CHECK(all_dims >= 1, "sample", "model '", model.name, "' has no continuous latent variables to sample");
 
   // --precision f32 is only worth it if the whole density computes in f32: a prior or a datum left
   // in f64 would promote everything back. Check on one (or one batch of) positions.
@@ -262,16 +280,17 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
       progress.update(d.chain, d.iteration);
       return;
     }
-    // Every device takes part in gathering the sharded sites' values; only the writer keeps them.
+    // Every device takes part in gathering the sharded sites' values (and, at the first draw, the
+    // metric); only the writer keeps them.
     const tracing::Values values = space.constrain_gathered(Tensor::from(d.position, Shape{dim}));
-    if (!writer) return;
     if (adapting && !chain.adaptation_written) {  // the first draw: warm-up has just ended
       VARIATE_CHECK(d.metric, "sample", "the sampler did not report chain ", d.chain + 1, "'s adapted metric");
-      // A sharded metric's diagonal is this device's part; the file notes device 0's.
-      chain.writer->write_adaptation(
-          {d.stats->step_size, d.metric->inverse(), d.metric->kind() == inference::MetricKind::dense});
+      const std::vector<double> inverse = gathered_inverse_metric(*d.metric);
+      if (writer)
+        chain.writer->write_adaptation({d.stats->step_size, inverse, d.metric->kind() == inference::MetricKind::dense});
       chain.adaptation_written = true;
     }
+    if (!writer) return;
     const inference::TransitionStats& s = *d.stats;
     double* row = chain.row.data();
     row[0] = s.log_density;
@@ -436,9 +455,9 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   // (on rank 0) writes.
   distribute::Mesh mesh = mpi ? distribute::Mesh::mpi("data", o.devices) : distribute::Mesh(o.devices, "data");
   const int threads = o.threads > 0 ? o.threads : mesh.threads_per_device();
-  std::ostream discard(nullptr);
   const std::vector<int> codes = mesh.run([&] {
     const bool writer = distribute::axis_index("data") == 0;
+    std::ostream discard(nullptr);  // one per device: streams are not thread-safe
     return sample_on_device(o, model, so, writer ? out : discard, writer ? progress_out : discard,
                             writer && interactive, writer, mesh.size(), threads, wall_start);
   });

@@ -4,7 +4,8 @@
 // otherwise). Prints ms per gradient, the speed-up over one device, and the bound the machine
 // allows, all measured in the same run: one read of the data at the measured read bandwidth and,
 // for softmax, the matmul FLOPs at the measured matmul rate (4 N D K per gradient: X W forward and
-// Xᵀ G backward). Also the bytes each device sends per gradient (the collectives' payloads).
+// Xᵀ G backward). Also the bytes each device sends per gradient (the collectives' payloads, to every
+// other device). Each device runs its kernels on one thread, so 1 and 2 devices use 1 and 2 cores.
 //
 //   build/bench/sharded_gradient [MNIST_DIR]      (default ../shared/data/mnist)
 //   mpirun -np 2 build/bench/sharded_gradient     (1 device, then the ranks; rank 0 prints)
@@ -94,8 +95,7 @@ double matmul_gflops(int threads) {
     const auto t0 = Clock::now();
     const Tensor c = matmul(a, b);
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    best = std::max(best, 2.0 * double(n * n * n) / s / 1e9);
-    if (c.numel() == 0) return 0;
+    if (c.numel() == n * n) best = std::max(best, 2.0 * double(n * n * n) / s / 1e9);
   }
   omp_set_num_threads(saved);
   return best;
@@ -149,16 +149,17 @@ int main(int argc, char** argv) {
       const Timing t = time_gradient(w, ranks, repeats);
       if (rank0)
         std::printf("%-58s %7d %10.2f %8.2f %12.0f\n", w.name.c_str(), ranks.size(), t.ms_per_gradient,
-                    one / t.ms_per_gradient, 8.0 * double(1 + t.replicated));
+                    one / t.ms_per_gradient, 8.0 * double(1 + t.replicated) * (ranks.size() - 1));
     }
     return 0;
   }
   const int cores = distribute::default_device_count();
-  const double read1 = bench::read_bandwidth_gbs(1), read_all = bench::read_bandwidth_gbs(cores);
-  const double flops1 = matmul_gflops(1), flops_all = matmul_gflops(cores);
-  std::printf("machine: %d cores; memory read %.1f GB/s on 1 thread, %.1f on %d; f64 matmul %.1f GFLOP/s on 1 "
-              "thread, %.1f on %d\n\n",
-              cores, read1, read_all, cores, flops1, flops_all, cores);
+  // The machine's rates on 1 and 2 threads: 1 and 2 devices use that many cores.
+  const double read[3] = {0, bench::read_bandwidth_gbs(1), bench::read_bandwidth_gbs(2)};
+  const double flops[3] = {0, matmul_gflops(1), matmul_gflops(2)};
+  std::printf("machine: %d cores; memory read %.1f GB/s on 1 thread, %.1f on 2; f64 matmul %.1f GFLOP/s on 1 "
+              "thread, %.1f on 2\n\n",
+              cores, read[1], read[2], flops[1], flops[2]);
   std::printf("%-58s %7s %10s %8s %9s %10s %12s\n", "workload", "devices", "ms/grad", "speedup", "bound ms",
               "bound/time", "bytes sent");
   for (const Workload& w : {logistic(), mnist(mnist_dir)}) {
@@ -171,11 +172,11 @@ int main(int argc, char** argv) {
       if (devices == 1) one = t.ms_per_gradient;
       // The devices share the machine: the bound uses the bandwidth and FLOP rate of `devices`
       // threads (one per device).
-      const double bw = devices == 1 ? read1 : read_all, fl = devices == 1 ? flops1 : flops_all;
-      const double bound = std::max(w.data_bytes / (bw * 1e9), w.flops / (fl * 1e9)) * 1e3;
+      const double bound =
+          std::max(w.data_bytes / (read[devices] * 1e9), w.flops / (flops[devices] * 1e9)) * 1e3;
       // Per gradient each device sends its log density term (psum) and, in the backward pass, its
-      // part of the replicated gradient (pbroadcast's psum): 8 bytes each.
-      const double bytes = devices == 1 ? 0.0 : 8.0 * double(1 + t.replicated);
+      // part of the replicated gradient (pbroadcast's psums): 8 bytes each, to each other device.
+      const double bytes = devices == 1 ? 0.0 : 8.0 * double(1 + t.replicated) * (devices - 1);
       std::printf("%-58s %7d %10.2f %8.2f %9.2f %10.2f %12.0f\n", w.name.c_str(), devices, t.ms_per_gradient,
                   one / t.ms_per_gradient, bound, bound / t.ms_per_gradient, bytes);
     }

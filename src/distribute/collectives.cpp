@@ -120,9 +120,11 @@ Tensor all_gather(const Tensor& x, std::string_view axis, int dim) {
                 [d, start, stop](const BackwardContext& ctx) { ctx.add(0, prim::slice(ctx.grad(), d, start, stop)); });
 }
 
-void psum_in_place(std::span<double> values, std::string_view axis) {
+void psum_in_place(std::span<double> values, std::string_view axis, const char* what) {
   if (values.empty()) return;
-  const Tensor total = psum(Tensor::from(std::span<const double>(values), Shape{std::int64_t(values.size())}), axis);
+  Communicator& comm = detail::communicator(what, axis);
+  const Tensor x = Tensor::from(std::span<const double>(values), Shape{std::int64_t(values.size())});
+  const Tensor total = sum_over_devices(what, comm, x);
   std::copy_n(total.data<double>(), values.size(), values.data());
 }
 

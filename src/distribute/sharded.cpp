@@ -41,6 +41,7 @@ ShardedDistribution::ShardedDistribution(DistributionPtr inner, std::string axis
   VARIATE_CHECK(!axis_.empty(), "Sharded", "the axis name is empty");
   VARIATE_CHECK(inner_->shard_axis().empty(), "Sharded", "the inner distribution (", inner_->name(),
                 ") is already sharded over axis '", inner_->shard_axis(), "'");
+  name_ = std::string("Sharded(") + inner_->name() + ")";
   (void)registered;
 }
 

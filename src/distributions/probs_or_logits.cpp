@@ -73,20 +73,7 @@ Tensor times_nonzero(const Tensor& c, const Tensor& x) {
   return prim::where(prim::binary(BinaryOp::eq, c, 0.0), Tensor::scalar(0.0, cx.dtype()), cx);
 }
 
-// Logits with no infinite entry: a log σ(l) + b log σ(-l) = a l - (a + b) softplus(l), one
-// transcendental per element instead of two, and the partial a - (a + b) σ(l).
-Tensor finite_logits_trials_log_likelihood(const Tensor& l, const Tensor& base, const Tensor& a, const Tensor& b) {
-  const Tensor n = prim::add(a, b);
-  const Tensor lp = prim::add(base, prim::sub(prim::mul(a, l), prim::mul(n, prim::unary(UnaryOp::softplus, l))));
-  return autodiff::record(lp, {l}, {l, a, n}, [](const BackwardContext& ctx) {
-    const Tensor partial = prim::sub(ctx.saved(1), prim::mul(ctx.saved(2), prim::unary(UnaryOp::sigmoid, ctx.saved(0))));
-    ctx.add(0, prim::mul(ctx.grad(), partial));
-  });
-}
-
 Tensor bernoulli_trials_log_likelihood(const ProbsOrLogits& p, const Tensor& base, const Tensor& a, const Tensor& b) {
-  if (p.is_logits && std::isfinite(prim::sum(prim::unary(UnaryOp::abs, p.param)).item()))
-    return finite_logits_trials_log_likelihood(p.param, base, a, b);
   const Tensor lp = prim::add(base, prim::add(times_nonzero(a, p.log_p()), times_nonzero(b, p.log1m_p())));
   const bool logits = p.is_logits;
   return autodiff::record(lp, {p.param}, {p.param, a, b}, [logits](const BackwardContext& ctx) {

@@ -79,7 +79,7 @@ double Metric::kinetic_energy(const double* p) const {
     const auto r = std::size_t(replicated_);
     double local = 0;
     for (std::size_t i = r; i < d; ++i) local += inverse_[i] * p[i] * p[i];
-    sum_over_devices({&local, 1});
+    sum_over_devices({&local, 1}, "kinetic energy");
     for (std::size_t i = 0; i < r; ++i) k += inverse_[i] * p[i] * p[i];
     return 0.5 * (k + local);
   }
@@ -122,8 +122,8 @@ Metric Metric::sharded_over(std::string axis, std::int64_t replicated) const {
   return m;
 }
 
-void Metric::sum_over_devices(std::span<double> partial) const {
-  if (sharded()) distribute::psum_in_place(partial, axis_);
+void Metric::sum_over_devices(std::span<double> partial, const char* what) const {
+  if (sharded()) distribute::psum_in_place(partial, axis_, what);
 }
 
 WelfordEstimator::WelfordEstimator(MetricKind kind, std::int64_t dimension)

@@ -2,6 +2,7 @@
 // per-chain decision is taken chain by chain exactly as a lone chain would take it; only the
 // leapfrog steps are shared, so a chain's path depends on its key alone.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -54,9 +55,16 @@ class Nuts final : public Kernel {
   /// (no divergence, no U-turn inside).
   void build_tree(int depth, const ChainMask& active, PhasePoints& z_propose, Rows& p_sharp_beg, Rows& p_sharp_end,
                   Rows& rho, Rows& p_beg, Rows& p_end, std::vector<double>& log_sum_weight, ChainMask& valid);
-  /// The generalized no-U-turn criterion for chain c: p♯₋·ρ > 0 and p♯₊·ρ > 0, the dot products
-  /// taken over every device's coordinates when the metric is sharded.
-  bool no_u_turn(std::int64_t c, const double* p_sharp_minus, const double* p_sharp_plus, const double* rho) const;
+  /// One no-U-turn check: p♯₋·ρ > 0 and p♯₊·ρ > 0.
+  struct Check {
+    const double* p_sharp_minus;
+    const double* p_sharp_plus;
+    const double* rho;
+  };
+  /// Whether chain c passes the three checks of a merge (the generalized criterion over the merged
+  /// trajectory and across its seam), with the dot products taken over every device's coordinates
+  /// when the metric is sharded: one psum for all six, whatever their outcome.
+  bool no_u_turn(std::int64_t c, const std::array<Check, 3>& checks) const;
 
   NutsOptions options_;
   std::int64_t chains_, dim_;
@@ -67,7 +75,7 @@ class Nuts final : public Kernel {
   std::vector<double> signed_step_, h0_, sum_metro_prob_;
   std::vector<int> n_leapfrog_;
   ChainMask divergent_;
-  std::vector<double> velocity_, rho_extended_;
+  std::vector<double> velocity_, rho_merged_, rho_seam_init_, rho_seam_final_;
   // The trajectory: z is the integrator's running point; fwd/bck are the trajectory's ends.
   PhasePoints z_, z_fwd_, z_bck_, z_sample_, z_propose_;
   Rows p_fwd_fwd_, p_sharp_fwd_fwd_, p_fwd_bck_, p_sharp_fwd_bck_, p_bck_fwd_, p_sharp_bck_fwd_, p_bck_bck_,
@@ -103,7 +111,7 @@ Nuts::Nuts(NutsOptions options, std::int64_t chains, std::int64_t dimension)
   forward_.resize(c);
   valid_.resize(c);
   depth_.resize(c);
-  rho_extended_.resize(std::size_t(dimension));
+  for (auto* v : {&rho_merged_, &rho_seam_init_, &rho_seam_final_}) v->resize(std::size_t(dimension));
   levels_.resize(std::size_t(options.max_tree_depth));
   for (Level& l : levels_) {
     l.z_propose_final = PhasePoints(chains, dimension);
@@ -117,21 +125,29 @@ Nuts::Nuts(NutsOptions options, std::int64_t chains, std::int64_t dimension)
   }
 }
 
-bool Nuts::no_u_turn(std::int64_t c, const double* p_sharp_minus, const double* p_sharp_plus, const double* rho) const {
+bool Nuts::no_u_turn(std::int64_t c, const std::array<Check, 3>& checks) const {
   const Metric& metric = metrics_[std::size_t(c)];
   const std::int64_t r = metric.replicated_dimension();
-  double own[2] = {0, 0};  // over this device's own coordinates, then summed over the devices
-  for (std::int64_t i = r; i < dim_; ++i) {
-    own[0] += p_sharp_minus[i] * rho[i];
-    own[1] += p_sharp_plus[i] * rho[i];
+  std::array<double, 6> own{};  // over this device's own coordinates, then summed over the devices
+  for (std::size_t k = 0; k < 3; ++k) {
+    const Check& x = checks[k];
+    for (std::int64_t i = r; i < dim_; ++i) {
+      own[2 * k] += x.p_sharp_minus[i] * x.rho[i];
+      own[2 * k + 1] += x.p_sharp_plus[i] * x.rho[i];
+    }
   }
-  metric.sum_over_devices(own);
-  double minus = 0, plus = 0;
-  for (std::int64_t i = 0; i < r; ++i) {
-    minus += p_sharp_minus[i] * rho[i];
-    plus += p_sharp_plus[i] * rho[i];
+  metric.sum_over_devices(own, "no-U-turn criterion");
+  bool pass = true;
+  for (std::size_t k = 0; k < 3; ++k) {
+    const Check& x = checks[k];
+    double minus = 0, plus = 0;
+    for (std::int64_t i = 0; i < r; ++i) {
+      minus += x.p_sharp_minus[i] * x.rho[i];
+      plus += x.p_sharp_plus[i] * x.rho[i];
+    }
+    pass = pass && minus + own[2 * k] > 0 && plus + own[2 * k + 1] > 0;
   }
-  return minus + own[0] > 0 && plus + own[1] > 0;
+  return pass;
 }
 
 void Nuts::build_tree(int depth, const ChainMask& active, PhasePoints& z_propose, Rows& p_sharp_beg, Rows& p_sharp_end,
@@ -192,18 +208,16 @@ void Nuts::build_tree(int depth, const ChainMask& active, PhasePoints& z_propose
     double* r = rho[c];
     const double* ri = l.rho_init[c];
     const double* rf = l.rho_final[c];
-    std::vector<double>& ext = rho_extended_;
-    // rho_subtree = rho_init + rho_final: the criterion over the merged subtree.
-    for (std::size_t i = 0; i < d; ++i) ext[i] = ri[i] + rf[i];
-    for (std::size_t i = 0; i < d; ++i) r[i] += ext[i];
-    bool persist = no_u_turn(c, p_sharp_beg[c], p_sharp_end[c], ext.data());
-    // Across the seam: the initial half plus the final half's first point, and the final half
-    // plus the initial half's last point.
-    for (std::size_t i = 0; i < d; ++i) ext[i] = ri[i] + l.p_final_beg[c][i];
-    persist = persist && no_u_turn(c, p_sharp_beg[c], l.p_sharp_final_beg[c], ext.data());
-    for (std::size_t i = 0; i < d; ++i) ext[i] = rf[i] + l.p_init_end[c][i];
-    persist = persist && no_u_turn(c, l.p_sharp_init_end[c], p_sharp_end[c], ext.data());
-    valid[std::size_t(c)] = persist;
+    // rho_subtree = rho_init + rho_final: the criterion over the merged subtree; across the seam,
+    // the initial half plus the final half's first point, and the final half plus the initial
+    // half's last point.
+    for (std::size_t i = 0; i < d; ++i) rho_merged_[i] = ri[i] + rf[i];
+    for (std::size_t i = 0; i < d; ++i) r[i] += rho_merged_[i];
+    for (std::size_t i = 0; i < d; ++i) rho_seam_init_[i] = ri[i] + l.p_final_beg[c][i];
+    for (std::size_t i = 0; i < d; ++i) rho_seam_final_[i] = rf[i] + l.p_init_end[c][i];
+    valid[std::size_t(c)] = no_u_turn(c, {Check{p_sharp_beg[c], p_sharp_end[c], rho_merged_.data()},
+                                          Check{p_sharp_beg[c], l.p_sharp_final_beg[c], rho_seam_init_.data()},
+                                          Check{l.p_sharp_init_end[c], p_sharp_end[c], rho_seam_final_.data()}});
   }
 }
 
@@ -292,12 +306,11 @@ void Nuts::transition(Evaluator& evaluator, std::span<const Metric> metrics, std
       lsw = log_sum_exp(lsw, lsw_subtree);
       double* r = rho_[c];
       for (std::size_t i = 0; i < d; ++i) r[i] = rho_bck_[c][i] + rho_fwd_[c][i];
-      bool persist = no_u_turn(c, p_sharp_bck_bck_[c], p_sharp_fwd_fwd_[c], r);
-      std::vector<double>& ext = rho_extended_;
-      for (std::size_t i = 0; i < d; ++i) ext[i] = rho_bck_[c][i] + p_fwd_bck_[c][i];
-      persist = persist && no_u_turn(c, p_sharp_bck_bck_[c], p_sharp_fwd_bck_[c], ext.data());
-      for (std::size_t i = 0; i < d; ++i) ext[i] = rho_fwd_[c][i] + p_bck_fwd_[c][i];
-      persist = persist && no_u_turn(c, p_sharp_bck_fwd_[c], p_sharp_fwd_fwd_[c], ext.data());
+      for (std::size_t i = 0; i < d; ++i) rho_seam_init_[i] = rho_bck_[c][i] + p_fwd_bck_[c][i];
+      for (std::size_t i = 0; i < d; ++i) rho_seam_final_[i] = rho_fwd_[c][i] + p_bck_fwd_[c][i];
+      const bool persist = no_u_turn(c, {Check{p_sharp_bck_bck_[c], p_sharp_fwd_fwd_[c], r},
+                                         Check{p_sharp_bck_bck_[c], p_sharp_fwd_bck_[c], rho_seam_init_.data()},
+                                         Check{p_sharp_bck_fwd_[c], p_sharp_fwd_fwd_[c], rho_seam_final_.data()}});
       if (!persist) running_[std::size_t(c)] = 0;
     }
   }

@@ -29,8 +29,8 @@ random::Key use_key(random::Key chain, KeyUse use, std::uint64_t counter) {
 }
 
 /// Adds up `values` over the devices of the mesh running on this thread, if any.
-void sum_over_mesh(std::span<double> values) {
-  if (const std::string* axis = distribute::running_axis()) distribute::psum_in_place(values, *axis);
+void sum_over_mesh(std::span<double> values, const char* what) {
+  if (const std::string* axis = distribute::running_axis()) distribute::psum_in_place(values, *axis, what);
 }
 
 /// A batch of chains advanced in lockstep: one chain (threaded runs) or all (vectorized runs).
@@ -134,7 +134,7 @@ class ChainBatch {
   /// iteration and none is left waiting in a collective.
   bool stop_requested() const {
     double stop = o_.stop && o_.stop->load() ? 1.0 : 0.0;
-    sum_over_mesh({&stop, 1});
+    sum_over_mesh({&stop, 1}, "sampler stop flag");
     return stop > 0;
   }
 
@@ -167,7 +167,7 @@ class ChainBatch {
         for (std::int64_t i = 0; i < d_ && finite; ++i) finite = std::isfinite(state_.grad_of(c)[i]);
         nonfinite[std::size_t(c)] = finite ? 0.0 : 1.0;
       }
-      sum_over_mesh(nonfinite);
+      sum_over_mesh(nonfinite, "sampler initial-point check");
       for (std::int64_t c = 0; c < n_; ++c)
         if (pending[std::size_t(c)] && nonfinite[std::size_t(c)] == 0) pending[std::size_t(c)] = 0;
     }
@@ -284,8 +284,12 @@ class ChainBatch {
 };
 
 void check_options(const Target& target, const SamplerOptions& o) {
-  VARIATE_CHECK(target.dimension >= 1 && target.evaluate, "sample",
-                "the model has no continuous latent variables to sample (dimension ", target.dimension, ")");
+  // A sharded target may have no coordinates on a device with no rows; its dimension is the total.
+  double dimension = double(target.dimension);
+  if (!target.shard_axis.empty())
+    distribute::psum_in_place({&dimension, 1}, target.shard_axis, "sampler dimension check");
+  VARIATE_CHECK(dimension >= 1 && target.evaluate, "sample",
+                "the model has no continuous latent variables to sample (dimension ", dimension, ")");
   VARIATE_CHECK(o.chains >= 1, "sample", "chains must be at least 1, got ", o.chains);
   VARIATE_CHECK(o.num_warmup >= 0 && o.num_draws >= 0, "sample", "warm-up and draw counts must be >= 0, got ",
                 o.num_warmup, " and ", o.num_draws);

@@ -1,6 +1,7 @@
 #include "variate/inference/unconstrained.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "variate/autodiff/tape.hpp"
 #include "variate/distribute/collectives.hpp"
@@ -23,6 +24,26 @@ Shape batch_of(const char* op, const Tensor& flat, std::int64_t dimension) {
   return flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{};
 }
 
+// Inside a mesh, every device must see the same replicated sites: one whose size differs from
+// device to device holds a part of something split over the devices, which must be a Sharded site
+// (otherwise the devices' states and random streams would drift apart).
+void check_replicated_sites(const std::vector<tracing::Site>& sites, const std::string& axis) {
+  std::vector<const tracing::Site*> replicated;
+  for (const tracing::Site& s : sites)
+    if (s.distribution->shard_axis().empty()) replicated.push_back(&s);
+  std::vector<double> sizes{double(replicated.size())};
+  for (const tracing::Site* s : replicated) sizes.push_back(double(s->value.numel()));
+  const Tensor mine = Tensor::from(std::span<const double>(sizes), Shape{1, std::int64_t(sizes.size())});
+  const Tensor all = distribute::all_gather(mine, axis, 0);  // (devices, 1 + sites); throws if counts differ
+  const std::int64_t width = all.dim(1);
+  const double* v = all.data<double>();
+  for (std::int64_t d = 1; d < all.dim(0); ++d)
+    for (std::int64_t k = 1; k < width; ++k)
+      VARIATE_CHECK(v[d * width + k] == v[k], "Unconstrained", "replicated site '", replicated[std::size_t(k - 1)]->name,
+                    "' has ", v[k], " values on device 0 but ", v[d * width + k], " on device ", d,
+                    "; a value split over the devices must be a Sharded site");
+}
+
 }  // namespace
 
 Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
@@ -36,9 +57,13 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
   }
   // Replicated sites first, then the sharded ones, so that the replicated coordinates lead.
   const std::string* mesh_axis = distribute::running_axis();
+  if (mesh_axis != nullptr) check_replicated_sites(traced, *mesh_axis);
   const auto is_sharded = [mesh_axis](const tracing::Site& s) {
     return mesh_axis != nullptr && !s.distribution->shard_axis().empty();
   };
+  std::map<std::string, int, std::less<>> order;
+  for (const tracing::Site& s : traced)
+    if (!s.observed && !s.intervened) order.emplace(s.name, int(order.size()));
   std::stable_partition(traced.begin(), traced.end(), [&](const tracing::Site& s) { return !is_sharded(s); });
   for (const tracing::Site& s : traced) {
     if (s.observed || s.intervened) continue;
@@ -54,6 +79,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
     site.offset = dimension_;
     site.size = site.unconstrained_shape.numel();
     site.sharded = is_sharded(s);
+    site.program_order = order.at(s.name);
     if (site.sharded) {
       shard_axis_ = std::string(s.distribution->shard_axis());
     } else {

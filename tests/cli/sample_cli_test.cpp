@@ -228,6 +228,12 @@ TEST(SampleCli, MovieLensUsersShardedOverDevices) {
   EXPECT_EQ(csv.draws.size(), 4u);
   EXPECT_EQ(csv.columns.size(), 5u + 1682 + 943) << "the CmdStan static-HMC columns, b_movie and b_user";
   EXPECT_EQ(csv.columns.back(), "b_user.943");
+  // Threaded chains on one device deliver draws to the report concurrently.
+  const Outcome threaded = run("sample --model movielens --data " + data +
+                               " --chains 2 --threads 2 --sampler hmc --leapfrog-steps 2 --warmup 4 --draws 3 --output " +
+                               dir.path().string());
+  ASSERT_EQ(threaded.exit_code, 0) << threaded.output;
+  EXPECT_NE(threaded.output.find("top pick over 6 posterior draws"), std::string::npos) << threaded.output;
 }
 
 TEST(SampleCli, SinglePrecisionComputesTheLogDensityInF32) {

@@ -20,6 +20,7 @@
 #include "variate/distributions/bernoulli.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/inference/target.hpp"
+#include "variate/distributions/half_normal.hpp"
 #include "variate/inference/unconstrained.hpp"
 #include "variate/random/samplers.hpp"
 #include "variate/tracing/program.hpp"
@@ -79,7 +80,15 @@ TEST_P(ShardedPrograms, ABatchOfChainsGivesEachChainItsUnshardedLogJoint) {
     local["y"] = shard(batch.at("y"), "data");
     return log_joint_and_grad(c, local, names, 1);
   });
+  // Each chain's own log joint, not only their sum.
+  const Tensor want_per_chain = tracing::make_log_joint(c.program, 1)(unsharded);
+  const auto got_per_chain = mesh.run([&] {
+    Values local = batch;
+    local["y"] = shard(batch.at("y"), "data");
+    return tracing::make_log_joint(c.program, 1)(local);
+  });
   for (int d = 0; d < n; ++d) {
+    expect_close(got_per_chain[std::size_t(d)], want_per_chain, "log joint per chain");
     expect_close(got[std::size_t(d)].value, want.value, "summed log joint");
     for (std::size_t k = 0; k < names.size(); ++k) expect_close(got[std::size_t(d)].grads[k], want.grads[k], names[k]);
   }
@@ -218,6 +227,47 @@ TEST_P(ShardedPrograms, UnconstrainedSpaceGivesTheUnshardedDensityAndGathersValu
     EXPECT_EQ(replicated, 4 * 2 + 4);
     EXPECT_EQ(axis, "data");
     for (const auto& [name, v] : truth) expect_close(gathered.at(name), v, name);
+  }
+}
+
+// A sharded latent with a constrained support: its Jacobian terms are summed over the devices too,
+// and the target's gradient is the unsharded one (replicated part everywhere, rows per device).
+TEST_P(ShardedPrograms, ShardedJacobianTermsAndTargetGradientsEqualTheUnshardedOnes) {
+  const int n = GetParam();
+  const Tensor y = random::normal(random::Key(12), Shape{7});
+  const auto program = [y] {
+    auto tau = HalfNormal(2.0, "tau");
+    auto sigma = Sharded(std::make_shared<dist::HalfNormal>(Tensor::ones(Shape{shard_range(7, "data").size()}) * tau),
+                         "data", "sigma");
+    tracing::Condition observed({{"y", shard(y, "data")}});
+    Sharded(normal(0.0, sigma), "data", "y");
+  };
+  const Tensor sigma = random::uniform(random::Key(13), Shape{7}) + 0.5;
+  const auto evaluate = [](const inference::Unconstrained& space, const Values& values) {
+    const inference::Target target = inference::make_target(space);
+    const Tensor flat = space.unconstrain(values);
+    std::vector<double> q = flat.to_vector<double>(), grad(q.size());
+    double lp = 0;
+    target.evaluate(q, 1, {&lp, 1}, grad);
+    return std::pair(lp, grad);
+  };
+  const inference::Unconstrained whole(program);
+  const auto [want_lp, want_grad] = evaluate(whole, {{"tau", Tensor::scalar(1.7)}, {"sigma", sigma}});
+  Mesh mesh(n, "data");
+  const auto got = mesh.run([&] {
+    const inference::Unconstrained space(program);
+    return evaluate(space, {{"tau", Tensor::scalar(1.7)}, {"sigma", shard(sigma, "data")}});
+  });
+  for (int d = 0; d < n; ++d) {
+    const auto& [lp, grad] = got[std::size_t(d)];
+    EXPECT_NEAR(lp, want_lp, 1e-12 * std::abs(want_lp)) << "device " << d;
+    const ShardRange r = shard_range(7, d, n);
+    ASSERT_EQ(std::int64_t(grad.size()), 1 + r.size());
+    EXPECT_NEAR(grad[0], want_grad[0], 1e-12 * (1 + std::abs(want_grad[0]))) << "tau, device " << d;
+    for (std::int64_t i = 0; i < r.size(); ++i)
+      EXPECT_NEAR(grad[std::size_t(1 + i)], want_grad[std::size_t(1 + r.begin + i)],
+                  1e-12 * (1 + std::abs(want_grad[std::size_t(1 + r.begin + i)])))
+          << "sigma[" << r.begin + i << "], device " << d;
   }
 }
 

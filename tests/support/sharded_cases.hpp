@@ -85,7 +85,7 @@ inline Case movielens_style() {
             auto b_movie = Normal(Tensor::zeros(Shape{movies}), 1.0, "b_movie");
             auto u = Sharded(normal(Tensor::zeros(Shape{k}), 1.0), "data", "u", {mine});
             auto b_user = Sharded(normal(0.0, 1.0), "data", "b_user", {mine});
-            const Tensor logits = matmul(u, transpose(v)) + expand_dims(b_user, -1) + b_movie;
+            const Tensor logits = matmul(u, v, false, true) + expand_dims(b_user, -1) + expand_dims(b_movie, -2);
             Sharded(bernoulli_logits(logits), "data", "watched");
           },
           {{"v", random::normal(random::Key(6), Shape{movies, k})},

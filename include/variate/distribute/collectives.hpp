@@ -49,7 +49,9 @@ Tensor pbroadcast(const Tensor& x, std::string_view axis);
 Tensor all_gather(const Tensor& x, std::string_view axis, int dim = 0);
 
 /// psum for plain numbers, in place: each entry becomes its sum over the devices of `axis` (the
-/// samplers' energies, dot products and flags). Not differentiable.
-void psum_in_place(std::span<double> values, std::string_view axis);
+/// samplers' energies, dot products and flags). Not differentiable. `what` (a string literal)
+/// names the sum, so that devices reaching different sums get an error naming both instead of
+/// adding unrelated numbers.
+void psum_in_place(std::span<double> values, std::string_view axis, const char* what);
 
 }  // namespace variate::distribute

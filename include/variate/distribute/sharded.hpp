@@ -9,7 +9,8 @@
 //   mesh.run([&] {
 //     auto w = variate::Normal(zeros({d}), 1.0, "w");                      // replicated
 //     Tensor x_i = distribute::shard(x, "data");                           // this device's rows
-//     auto y = variate::Sharded(std::make_shared<dist::Bernoulli>(Logits{matmul(x_i, w)}), "data", "y");
+//     auto y = variate::Sharded(std::make_shared<dist::Bernoulli>(dist::Bernoulli::from_logits(matmul(x_i, w))),
+//                               "data", "y");
 //   });
 //
 // Outside a mesh run a Sharded site is its inner distribution on one device, so the same model
@@ -27,7 +28,8 @@ namespace distribute {
 class ShardedDistribution final : public Distribution {
  public:
   ShardedDistribution(DistributionPtr inner, std::string axis);
-  const char* name() const override { return "Sharded"; }
+  /// "Sharded(<inner family>)", e.g. "Sharded(Normal)".
+  const char* name() const override { return name_.c_str(); }
   const Distribution& inner() const { return *inner_; }
 
   /// This device's part: inner.sample(fold_in(key, axis_index)), or inner.sample(key) outside a mesh.
@@ -41,10 +43,14 @@ class ShardedDistribution final : public Distribution {
   Tensor local_log_prob(const Tensor& value) const override { return inner_->log_prob(value); }
   std::string_view shard_axis() const override { return axis_; }
   Constraint support() const override { return inner_->support(); }
+  /// This device's part's, from the inner distribution.
+  Tensor mean() const override { return inner_->mean(); }
+  Tensor variance() const override { return inner_->variance(); }
+  Tensor cdf(const Tensor& value) const override { return inner_->cdf(value); }
 
  private:
   DistributionPtr inner_;
-  std::string axis_;
+  std::string axis_, name_;
 };
 
 }  // namespace distribute

@@ -43,8 +43,9 @@ class Metric {
   /// How many leading coordinates are the same on every device (all of them when not sharded).
   std::int64_t replicated_dimension() const { return sharded() ? replicated_ : dimension_; }
   /// Adds to each entry the same entry of every other device of the axis, in device order, so the
-  /// result is identical everywhere (a collective: every device calls it). Nothing when unsharded.
-  void sum_over_devices(std::span<double> partial) const;
+  /// result is identical everywhere (a collective: every device calls it; `what` names it, see
+  /// distribute::psum_in_place). Nothing when unsharded.
+  void sum_over_devices(std::span<double> partial, const char* what) const;
 
  private:
   MetricKind kind_ = MetricKind::diagonal;

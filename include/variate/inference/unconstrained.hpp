@@ -26,12 +26,15 @@ struct LatentSite {
   std::int64_t size = 0;
   BijectorPtr bijector;      // unconstrained -> support
   bool sharded = false;      // a Sharded site in a mesh run: shape and flat part are this device's
+  int program_order = 0;     // the site's place among the latent sites in the program (sites() puts
+                             // the sharded ones last)
 };
 
 class Unconstrained {
  public:
   /// Traces `program` once under Seed(key). Throws naming the site if a latent site is discrete.
-  /// Inside a mesh run every device constructs its own space (a collective when sharded).
+  /// Inside a mesh run every device constructs its own space (a collective: it checks that the
+  /// replicated sites have the same size on every device).
   explicit Unconstrained(tracing::Program program, random::Key key = random::Key(0));
 
   const std::vector<LatentSite>& sites() const { return sites_; }

@@ -128,6 +128,9 @@ using SiteRanks = std::map<std::string, int, std::less<>>;
 /// replicated sites pass through pbroadcast, so the gradient contributions of every device's terms
 /// are summed, and the total is psum(replicated terms / n + this device's sharded terms), so that a
 /// replicated term counts once. (Dividing by n is exact for n = 1 and costs rounding otherwise.)
+/// The value of a replicated site must therefore be known when this tracer sees the site (supplied
+/// by make_log_joint or a Substitute inside the LogJoint scope); a differentiable value drawn or set
+/// later is an error naming the site.
 class LogJoint : public Tracer {
  public:
   LogJoint() : LogJoint(0, {}) {}
@@ -142,6 +145,7 @@ class LogJoint : public Tracer {
   int batch_ndims_ = 0;
   SiteRanks unbatched_;
   SpmdContext spmd_;
+  std::set<std::string, std::less<>> broadcast_;  // replicated sites whose values went through pbroadcast
   Tensor replicated_, sharded_;  // sums of the replicated terms and of this device's sharded terms
 };
 
