@@ -43,5 +43,33 @@ TEST(Determinism, ReductionsAndProducts) {
       [&] { return prim::sum(prim::cast(x, DType::f32), axis0); });
 }
 
+// The kernels of matmul_skinny.cpp: rows of A split across threads (X W, U V^T), and partial sums
+// over fixed super-blocks of the contracted dimension (X^T G), also when the columns of A are split
+// (short k).
+TEST(Determinism, SkinnyProducts) {
+  for (DType dtype : {DType::f64, DType::f32}) {
+    const Tensor x = prim::cast(testing::random_tensor(Shape{20011, 37}, 5), dtype);
+    const Tensor w = prim::cast(testing::random_tensor(Shape{37, 10}, 6), dtype);
+    const Tensor wt = prim::cast(testing::random_tensor(Shape{3, 37}, 7), dtype);
+    const Tensor g = prim::cast(testing::random_tensor(Shape{20011, 10}, 8), dtype);
+    const Tensor gt = prim::cast(testing::random_tensor(Shape{25, 20011}, 9), dtype);
+    expect_thread_count_independent([&] { return prim::matmul(x, w); });
+    expect_thread_count_independent([&] { return prim::matmul(x, wt, false, true); });
+    expect_thread_count_independent([&] { return prim::matmul(x, g, true, false); });
+    expect_thread_count_independent([&] { return prim::matmul(x, gt, true, true); });
+    const Tensor g4 = prim::cast(testing::random_tensor(Shape{20011, 4}, 14), dtype);  // n <= 8: lanes along m
+    expect_thread_count_independent([&] { return prim::matmul(x, g4, true, false); });
+    const Tensor w2 = prim::cast(testing::random_tensor(Shape{37, 2}, 15), dtype);  // inner-product form
+    expect_thread_count_independent([&] { return prim::matmul(x, w2); });
+    const Tensor wide = prim::cast(testing::random_tensor(Shape{300, 3001}, 10), dtype);
+    const Tensor h = prim::cast(testing::random_tensor(Shape{300, 5}, 11), dtype);
+    expect_thread_count_independent([&] { return prim::matmul(wide, h, true, false); });
+    // A short contracted dimension: U V^T.
+    const Tensor u = prim::cast(testing::random_tensor(Shape{943, 20}, 12), dtype);
+    const Tensor v = prim::cast(testing::random_tensor(Shape{1682, 20}, 13), dtype);
+    expect_thread_count_independent([&] { return prim::matmul(u, v, false, true); });
+  }
+}
+
 }  // namespace
 }  // namespace variate

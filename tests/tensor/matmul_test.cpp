@@ -1,9 +1,12 @@
 // matmul: NumPy semantics for 1-d operands, transpose flags, batch broadcasting, dtype rules, and
-// each parallel path (row split, blocked contraction when A is transposed, many small products)
-// against a naive triple loop.
+// each parallel path (row split, blocked contraction when A is transposed, many small products,
+// the kernels for n <= 32 or k <= 64) against a naive triple loop.
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -142,6 +145,111 @@ TEST(Matmul, ManySmallProducts) {
   for (std::int64_t i : {0, 1234, 2999}) {
     const Tensor ai = prim::reshape(prim::slice(a, 0, i, i + 1), Shape{5, 6});
     expect_close(prim::reshape(prim::slice(c, 0, i, i + 1), Shape{5, 3}), naive_matmul(ai, b), 1e-14);
+  }
+}
+
+// op(a) @ op(b) in double, and for each element the bound k * eps * sum_l |a_il| |b_lj| on the
+// rounding error of any summation order in a type with machine epsilon eps (Higham, "Accuracy and
+// Stability of Numerical Algorithms", 2nd ed., eq. 3.5, with gamma_k <= k * eps).
+struct Reference {
+  Values value, tolerance;
+};
+
+double epsilon(DType dtype) {
+  return dtype == DType::f64 ? std::numeric_limits<double>::epsilon() : double(std::numeric_limits<float>::epsilon());
+}
+
+Reference reference_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb, double eps) {
+  const Tensor a64 = prim::cast(a, DType::f64), b64 = prim::cast(b, DType::f64);
+  const Values value = naive_matmul(a64, b64, ta, tb);
+  const Values magnitude = naive_matmul(prim::unary(UnaryOp::abs, a64), prim::unary(UnaryOp::abs, b64), ta, tb);
+  const double k = double(ta ? a.dim(0) : a.dim(1));
+  Values tolerance(magnitude.size());
+  for (std::size_t i = 0; i < magnitude.size(); ++i) tolerance[i] = k * eps * magnitude[i] + 1e-300;
+  return {value, tolerance};
+}
+
+void expect_within(const Tensor& actual, const Reference& expected, const std::string& what) {
+  const Values got = values(actual);
+  ASSERT_EQ(got.size(), expected.value.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_LE(std::abs(got[i] - expected.value[i]), expected.tolerance[i]) << what << " at flat index " << i;
+}
+
+// Storage shapes of A and B for op(A) m x k and op(B) k x n.
+Shape storage(std::int64_t rows, std::int64_t cols, bool transposed) {
+  return transposed ? Shape{cols, rows} : Shape{rows, cols};
+}
+
+// Every n from 1 to 33 (1 and 33 take the general path), both dtypes and all transpose flags: the
+// inner-product form (n <= 2 or 4), broadcasts along n, and with A transposed lanes along m
+// (n <= 8). m = 263 is not a multiple of any register tile; k is odd and just large enough
+// (m n k >= 2^18) for the product to leave the small-product path. With A transposed this k gives a
+// single partial sum, so the columns of A are split across threads instead.
+TEST(Matmul, SkinnyProductsAgainstReference) {
+  const std::int64_t m = 263;
+  for (DType dtype : {DType::f64, DType::f32}) {
+    const double eps = epsilon(dtype);
+    for (std::int64_t n = 1; n <= 33; ++n)
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          const std::int64_t k = (1 << 18) / (m * n) + 1 + ((1 << 18) / (m * n)) % 2;
+          const Tensor a = prim::cast(random_f64(storage(m, k, ta), unsigned(20 + n)), dtype);
+          const Tensor b = prim::cast(random_f64(storage(k, n, tb), unsigned(80 + n)), dtype);
+          const Tensor c = prim::matmul(a, b, ta, tb);
+          ASSERT_EQ(c.shape(), (Shape{m, n}));
+          ASSERT_EQ(c.dtype(), dtype);
+          expect_within(c, reference_matmul(a, b, ta, tb, eps),
+                        std::string(name(dtype)) + " n=" + std::to_string(n) + " ta=" + std::to_string(ta) +
+                            " tb=" + std::to_string(tb));
+        }
+  }
+}
+
+// A transposed with a long contracted dimension: several partial sums (super-blocks) of uneven
+// length, each over chunks whose last one is short.
+TEST(Matmul, SkinnyTransposedLongContraction) {
+  for (DType dtype : {DType::f64, DType::f32}) {
+    const double eps = epsilon(dtype);
+    for (std::int64_t n : {2, 7, 10, 17, 32}) {
+      const std::int64_t m = 37, k = 9001;
+      const Tensor a = prim::cast(random_f64({k, m}, unsigned(200 + n)), dtype);
+      const Tensor b = prim::cast(random_f64({k, n}, unsigned(300 + n)), dtype);
+      expect_within(prim::matmul(a, b, true, false), reference_matmul(a, b, true, false, eps),
+                    std::string(name(dtype)) + " n=" + std::to_string(n));
+    }
+  }
+}
+
+// A short contracted dimension (k <= 64) and many columns, as in U V^T for matrix factorization:
+// column panels with a partial last one, row counts that are not a multiple of the register tile.
+TEST(Matmul, SmallContractionAgainstReference) {
+  for (DType dtype : {DType::f64, DType::f32}) {
+    const double eps = epsilon(dtype);
+    for (std::int64_t k : {1, 2, 7, 20, 63, 64, 65})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          const std::int64_t m = 157, n = std::max<std::int64_t>(33, (1 << 18) / (m * k) + 35);
+          const Tensor a = prim::cast(random_f64(storage(m, k, ta), unsigned(500 + k)), dtype);
+          const Tensor b = prim::cast(random_f64(storage(k, n, tb), unsigned(600 + k)), dtype);
+          const Tensor c = prim::matmul(a, b, ta, tb);
+          ASSERT_EQ(c.shape(), (Shape{m, n}));
+          expect_within(c, reference_matmul(a, b, ta, tb, eps),
+                        std::string(name(dtype)) + " k=" + std::to_string(k) + " ta=" + std::to_string(ta) +
+                            " tb=" + std::to_string(tb));
+        }
+  }
+}
+
+// Batched operands keep the general per-matrix path; a shared skinny right-hand side over a batch.
+TEST(Matmul, SkinnyBatchBroadcasting) {
+  const Tensor a = random_f64({3, 300, 40}, 400), w = random_f64({40, 10}, 401);
+  const Tensor c = prim::matmul(a, w);
+  ASSERT_EQ(c.shape(), (Shape{3, 300, 10}));
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const Tensor ai = prim::reshape(prim::slice(a, 0, i, i + 1), Shape{300, 40});
+    expect_within(prim::reshape(prim::slice(c, 0, i, i + 1), Shape{300, 10}),
+                  reference_matmul(ai, w, false, false, epsilon(DType::f64)), "batch");
   }
 }
 

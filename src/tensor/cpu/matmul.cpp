@@ -1,9 +1,12 @@
-// Batched matrix products through Eigen maps over our buffers. Large single products are split
-// across threads along the leading dimension of A's storage, so each thread streams its own rows of
-// A once: output rows when A is used as is, and fixed-size blocks of the contracted dimension (with
-// partial products summed in block order, independent of the thread count) when A is transposed.
+// Batched matrix products through Eigen maps over our buffers. Large single products with few
+// output columns or a short contracted dimension go to the kernels of matmul_skinny.cpp, which read
+// A (or write the result) once at the memory bound. Other large single products are split across
+// threads along the leading dimension of A's storage, so each thread streams its own rows of A once:
+// output rows when A is used as is, and fixed-size blocks of the contracted dimension (with partial
+// products summed in block order, independent of the thread count) when A is transposed.
 #include <Eigen/Core>
 
+#include "tensor/cpu/matmul_skinny.hpp"
 #include "tensor/cpu/strided_loop.hpp"
 
 namespace variate::cpu {
@@ -36,6 +39,19 @@ void matmul_2d(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, s
   const std::int64_t flops = m * n * k;
   if (flops < (1 << 18)) {
     product(a, a_rows, a_cols, ta, b, b_rows, b_cols, tb, out, m, n, false);
+    return;
+  }
+  // Few output columns: the product is a stream over A (X W, or X^T G with A transposed). Without
+  // A transposed, a short A (m < 256) leaves B as the large operand, which Eigen handles well. A
+  // single column (X w, X^T g) is a matrix-vector product, where Eigen's GEMV already runs at the
+  // bound (measured: bench/matmul_shapes, "K=1").
+  if (n >= 2 && n <= kSkinnyMaxN && (ta || m >= 256) && skinny_matmul_enabled()) {
+    skinny_matmul(a, b, out, m, k, n, ta, tb);
+    return;
+  }
+  // A short contracted dimension and many columns (U V^T): the result is the large operand.
+  if (k <= kSmallKMaxK && n > kSkinnyMaxN && skinny_matmul_enabled()) {
+    small_k_matmul(a, b, out, m, k, n, ta, tb);
     return;
   }
   if (!ta) {  // fixed blocks of output rows = rows of A's storage; B is shared

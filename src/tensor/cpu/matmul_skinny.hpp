@@ -1,0 +1,31 @@
+#pragma once
+// Matrix products with a small dimension, where a general GEMM's packing and blocking cost more
+// than they save: few output columns (n <= kSkinnyMaxN) over a large operand A, the forward (X W)
+// and backward (X^T G) products of regression models; and a short contracted dimension
+// (k <= kSmallKMaxK), U V^T in matrix factorization. See matmul_skinny.cpp.
+#include <cstdint>
+
+namespace variate::cpu {
+
+/// Largest n (columns of the result) that skinny_matmul handles.
+inline constexpr std::int64_t kSkinnyMaxN = 32;
+
+/// False when the environment variable VARIATE_MATMUL_SKINNY is "0" (read once): matmul then uses
+/// the general Eigen path for every shape, so benchmarks can compare the two in one build.
+bool skinny_matmul_enabled();
+
+/// out (m x n, row-major) = op(A) op(B) with op(A) m x k and op(B) k x n, for 1 <= n <= kSkinnyMaxN.
+/// A's storage is m x k (k x m when ta), B's k x n (n x k when tb). Each element of the result is
+/// accumulated over the contracted index in the same order whatever the number of threads.
+template <class T>
+void skinny_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb);
+
+/// Largest contracted dimension k that small_k_matmul handles.
+inline constexpr std::int64_t kSmallKMaxK = 64;
+
+/// out (m x n) = op(A) op(B) as in skinny_matmul, for any n and 1 <= k <= kSmallKMaxK. Each element
+/// is one chain of fused multiply-adds over the contracted index, whatever the number of threads.
+template <class T>
+void small_k_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb);
+
+}  // namespace variate::cpu
