@@ -14,7 +14,7 @@
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
-#include "variate/distributions/categorical.hpp"
+#include "variate/distributions/categorical_logit_glm.hpp"
 #include "variate/random/samplers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -167,17 +167,16 @@ Model softmax_regression(const std::string& name, const Classification& c, DType
   m.name = name;
   std::ostringstream desc;
   desc << "softmax regression, " << k << " classes: W ~ Normal(0, 1) [" << d << " x " << k << "], b ~ Normal(0, 1) ["
-       << k << "], y ~ Categorical(logits = X W + b)";
+       << k << "], y ~ CategoricalLogitGLM(X, W, b) (Categorical(logits = X W + b), fused)";
   m.description = desc.str();
   m.data = c.data;
   m.program = [x = distribute::ShardedData(c.x_train, "data"), y = distribute::ShardedData(c.y_train, "data"), zero,
                one, d, k] {
     auto w = Normal(zero, one, "W", {d, k});
     auto b = Normal(zero, one, "b", {k});
-    // W may carry a leading chain dimension (C, D, K): matmul broadcasts it, b (C, K) -> (C, 1, K).
-    const Tensor logits = matmul(x.local(), w) + expand_dims(b, -2);
     tracing::Condition observed({{"y", y.local()}});
-    Sharded(std::make_shared<dist::Categorical>(dist::Categorical::from_logits(logits)), "data", "y");
+    // The fused GLM reads X once per gradient; it takes W (C, D, K) and b (C, K) for C chains.
+    Sharded(std::make_shared<dist::CategoricalLogitGLM>(x.local(), w, b), "data", "y");
   };
   m.main_parameters = columns_of("b", k, 10);
   m.predict = [x = c.x_test](const tracing::Values& v) {

@@ -26,7 +26,7 @@
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
-#include "variate/distributions/categorical.hpp"
+#include "variate/distributions/categorical_logit_glm.hpp"
 #include "variate/inference/target.hpp"
 #include "variate/random/samplers.hpp"
 #include "variate/tracing/handlers.hpp"
@@ -73,13 +73,12 @@ Workload mnist(const std::string& dir) {
     source = "random pixels (no MNIST at " + dir + ")";
   }
   const std::int64_t n = x.dim(0), d = x.dim(1), k = 10;
-  return {"MNIST softmax 60000 x 784 x 10, " + source,
+  return {"MNIST softmax 60000 x 784 x 10 (fused GLM), " + source,
           [x = distribute::ShardedData(x, "data"), y = distribute::ShardedData(y, "data"), d, k] {
             auto w = Normal(0.0, 1.0, "W", {d, k});
             auto b = Normal(0.0, 1.0, "b", {k});
             tracing::Condition observed({{"y", y.local()}});
-            const Tensor logits = matmul(x.local(), w) + b;
-            Sharded(std::make_shared<dist::Categorical>(dist::Categorical::from_logits(logits)), "data", "y");
+            Sharded(std::make_shared<dist::CategoricalLogitGLM>(x.local(), w, b), "data", "y");
           },
           double(n * d * 8), 4.0 * double(n * d * k)};
 }

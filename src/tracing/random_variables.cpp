@@ -24,6 +24,7 @@
 #include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/binomial.hpp"
 #include "variate/distributions/categorical.hpp"
+#include "variate/distributions/categorical_logit_glm.hpp"
 #include "variate/distributions/negative_binomial.hpp"
 #include "variate/distributions/geometric.hpp"
 #include "variate/distributions/multinomial.hpp"
@@ -100,6 +101,9 @@ RandomVariable Bernoulli(Logits logits, std::string name, Shape sample_shape) {
 }
 RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string name) {
   return site(dist::BernoulliLogitGLM(std::move(x), std::move(w), std::move(alpha)), std::move(name), {});
+}
+RandomVariable CategoricalLogitGLM(Tensor x, Tensor w, Tensor b, std::string name) {
+  return site(dist::CategoricalLogitGLM(std::move(x), std::move(w), std::move(b)), std::move(name), {});
 }
 RandomVariable Binomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
   return site(dist::Binomial::from_probs(std::move(total_count), std::move(probs.value)), std::move(name), sample_shape);

@@ -71,5 +71,28 @@ TEST(Determinism, SkinnyProducts) {
   }
 }
 
+// The fused categorical-logit GLM: fixed blocks of rows, partial sums over fixed super-blocks added
+// in order (several super-blocks of 288-row blocks at D = 300, a ragged last block), with one state
+// and with the C K = 40 columns that take the Eigen products.
+TEST(Determinism, CategoricalLogitGLM) {
+  for (DType dtype : {DType::f64, DType::f32}) {
+    const Tensor x = prim::cast(testing::random_tensor(Shape{20011, 300}, 16), dtype);
+    const Tensor y = prim::cast(prim::binary(BinaryOp::mul, testing::uniform_tensor(Shape{20011}, 17, 0, 1), 10.0),
+                                DType::i64);
+    for (const Shape& w_shape : {Shape{300, 10}, Shape{4, 300, 10}}) {
+      const Tensor w = prim::cast(testing::random_tensor(w_shape, 18, 0.1), dtype);
+      const Shape b_shape = w.rank() == 3 ? Shape{4, 10} : Shape{10};
+      const Tensor b = prim::cast(testing::random_tensor(b_shape, 19), dtype);
+      expect_thread_count_independent([&] {
+        const prim::GlmResult r = prim::categorical_logit_glm(x, w, b, y);
+        const Tensor parts[] = {prim::reshape(r.log_lik, Shape{r.log_lik.numel()}),
+                                prim::reshape(r.grad_w, Shape{r.grad_w.numel()}),
+                                prim::reshape(r.grad_alpha, Shape{r.grad_alpha.numel()})};
+        return prim::concat(parts, 0);
+      });
+    }
+  }
+}
+
 }  // namespace
 }  // namespace variate

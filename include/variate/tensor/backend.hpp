@@ -77,6 +77,12 @@ class Backend {
   /// log_lik (C), grad_w (C, D), grad_alpha (C). Many states (chains) share the one pass over x.
   virtual void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
                                    Tensor& log_lik, Tensor& grad_w, Tensor& grad_alpha) = 0;
+  /// Fused categorical-logit GLM (one pass over x): for each row i and state c, the K logits
+  /// z = x_i W_c + b_c; log_lik_c = sum_i z_{y_i} - logsumexp(z) (-inf if a y_i is not one of 0 .. K-1,
+  /// NaN if one is NaN); with g = onehot(y_i) - softmax(z), grad_w_c = sum_i x_i^T g and grad_b_c = sum_i g.
+  /// x (N, D), w (C, D, K), b (C, K), y (N) in f64; outputs log_lik (C), grad_w (C, D, K), grad_b (C, K).
+  virtual void categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
+                                     Tensor& log_lik, Tensor& grad_w, Tensor& grad_b) = 0;
 
   // Linear algebra over the last two dims, batched over the leading ones.
   /// Lower Cholesky factor; returns false if some matrix is not positive definite.

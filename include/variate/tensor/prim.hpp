@@ -69,6 +69,10 @@ struct GlmResult {
   Tensor log_lik, grad_w, grad_alpha;
 };
 GlmResult bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y);
+/// The fused categorical-logit GLM (see Backend::categorical_logit_glm): x (N, D), w (D, K) or
+/// (C, D, K), b (K) or (C, K), y (N) labels 0 .. K-1 of any real dtype. Results have w's leading
+/// shape: log_lik () or (C), grad_w like w, grad_alpha (the partials for b) like b.
+GlmResult categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y);
 
 Tensor cholesky(const Tensor& x);
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, bool transpose_a = false);

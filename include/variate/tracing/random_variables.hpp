@@ -54,6 +54,9 @@ RandomVariable Geometric(Logits logits, std::string name = "", Shape sample_shap
 /// Labels y (N) of logistic regression, y_i ~ Bernoulli(logits = x_i . w + alpha), in one fused pass
 /// over the data x (N, D); w may be (D) or (chains, D) with alpha () or (chains).
 RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string name = "");
+/// Labels y (N) of softmax regression, y_i ~ Categorical(logits = x_i w + b), in one fused pass over
+/// the data x (N, D); w may be (D, K) or (chains, D, K) with b (K) or (chains, K).
+RandomVariable CategoricalLogitGLM(Tensor x, Tensor w, Tensor b, std::string name = "");
 
 // Multivariate.
 RandomVariable Dirichlet(Tensor concentration, std::string name = "", Shape sample_shape = {});

@@ -38,6 +38,8 @@ class CpuBackend final : public Backend {
 
   void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y, Tensor& log_lik,
                            Tensor& grad_w, Tensor& grad_alpha) override;
+  void categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Tensor& log_lik,
+                             Tensor& grad_w, Tensor& grad_b) override;
 
   bool cholesky(const Tensor& x, Tensor& out) override;
   void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) override;
