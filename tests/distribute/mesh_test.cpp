@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/mesh_testing.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distribute/collectives.hpp"
@@ -26,31 +27,11 @@
 namespace variate::distribute {
 namespace {
 
+using variate::testing::bitwise_equal;
+using variate::testing::device_shard;
 using variate::testing::error_of;
+using variate::testing::within_deadline;
 
-// Runs f() on a helper thread and ends the test program if it has not finished after a minute, so
-// a collective that hangs fails CI instead of stalling it. Rethrows what f throws.
-template <class F>
-auto within_deadline(F&& f) {
-  auto task = std::async(std::launch::async, std::forward<F>(f));
-  if (task.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    std::fprintf(stderr, "mesh_test: a mesh run did not finish within 60 s (hang)\n");
-    std::_Exit(1);
-  }
-  return task.get();
-}
-
-// Device i's shard: n values whose sums are inexact in floating point.
-Tensor shard(int i, std::int64_t n = 3) {
-  std::vector<double> v(std::size_t(n), 0.0);
-  for (std::int64_t k = 0; k < n; ++k)
-    v[std::size_t(k)] = 0.1 * (i + 1) - 1e-3 * double(k * (k - i)) + 1.0 / double(3 + i + k);
-  return Tensor::from(v, Shape{n});
-}
-
-bool bitwise_equal(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
-}
 
 void expect_all_bitwise_equal(const std::vector<Tensor>& xs) {
   for (std::size_t i = 1; i < xs.size(); ++i) EXPECT_TRUE(bitwise_equal(xs[i], xs[0])) << "device " << i;
@@ -86,14 +67,14 @@ TEST_P(MeshSizes, PsumPmeanPmaxReduceInDeviceOrder) {
   Mesh mesh(n, "data");
   const auto results = within_deadline([&] {
     return mesh.run([] {
-      const Tensor x = shard(axis_index("data"));
+      const Tensor x = device_shard(axis_index("data"));
       return std::vector<Tensor>{psum(x, "data"), pmean(x, "data"), pmax(x, "data")};
     });
   });
   // The reference adds in device order, as the collectives promise, so the match is exact.
   std::vector<double> sum(3, 0.0), max(3, -INFINITY);
   for (int i = 0; i < n; ++i) {
-    const auto v = shard(i).to_vector<double>();
+    const auto v = device_shard(i).to_vector<double>();
     for (std::size_t k = 0; k < 3; ++k) {
       sum[k] = i == 0 ? v[k] : sum[k] + v[k];
       max[k] = std::max(max[k], v[k]);
@@ -114,16 +95,16 @@ TEST_P(MeshSizes, AllGatherConcatenatesInDeviceOrder) {
   const int n = GetParam();
   Mesh mesh(n, "data");
   // Ragged shards along dim 1: device i holds a 2 x (1 + i % 2) block.
-  auto block = [](int i) { return reshape(shard(i, 2 * (1 + i % 2)), {2, 1 + i % 2}); };
+  auto block = [](int i) { return reshape(device_shard(i, 2 * (1 + i % 2)), {2, 1 + i % 2}); };
   const auto results = within_deadline([&] {
     return mesh.run([&] {
       const int i = axis_index("data");
-      return std::vector<Tensor>{all_gather(shard(i), "data"), all_gather(block(i), "data", -1)};
+      return std::vector<Tensor>{all_gather(device_shard(i), "data"), all_gather(block(i), "data", -1)};
     });
   });
   std::vector<Tensor> rows, blocks;
   for (int i = 0; i < n; ++i) {
-    rows.push_back(shard(i));
+    rows.push_back(device_shard(i));
     blocks.push_back(block(i));
   }
   const Tensor expected_rows = prim::concat(rows, 0), expected_blocks = prim::concat(blocks, 1);
@@ -138,13 +119,13 @@ TEST_P(MeshSizes, ShardedSumOfSquaresHasTheLocalGradient) {
   Mesh mesh(n, "data");
   const auto results = within_deadline([&] {
     return mesh.run([] {
-      const Tensor x = shard(axis_index("data"));
+      const Tensor x = device_shard(axis_index("data"));
       auto [value, grads] = value_and_grad([](const Tensor& local) { return psum(sum(square(local)), "data"); }, x);
       return std::pair(value, grads[0]);
     });
   });
   std::vector<Tensor> shards;
-  for (int i = 0; i < n; ++i) shards.push_back(shard(i));
+  for (int i = 0; i < n; ++i) shards.push_back(device_shard(i));
   const double unsharded = prim::sum(prim::mul(prim::concat(shards, 0), prim::concat(shards, 0))).item();
   for (int i = 0; i < n; ++i) {
     EXPECT_NEAR(results[std::size_t(i)].first.item(), unsharded, 1e-14 * unsharded);
@@ -163,8 +144,8 @@ TEST_P(MeshSizes, ReplicatedParameterGetsThePsumOfContributions) {
   const int n = GetParam();
   Mesh mesh(n, "data");
   const Tensor w = Tensor::vec({0.7, -1.3, 0.4});
-  auto features = [](int i) { return reshape(shard(i, 6), {2, 3}); };
-  auto targets = [](int i) { return shard(i + 7, 2); };
+  auto features = [](int i) { return reshape(device_shard(i, 6), {2, 3}); };
+  auto targets = [](int i) { return device_shard(i + 7, 2); };
   auto loss = [](const Tensor& w, const Tensor& local_loss) { return sum(square(w)) + local_loss; };
   auto local_loss = [](const Tensor& w, const Tensor& x, const Tensor& y) { return sum(square(matmul(x, w) - y)); };
   const auto results = within_deadline([&] {
@@ -200,7 +181,7 @@ TEST_P(MeshSizes, PmeanGradientIsTheCotangentOverTheSize) {
   Mesh mesh(n, "data");
   const auto grads = within_deadline([&] {
     return mesh.run(
-        [] { return grad([](const Tensor& x) { return sum(pmean(x, "data")); }, shard(axis_index("data"))); });
+        [] { return grad([](const Tensor& x) { return sum(pmean(x, "data")); }, device_shard(axis_index("data"))); });
   });
   for (const Tensor& g : grads)
     for (std::int64_t k = 0; k < 3; ++k) EXPECT_EQ(g.at(k), 1.0 / n);
@@ -212,7 +193,7 @@ TEST_P(MeshSizes, AllGatherGradientIsTheOwnSliceOfTheCotangent) {
   const Tensor c = prim::cast(Tensor::arange(3 * n), DType::f64);  // replicated weights
   const auto grads = within_deadline([&] {
     return mesh.run([&] {
-      return grad([&](const Tensor& x) { return sum(all_gather(x, "data") * c); }, shard(axis_index("data")));
+      return grad([&](const Tensor& x) { return sum(all_gather(x, "data") * c); }, device_shard(axis_index("data")));
     });
   });
   // As for the unsharded sum(concat(x_0, ..., x_{n-1}) * c): device i gets c[3i : 3i + 3].
@@ -241,7 +222,7 @@ TEST(Pmax, GradientGoesToTheMaximumSharedAmongTies) {
 TEST(Mesh, RepeatedRunsAndManyCollectivesAreBitwiseIdentical) {
   Mesh mesh(4, "data");
   auto program = [] {
-    const Tensor x = shard(axis_index("data"), 1000);
+    const Tensor x = device_shard(axis_index("data"), 1000);
     Tensor acc = x;
     // Many collectives in a row exercise the reuse of the exchange slots.
     for (int step = 0; step < 100; ++step) acc = psum(prim::binary(BinaryOp::mul, acc, 0.3) + x, "data");
@@ -273,7 +254,7 @@ TEST(Mesh, IntegerPsumAndPmean) {
 TEST(Mesh, ShapeOrDtypeMismatchNamesOpDeviceAndShapes) {
   Mesh mesh(3, "data");
   const std::string shapes = within_deadline([&] {
-    return message_of([&] { mesh.run([] { return psum(shard(0, axis_index("data") == 1 ? 2 : 3), "data"); }); });
+    return message_of([&] { mesh.run([] { return psum(device_shard(0, axis_index("data") == 1 ? 2 : 3), "data"); }); });
   });
   EXPECT_NE(shapes.find("psum"), std::string::npos) << shapes;
   EXPECT_NE(shapes.find("device 1 passed a tensor of shape [2]"), std::string::npos) << shapes;
@@ -281,7 +262,7 @@ TEST(Mesh, ShapeOrDtypeMismatchNamesOpDeviceAndShapes) {
   const std::string dtypes = within_deadline([&] {
     return error_of([&] {
       mesh.run([] {
-        const Tensor x = shard(0);
+        const Tensor x = device_shard(0);
         return pmax(axis_index("data") == 2 ? prim::cast(x, DType::f32) : x, "data");
       });
     });
@@ -290,7 +271,7 @@ TEST(Mesh, ShapeOrDtypeMismatchNamesOpDeviceAndShapes) {
   EXPECT_NE(dtypes.find("device 2 passed a tensor of shape [3] (f32)"), std::string::npos) << dtypes;
   const std::string gather = within_deadline([&] {
     return error_of([&] {
-      mesh.run([] { return all_gather(reshape(shard(0, 6), {axis_index("data") == 1 ? 3 : 2, -1}), "data", 0); });
+      mesh.run([] { return all_gather(reshape(device_shard(0, 6), {axis_index("data") == 1 ? 3 : 2, -1}), "data", 0); });
     });
   });
   EXPECT_NE(gather.find("all_gather"), std::string::npos) << gather;
@@ -304,7 +285,7 @@ TEST(Mesh, AnExceptionOnOneDeviceAbortsTheOthers) {
     return message_of([&] {
       mesh.run([] {
         if (axis_index("data") == 2) throw std::runtime_error("boom");
-        return psum(shard(0), "data");
+        return psum(device_shard(0), "data");
       });
     });
   });
@@ -316,7 +297,7 @@ TEST(Mesh, AnExceptionOnOneDeviceAbortsTheOthers) {
   const std::string late = within_deadline([&] {
     try {
       mesh.run([] {
-        Tensor x = psum(shard(axis_index("data")), "data");
+        Tensor x = psum(device_shard(axis_index("data")), "data");
         VARIATE_CHECK(axis_index("data") != 3, "my_model", "bad value on this device");
         return psum(x, "data");
       });

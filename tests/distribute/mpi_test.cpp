@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/mesh_testing.hpp"
 #include "support/sharded_cases.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/tracing/handlers.hpp"
@@ -28,33 +29,13 @@
 namespace variate::distribute {
 namespace {
 
+using variate::testing::bitwise_equal;
+using variate::testing::device_shard;
 using variate::testing::error_of;
+using variate::testing::within_deadline;
 
 #if VARIATE_TEST_MPI
 
-// Runs f() on a helper thread and ends this rank if it has not finished after a minute; mpirun then
-// ends the other ranks, so a hang fails CI instead of stalling it. Rethrows what f throws.
-template <class F>
-auto within_deadline(F&& f) {
-  auto task = std::async(std::launch::async, std::forward<F>(f));
-  if (task.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    std::fprintf(stderr, "mpi_test: a mesh run did not finish within 60 s (hang)\n");
-    std::_Exit(1);
-  }
-  return task.get();
-}
-
-// Device i's shard: n values whose sums are inexact in floating point (as in mesh_test.cpp).
-Tensor shard(int i, std::int64_t n = 3) {
-  std::vector<double> v(std::size_t(n), 0.0);
-  for (std::int64_t k = 0; k < n; ++k)
-    v[std::size_t(k)] = 0.1 * (i + 1) - 1e-3 * double(k * (k - i)) + 1.0 / double(3 + i + k);
-  return Tensor::from(v, Shape{n});
-}
-
-bool bitwise_equal(const Tensor& a, const Tensor& b) {
-  return a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
-}
 
 // The global index of this process's i-th result.
 int device_of(const Mesh& mesh, std::size_t i) { return mesh.first_local_device() + int(i); }
@@ -84,13 +65,13 @@ TEST_P(ThreadsPerRank, PsumPmeanPmaxEqualTheLocalReductionInDeviceOrder) {
   const int n = mesh.size();
   const auto results = within_deadline([&] {
     return mesh.run([] {
-      const Tensor x = shard(axis_index("data"));
+      const Tensor x = device_shard(axis_index("data"));
       return std::vector<Tensor>{psum(x, "data"), pmean(x, "data"), pmax(x, "data")};
     });
   });
   // The reference adds in device order, as the collectives promise, so the match is exact.
   std::vector<Tensor> xs;
-  for (int i = 0; i < n; ++i) xs.push_back(shard(i));
+  for (int i = 0; i < n; ++i) xs.push_back(device_shard(i));
   Tensor sum = xs[0], max = xs[0];
   for (int i = 1; i < n; ++i) {
     sum = prim::add(sum, xs[std::size_t(i)]);
@@ -108,7 +89,7 @@ TEST_P(ThreadsPerRank, RaggedAllGatherConcatenatesInDeviceOrder) {
   Mesh mesh = Mesh::mpi("data", GetParam());
   const int n = mesh.size();
   // Ragged shards along dim 1: device i holds a 2 x (1 + i % 2) block; integers travel too.
-  auto block = [](int i) { return reshape(shard(i, 2 * (1 + i % 2)), {2, 1 + i % 2}); };
+  auto block = [](int i) { return reshape(device_shard(i, 2 * (1 + i % 2)), {2, 1 + i % 2}); };
   auto ints = [](int i) { return Tensor::arange(i + 1); };
   const auto results = within_deadline([&] {
     return mesh.run([&] {
@@ -136,8 +117,8 @@ TEST_P(ThreadsPerRank, GradientsEqualTheUnshardedComputation) {
   Mesh mesh = Mesh::mpi("data", GetParam());
   const int n = mesh.size();
   const Tensor w = Tensor::vec({0.7, -1.3, 0.4});
-  auto features = [](int i) { return reshape(shard(i, 6), {2, 3}); };
-  auto targets = [](int i) { return shard(i + 7, 2); };
+  auto features = [](int i) { return reshape(device_shard(i, 6), {2, 3}); };
+  auto targets = [](int i) { return device_shard(i + 7, 2); };
   auto loss = [](const Tensor& w, const Tensor& local_loss) { return sum(square(w)) + local_loss; };
   auto local_loss = [](const Tensor& w, const Tensor& x, const Tensor& y) { return sum(square(matmul(x, w) - y)); };
   const auto results = within_deadline([&] {
@@ -148,7 +129,7 @@ TEST_P(ThreadsPerRank, GradientsEqualTheUnshardedComputation) {
             return loss(w, psum(local_loss(pbroadcast(w, "data"), features(i), targets(i)), "data"));
           },
           w);
-      const Tensor shard_grad = grad([](const Tensor& x) { return psum(sum(square(x)), "data"); }, shard(i));
+      const Tensor shard_grad = grad([](const Tensor& x) { return psum(sum(square(x)), "data"); }, device_shard(i));
       return std::vector<Tensor>{value, grads[0], shard_grad};
     });
   });
@@ -166,14 +147,14 @@ TEST_P(ThreadsPerRank, GradientsEqualTheUnshardedComputation) {
       EXPECT_NEAR(results[i][1].at(k), grads[0].at(k), 1e-13 * (1 + std::abs(grads[0].at(k))))
           << "device " << device << ", element " << k;
     // d/dx_i of the sum over devices of |x_j|^2 is 2 x_i.
-    EXPECT_TRUE(bitwise_equal(results[i][2], prim::binary(BinaryOp::mul, shard(device), 2.0))) << "device " << device;
+    EXPECT_TRUE(bitwise_equal(results[i][2], prim::binary(BinaryOp::mul, device_shard(device), 2.0))) << "device " << device;
   }
 }
 
 TEST_P(ThreadsPerRank, ManyCollectivesAndRepeatedRunsAreBitwiseIdentical) {
   Mesh mesh = Mesh::mpi("data", GetParam());
   auto program = [] {
-    const Tensor x = shard(axis_index("data"), 100);
+    const Tensor x = device_shard(axis_index("data"), 100);
     Tensor acc = x;
     for (int step = 0; step < 30; ++step) acc = psum(prim::binary(BinaryOp::mul, acc, 0.3) + x, "data");
     return std::vector<Tensor>{acc, pmax(acc, "data"), all_gather(acc, "data")};
@@ -191,9 +172,9 @@ TEST_P(ThreadsPerRank, LargeTensorsTravelIntact) {
   Mesh mesh = Mesh::mpi("data", GetParam());
   constexpr std::int64_t n = std::int64_t(1) << 20;  // 8 MiB per device
   const auto results =
-      within_deadline([&] { return mesh.run([] { return psum(shard(axis_index("data"), n), "data"); }); });
-  Tensor expected = shard(0, n);
-  for (int i = 1; i < mesh.size(); ++i) expected = prim::add(expected, shard(i, n));
+      within_deadline([&] { return mesh.run([] { return psum(device_shard(axis_index("data"), n), "data"); }); });
+  Tensor expected = device_shard(0, n);
+  for (int i = 1; i < mesh.size(); ++i) expected = prim::add(expected, device_shard(i, n));
   for (std::size_t i = 0; i < results.size(); ++i)
     EXPECT_TRUE(bitwise_equal(results[i], expected)) << "device " << device_of(mesh, i);
 }
@@ -203,7 +184,7 @@ TEST_P(ThreadsPerRank, MismatchesNameTheDeviceOnEveryRank) {
   const int last = mesh.size() - 1;
   if (last == 0) GTEST_SKIP() << "needs 2 devices";
   const std::string shapes = within_deadline([&] {
-    return error_of([&] { mesh.run([&] { return psum(shard(0, axis_index("data") == last ? 2 : 3), "data"); }); });
+    return error_of([&] { mesh.run([&] { return psum(device_shard(0, axis_index("data") == last ? 2 : 3), "data"); }); });
   });
   EXPECT_NE(shapes.find("psum: over axis 'data', device " + std::to_string(last) + " passed a tensor of shape [2]"),
             std::string::npos)
@@ -211,7 +192,7 @@ TEST_P(ThreadsPerRank, MismatchesNameTheDeviceOnEveryRank) {
   EXPECT_NE(shapes.find("device 0 passed [3]"), std::string::npos) << shapes;
   const std::string gather = within_deadline([&] {
     return error_of([&] {
-      mesh.run([&] { return all_gather(reshape(shard(0, 6), {axis_index("data") == last ? 3 : 2, -1}), "data", 0); });
+      mesh.run([&] { return all_gather(reshape(device_shard(0, 6), {axis_index("data") == last ? 3 : 2, -1}), "data", 0); });
     });
   });
   EXPECT_NE(gather.find("all_gather"), std::string::npos) << gather;
@@ -241,7 +222,7 @@ TEST(MpiMesh, AnExceptionOnRankOneReachesEveryRank) {
     return error_of([&] {
       mesh.run([] {
         if (axis_index("data") == 1) throw std::runtime_error("boom on rank 1");
-        return psum(shard(0), "data");
+        return psum(device_shard(0), "data");
       });
     });
   });
@@ -252,7 +233,7 @@ TEST(MpiMesh, AnExceptionOnRankOneReachesEveryRank) {
   const std::string late = within_deadline([&] {
     try {
       mesh.run([] {
-        const Tensor x = psum(shard(axis_index("data")), "data");
+        const Tensor x = psum(device_shard(axis_index("data")), "data");
         VARIATE_CHECK(axis_index("data") != 1, "my_model", "bad value on this device");
         return psum(x, "data");
       });
@@ -282,7 +263,7 @@ TEST(MpiMesh, AnExceptionOnOneThreadOfARankReachesEveryRank) {
     return error_of([&] {
       mesh.run([&] {
         const int i = axis_index("data");
-        Tensor x = psum(shard(i), "data");
+        Tensor x = psum(device_shard(i), "data");
         if (i == bad) throw Error("thread failure on device " + std::to_string(i));
         x = psum(x, "data");
         if (i == 0) throw Error("never reached: device 0 is aborted first");

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 
+#include "support/posterior_moments.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/tracing/handlers.hpp"
@@ -21,6 +22,12 @@ namespace variate::inference {
 namespace {
 
 constexpr double kZ = 5.0;
+
+using variate::testing::mean_of;
+
+void expect_moments(const ChainDraws& x, double mean, double variance, const std::string& what) {
+  variate::testing::expect_moments(x, mean, variance, what, kZ);
+}
 
 struct Fit {
   Unconstrained space;
@@ -46,24 +53,6 @@ ChainDraws site_draws(const Fit& f, const std::string& site, std::int64_t index 
     out.push_back(std::move(v));
   }
   return out;
-}
-
-double mean_of(const ChainDraws& x) {
-  double s = 0, n = 0;
-  for (const auto& c : x)
-    for (double v : c) s += v, ++n;
-  return s / n;
-}
-
-/// The posterior mean and variance of one quantity within kZ MCSEs; the variance through the
-/// mean of (x - true mean)², whose MCSE comes from its own ESS. R-hat below 1.01.
-void expect_moments(const ChainDraws& x, double mean, double variance, const std::string& what) {
-  EXPECT_NEAR(mean_of(x), mean, kZ * mcse_mean(x)) << what << " mean";
-  ChainDraws sq = x;
-  for (auto& c : sq)
-    for (auto& v : c) v = (v - mean) * (v - mean);
-  EXPECT_NEAR(mean_of(sq), variance, kZ * mcse_mean(sq)) << what << " variance";
-  EXPECT_LT(rhat(x), 1.01) << what;
 }
 
 SamplerOptions four_chains(std::uint64_t seed) {

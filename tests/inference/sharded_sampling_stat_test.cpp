@@ -10,6 +10,7 @@
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
 #include "variate/distributions/normal.hpp"
+#include "support/posterior_moments.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/tracing/handlers.hpp"
@@ -20,20 +21,10 @@ namespace {
 
 constexpr double kZ = 5.0;
 
-double mean_of(const ChainDraws& x) {
-  double s = 0, n = 0;
-  for (const auto& c : x)
-    for (double v : c) s += v, ++n;
-  return s / n;
-}
+using variate::testing::mean_of;
 
 void expect_moments(const ChainDraws& x, double mean, double variance, const std::string& what) {
-  EXPECT_NEAR(mean_of(x), mean, kZ * mcse_mean(x)) << what << " mean";
-  ChainDraws sq = x;
-  for (auto& c : sq)
-    for (auto& v : c) v = (v - mean) * (v - mean);
-  EXPECT_NEAR(mean_of(sq), variance, kZ * mcse_mean(sq)) << what << " variance";
-  EXPECT_LT(rhat(x), 1.01) << what;
+  variate::testing::expect_moments(x, mean, variance, what, kZ);
 }
 
 // mu ~ N(0, 10), z_i ~ N(mu, 1), y_i ~ N(z_i, 1), i < 9, with z and y split over the devices.
