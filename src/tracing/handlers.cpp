@@ -87,17 +87,18 @@ bool is_sharded(const Message& m, const SpmdContext& spmd) {
 void LogJoint::process(Message& m) {
   if (!spmd_ || !m.value.defined() || is_sharded(m, spmd_)) return;
   m.value = spmd_.collectives->pbroadcast(m.value, *spmd_.axis);
-  broadcast_.insert(m.name);
+  broadcast_ = &m;
 }
 
 void LogJoint::postprocess(const Message& m) {
   // A replicated value set after this tracer saw the site (drawn, or supplied by a tracer outside
   // it) missed pbroadcast: its gradient would lack the other devices' terms.
-  VARIATE_CHECK(!spmd_ || m.intervened || is_sharded(m, spmd_) || broadcast_.count(m.name) > 0 ||
+  VARIATE_CHECK(!spmd_ || m.intervened || is_sharded(m, spmd_) || broadcast_ == &m ||
                     !autodiff::detail::is_tracked(m.value),
                 "LogJoint", "inside a mesh run, the value of replicated site '", m.name,
                 "' must be supplied before the log joint sees the site (by make_log_joint, or a Substitute inside "
                 "the LogJoint scope); it was drawn or set by a tracer outside it");
+  broadcast_ = nullptr;  // the next site's message may live at the same address
   if (m.intervened) return;
   const Tensor lp = m.distribution->local_log_prob(m.value);
   int keep = 0;

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 #include "variate/data/stan_csv.hpp"
 
@@ -25,21 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome run(const std::string& args) {
-  const std::string command = std::string(VARIATE_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using Outcome = variate::testing::CliOutcome;
+Outcome run(const std::string& args) { return variate::testing::run_cli(args); }
 
 // A fresh folder under the temporary directory, removed with everything in it.
 // A folder per test, named "cli_<name>".

@@ -145,7 +145,9 @@ class LogJoint : public Tracer {
   int batch_ndims_ = 0;
   SiteRanks unbatched_;
   SpmdContext spmd_;
-  std::set<std::string, std::less<>> broadcast_;  // replicated sites whose values went through pbroadcast
+  // The site whose value process() passed through pbroadcast: a site's process and postprocess
+  // see the same message, one site at a time, so no set of names (no allocation per site).
+  const Message* broadcast_ = nullptr;
   Tensor replicated_, sharded_;  // sums of the replicated terms and of this device's sharded terms
 };
 
