@@ -8,12 +8,16 @@
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "models.hpp"
 #include "progress.hpp"
+#include "sample_config.hpp"
+#include "shard_output.hpp"
 #include "write_file.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/data/stan_csv.hpp"
@@ -30,7 +34,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-constexpr const char* kVariateVersion = "0.1.0";  // the project version in CMakeLists.txt
 // The sampler's columns, as CmdStan writes them for NUTS and for static HMC.
 const std::vector<std::string> kNutsColumns = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
                                                "n_leapfrog__", "divergent__",   "energy__"};
@@ -60,12 +63,6 @@ class SigintScope {
   struct sigaction previous_ {};
 };
 
-std::string number(double v) {
-  std::ostringstream out;
-  out << std::setprecision(15) << v;
-  return out.str();
-}
-
 // The columns of the latent sites in Stan's names and column-major order, and for each column the
 // row-major offset into its site's tensor.
 struct ColumnLayout {
@@ -74,21 +71,31 @@ struct ColumnLayout {
   std::vector<std::vector<std::int64_t>> order;  // per site
 };
 
-// The saved sites (all latent sites when the model names none), with their unsharded shapes taken
-// from `values` (one draw of the unsharded model).
-ColumnLayout layout_of(const Model& model, const inference::Unconstrained& space, const tracing::Values& values) {
-  // In the program's order, so that the columns do not depend on how many devices ran it.
+// The saved sites (all latent sites when the model names none) with this device's shapes, in the
+// program's order, so that the columns do not depend on how many devices ran it.
+std::vector<SavedSite> local_saved_sites(const Model& model, const inference::Unconstrained& space) {
   std::vector<inference::LatentSite> sites = space.sites();
   std::sort(sites.begin(), sites.end(), [](const auto& a, const auto& b) { return a.program_order < b.program_order; });
-  ColumnLayout layout;
+  std::vector<SavedSite> saved;
   for (const inference::LatentSite& s : sites) {
-    const bool saved = model.saved_sites.empty() ||
-                       std::find(model.saved_sites.begin(), model.saved_sites.end(), s.name) != model.saved_sites.end();
-    if (!saved) continue;
-    const Shape shape = values.at(s.name).shape();
-    for (auto& n : data::stan_column_names(s.name, shape.dims())) layout.names.push_back(std::move(n));
+    if (!model.saved_sites.empty() &&
+        std::find(model.saved_sites.begin(), model.saved_sites.end(), s.name) == model.saved_sites.end())
+      continue;
+    const auto dims = s.shape.dims();
+    saved.push_back({s.name, std::vector<std::int64_t>(dims.begin(), dims.end()), s.sharded});
+  }
+  return saved;
+}
+
+// The columns of `sites` (without the sharded ones unless `with_sharded`); their shapes must be the
+// unsharded ones.
+ColumnLayout layout_of(const std::vector<SavedSite>& sites, bool with_sharded) {
+  ColumnLayout layout;
+  for (const SavedSite& s : sites) {
+    if (s.sharded && !with_sharded) continue;
+    for (auto& n : data::stan_column_names(s.name, s.shape)) layout.names.push_back(std::move(n));
     layout.sites.push_back(s.name);
-    layout.order.push_back(data::column_major_order(shape.dims()));
+    layout.order.push_back(data::column_major_order(s.shape));
   }
   return layout;
 }
@@ -112,84 +119,10 @@ struct ChainOutput {
   std::int64_t count = 0;
   std::vector<double> row;  // scratch
   bool adaptation_written = false;
+  // --sharded-draws per-device: this device's rows of the sharded sites, on every device.
+  std::unique_ptr<data::StanCsvWriter> shard_writer;
+  std::vector<double> shard_rows, shard_row;
 };
-
-std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOptions& o, const Model& m,
-                                                              const inference::SamplerOptions& s, int chain,
-                                                              const std::string& path, int threads, int devices) {
-  const bool nuts = s.algorithm == inference::Algorithm::nuts;
-  const auto& a = s.step_size_adaptation;
-  std::vector<std::pair<std::string, std::string>> c = {
-      {"model", m.name},
-      {"method", "sample"},
-      {"  num_samples", std::to_string(o.draws)},
-      {"  num_warmup", std::to_string(o.warmup)},
-      {"  save_warmup", "0"},
-      {"  thin", "1"},
-      {"    engaged", o.warmup > 0 ? "1" : "0"},
-      {"    gamma", number(a.gamma)},
-      {"    delta", number(a.target_accept)},
-      {"    kappa", number(a.kappa)},
-      {"    t0", number(a.t0)},
-      {"    init_buffer", std::to_string(s.windows.init_buffer)},
-      {"    term_buffer", std::to_string(s.windows.term_buffer)},
-      {"    window", std::to_string(s.windows.base_window)},
-      {"  algorithm", "hmc"},
-      {"    engine", nuts ? "nuts" : "static"},
-  };
-  if (nuts) {
-    c.emplace_back("        max_depth", std::to_string(s.nuts.max_tree_depth));
-  } else {
-    c.emplace_back("        int_time", number(s.hmc.trajectory_length));
-    c.emplace_back("        num_leapfrog_steps", std::to_string(s.hmc.num_steps));
-  }
-  c.emplace_back("    metric", s.metric == inference::MetricKind::dense ? "dense_e" : "diag_e");
-  c.emplace_back("    stepsize", number(s.initial_step_size));
-  c.emplace_back("    stepsize_jitter", "0");
-  c.emplace_back("  num_chains", std::to_string(o.chains));
-  c.emplace_back("id", std::to_string(chain + 1));
-  c.emplace_back("  file", o.data.empty() ? "(embedded)" : o.data);
-  c.emplace_back("init", number(s.init_radius));
-  c.emplace_back("  seed", std::to_string(o.seed));
-  c.emplace_back("  file", path);
-  c.emplace_back("precision", o.precision);
-  c.emplace_back("vectorized", o.vectorize ? "1" : "0");
-  c.emplace_back("threads", std::to_string(threads));
-  c.emplace_back("devices", std::to_string(devices));
-  c.emplace_back("variate_version", kVariateVersion);
-  return c;
-}
-
-inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
-  VARIATE_CHECK(o.chains >= 1, "sample", "--chains must be at least 1, got ", o.chains);
-  VARIATE_CHECK(o.warmup >= 0, "sample", "--warmup must be at least 0, got ", o.warmup);
-  VARIATE_CHECK(o.draws >= 1, "sample", "--draws must be at least 1, got ", o.draws);
-  VARIATE_CHECK(o.threads >= 0, "sample", "--threads must be at least 0 (0 = one per core), got ", o.threads);
-  VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc", "sample", "--sampler must be nuts or hmc, got '", o.sampler,
-                "'");
-  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense", "sample", "--metric must be diag or dense, got '", o.metric,
-                "'");
-  VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got '",
-                o.precision, "'");
-  VARIATE_CHECK(o.max_depth >= 1 && o.max_depth <= 30, "sample", "--max-depth must be in 1..30, got ", o.max_depth);
-  VARIATE_CHECK(o.adapt_delta > 0 && o.adapt_delta < 1, "sample",
-                "--adapt-delta must be strictly between 0 and 1, got ", o.adapt_delta);
-  VARIATE_CHECK(o.leapfrog_steps >= 0, "sample", "--leapfrog-steps must be at least 0, got ", o.leapfrog_steps);
-  VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
-  inference::SamplerOptions s;
-  s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
-  s.nuts.max_tree_depth = o.max_depth;
-  s.hmc.num_steps = o.leapfrog_steps;
-  s.metric = o.metric == "dense" ? inference::MetricKind::dense : inference::MetricKind::diagonal;
-  s.chains = o.chains;
-  s.num_warmup = o.warmup;
-  s.num_draws = o.draws;
-  s.seed = o.seed;
-  s.threads = o.threads;
-  s.vectorized = o.vectorize;
-  s.step_size_adaptation.target_accept = o.adapt_delta;
-  return s;
-}
 
 fs::path prepare_output(const std::string& dir) {
   VARIATE_CHECK(!dir.empty(), "sample", "--output must name a folder");
@@ -200,22 +133,46 @@ fs::path prepare_output(const std::string& dir) {
   return fs::path(dir);
 }
 
-// Every column's draws, [chain][draw], from the rows the chains kept.
-inference::ChainDraws column_draws(const std::vector<ChainOutput>& chains, std::size_t column, std::size_t width) {
+// Every column's draws, [chain][draw], from the rows the chains kept (`rows`: the main file's or
+// the device file's).
+inference::ChainDraws column_draws(const std::vector<ChainOutput>& chains, std::vector<double> ChainOutput::*rows,
+                                   std::size_t column, std::size_t width) {
   inference::ChainDraws draws(chains.size());
   for (std::size_t c = 0; c < chains.size(); ++c) {
     draws[c].resize(std::size_t(chains[c].count));
     for (std::int64_t i = 0; i < chains[c].count; ++i)
-      draws[c][std::size_t(i)] = chains[c].rows[std::size_t(i) * width + column];
+      draws[c][std::size_t(i)] = (chains[c].*rows)[std::size_t(i) * width + column];
   }
   return draws;
 }
 
+// Where this device runs: its index among `devices` (over `ranks` MPI ranks) and its kernel threads.
+struct Placement {
+  int device = 0, devices = 1, ranks = 1, threads = 1;
+  bool writer() const { return device == 0; }
+};
+
+// Puts `summaries` (named) in the order of `names`, the gathered file's columns.
+std::vector<inference::ParameterSummary> in_column_order(std::vector<inference::ParameterSummary> summaries,
+                                                         const std::vector<std::string>& names) {
+  std::map<std::string, inference::ParameterSummary> by_name;
+  for (auto& s : summaries) by_name.emplace(s.name, std::move(s));
+  std::vector<inference::ParameterSummary> ordered;
+  for (const std::string& n : names) {
+    const auto it = by_name.find(n);
+    VARIATE_CHECK(it != by_name.end(), "sample", "no summary of column '", n, "'");
+    ordered.push_back(std::move(it->second));
+  }
+  return ordered;
+}
+
 // The job on one device: every device of a mesh runs it (the sampler's collectives keep them in
-// step); only the writer (device 0) prints and writes files. Outside a mesh it is the writer.
+// step); only the writer (device 0) prints and writes the main files. Outside a mesh it is the
+// writer. With --sharded-draws per-device every device also writes its rows of the sharded sites.
 int sample_on_device(const SampleJobOptions& o, const Model& model, inference::SamplerOptions so, std::ostream& out,
-                     std::ostream& progress_out, bool interactive, bool writer, int devices, int threads,
-                     Clock::time_point wall_start) {
+                     std::ostream& progress_out, bool interactive, const Placement& at, Clock::time_point wall_start) {
+  const bool writer = at.writer();
+  const int devices = at.devices, threads = at.threads;
   const DType dtype = o.precision == "f32" ? DType::f32 : DType::f64;
   const inference::Unconstrained space(model.program);
   const inference::Target target = inference::make_target(space, dtype);
@@ -236,6 +193,12 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
   VARIATE_CHECK(!model.predict || space.shard_axis().empty(), "sample", "model '", model.name,
                 "' predicts from its draws but has sharded latent sites");
 
+  std::vector<SavedSite> saved = local_saved_sites(model, space);
+  const bool any_sharded = std::any_of(saved.begin(), saved.end(), [](const SavedSite& s) { return s.sharded; });
+  // Without a sharded saved site there is nothing to leave on the devices: per-device is gather.
+  const bool per_device = o.sharded_draws == "per-device" && any_sharded;
+  const std::string sharded_draws = per_device ? "per-device" : "gather";
+
   const fs::path dir = writer ? prepare_output(o.output) : fs::path(o.output);  // after the data: a data error leaves no folder
   out << "variate sample: " << model.name << ", " << model.description << '\n'
       << "data: " << model.data << '\n'
@@ -245,31 +208,86 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
   if (devices > 1) out << devices << " devices (data split over them) x ";
   out << threads << " threads, " << dim << (dim == 1 ? " parameter" : " parameters")
       << (space.shard_axis().empty() ? "" : " on device 0 (sharded)") << ", log density in " << o.precision << '\n';
+  if (o.sharded_draws == "per-device" && !per_device)
+    out << "note: --sharded-draws per-device: no saved site is sharded"
+        << (devices > 1 ? "" : " (one device)") << ", so every draw goes to the main files as with gather\n";
 
-  const ColumnLayout layout = layout_of(model, space, space.constrain_gathered(Tensor::zeros(Shape{dim})));
+  // The unsharded shapes: from the row counts the devices exchange once (per-device), or from one
+  // gathered draw.
+  std::optional<ShardPlan> plan;
+  if (per_device) {
+    plan.emplace(saved, space.shard_axis());
+    saved = plan->sites();
+  } else {
+    const tracing::Values gathered = space.constrain_gathered(Tensor::zeros(Shape{dim}));
+    for (SavedSite& s : saved) {
+      const auto dims = gathered.at(s.name).shape().dims();
+      s.shape.assign(dims.begin(), dims.end());
+    }
+  }
+  const ColumnLayout all_columns = layout_of(saved, true);    // the gathered file's
+  const ColumnLayout layout = layout_of(saved, !per_device);  // the main file's
   if (!model.unsaved.empty()) out << "saved: " << [&] {
     std::string names;
-    for (const auto& n : layout.sites) names += (names.empty() ? "" : ", ") + n;
+    for (const auto& n : all_columns.sites) names += (names.empty() ? "" : ", ") + n;
     return names;
   }() << " (" << model.unsaved << ")\n";
+  const bool report = model.report && !per_device;
+  if (model.report && per_device)
+    out << "note: the model's report reads every draw of the sharded sites in one place, so "
+           "--sharded-draws per-device skips it (run with gather for it)\n";
   const bool nuts = so.algorithm == inference::Algorithm::nuts;
   const std::vector<std::string>& sampler_columns = nuts ? kNutsColumns : kStaticHmcColumns;
   std::vector<std::string> columns = sampler_columns;
   columns.insert(columns.end(), layout.names.begin(), layout.names.end());
   const std::size_t width = columns.size();
 
+  // This device's columns of the sharded sites, and for each such site its offsets in column order.
+  std::vector<std::string> shard_columns;
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shard_order;
+  if (per_device) {
+    shard_columns = plan->column_names(at.device);
+    for (std::size_t i = 0; i < saved.size(); ++i)
+      if (saved[i].sharded) shard_order.emplace_back(saved[i].name, plan->local_order(i, at.device));
+  }
+  const std::size_t shard_width = shard_columns.size();
+  if (per_device && !writer && shard_width > 0) prepare_output(o.output);  // other ranks' machines
+
   std::vector<ChainOutput> chains(std::size_t(o.chains));
+  ManifestInfo manifest;
+  manifest.model = model.name;
+  manifest.chains = o.chains;
+  manifest.draws = o.draws;
+  manifest.ranks = at.ranks;
+  manifest.device_files.resize(std::size_t(devices));
+  std::vector<char> holds_rows(std::size_t(devices), 0);  // whether device d writes files
+  for (int d = 0; per_device && d < devices; ++d) holds_rows[std::size_t(d)] = !plan->column_names(d).empty();
   for (int c = 0; c < o.chains; ++c) {
-    const std::string path = (dir / (model.name + "-" + std::to_string(c + 1) + ".csv")).string();
+    const std::string name = model.name + "-" + std::to_string(c + 1) + ".csv", path = (dir / name).string();
     ChainOutput& chain = chains[std::size_t(c)];
     if (writer)
-      chain.writer =
-          std::make_unique<data::StanCsvWriter>(path, config_lines(o, model, so, c, path, threads, devices), columns);
+      chain.writer = std::make_unique<data::StanCsvWriter>(
+          path, config_lines(o, model, so, c, path, threads, devices, sharded_draws), columns);
     chain.row.resize(width);
+    manifest.main_files.push_back(name);
+    if (!per_device) continue;
+    for (int d = 0; d < devices; ++d)
+      if (holds_rows[std::size_t(d)])
+        manifest.device_files[std::size_t(d)].push_back(device_file_name(model.name, d, c));
+    if (shard_width == 0) continue;  // this device holds no rows: no file
+    const std::string shard_path = (dir / device_file_name(model.name, at.device, c)).string();
+    chain.shard_writer = std::make_unique<data::StanCsvWriter>(
+        shard_path, config_lines(o, model, so, c, shard_path, threads, devices, sharded_draws, at.device),
+        shard_columns);
+    chain.shard_row.resize(shard_width);
   }
-  out << "output: " << (dir / (model.name + "-<chain>.csv")).string() << ", summary.csv, summary.json in "
-      << dir.string() << '\n'
-      << std::flush;
+  const std::string manifest_path = (dir / manifest_file_name(model.name)).string();
+  if (per_device && writer) write_manifest(manifest_path, manifest, *plan);
+  out << "output: " << (dir / (model.name + "-<chain>.csv")).string();
+  if (per_device)
+    out << ", each device's rows of the sharded sites in " << model.name << ".device<k>-<chain>.csv, listed in "
+        << manifest_file_name(model.name) << ",";
+  out << " summary.csv, summary.json in " << dir.string() << '\n' << std::flush;
 
   const bool adapting = so.adapt && so.num_warmup > 0;
 
@@ -280,17 +298,38 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
       progress.update(d.chain, d.iteration);
       return;
     }
-    // Every device takes part in gathering the sharded sites' values (and, at the first draw, the
-    // metric); only the writer keeps them.
-    const tracing::Values values = space.constrain_gathered(Tensor::from(d.position, Shape{dim}));
+    // gather: every device takes part in gathering the sharded sites' values (and, at the first
+    // draw, the metric), and only the writer keeps them. per-device: no collective here.
+    const Tensor position = Tensor::from(d.position, Shape{dim});
+    const tracing::Values values = per_device ? space.constrain(position) : space.constrain_gathered(position);
     if (adapting && !chain.adaptation_written) {  // the first draw: warm-up has just ended
       VARIATE_CHECK(d.metric, "sample", "the sampler did not report chain ", d.chain + 1, "'s adapted metric");
-      const std::vector<double> inverse = gathered_inverse_metric(*d.metric);
-      if (writer)
-        chain.writer->write_adaptation({d.stats->step_size, inverse, d.metric->kind() == inference::MetricKind::dense});
+      const bool dense = d.metric->kind() == inference::MetricKind::dense;
+      if (per_device) {  // the replicated coordinates' metric in the main file, each device's own in its file
+        const std::vector<double>& m = d.metric->inverse();
+        const auto r = std::ptrdiff_t(d.metric->replicated_dimension());
+        if (writer) chain.writer->write_adaptation({d.stats->step_size, {m.begin(), m.begin() + r}, dense});
+        if (chain.shard_writer && std::ptrdiff_t(m.size()) > r)
+          chain.shard_writer->write_adaptation({d.stats->step_size, {m.begin() + r, m.end()}, false});
+      } else {
+        const std::vector<double> inverse = gathered_inverse_metric(*d.metric);
+        if (writer) chain.writer->write_adaptation({d.stats->step_size, inverse, dense});
+      }
       chain.adaptation_written = true;
     }
-    if (!writer) return;
+    if (chain.shard_writer) {
+      std::size_t k = 0;
+      for (const auto& [site, order] : shard_order) {
+        const Tensor v = cast(values.at(site), DType::f64);
+        for (std::int64_t index : order) chain.shard_row[k++] = v.data<double>()[index];
+      }
+      chain.shard_writer->write_row(chain.shard_row);
+      chain.shard_rows.insert(chain.shard_rows.end(), chain.shard_row.begin(), chain.shard_row.end());
+    }
+    if (!writer) {
+      ++chain.count;
+      return;
+    }
     const inference::TransitionStats& s = *d.stats;
     double* row = chain.row.data();
     row[0] = s.log_density;
@@ -311,7 +350,7 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
       const double* p = v.data<double>();
       for (std::int64_t index : layout.order[site]) row[k++] = p[index];
     }
-    if (model.report) model.report->add_draw(values);
+    if (report) model.report->add_draw(values);
     chain.writer->write_row(chain.row);
     chain.rows.insert(chain.rows.end(), chain.row.begin(), chain.row.end());
     ++chain.count;
@@ -321,14 +360,26 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
   so.stop = &g_stop;
   const inference::SampleResult result = inference::sample(target, so, on_draw);
   progress.finish();
-  if (!writer) return result.interrupted ? 130 : 0;
-
   for (int c = 0; c < o.chains; ++c) {
     ChainOutput& chain = chains[std::size_t(c)];
     const inference::ChainResult& r = result.chains[std::size_t(c)];
-    chain.writer->write_timing(r.warmup_seconds, r.sampling_seconds);
-    chain.writer.reset();  // closes the file
+    if (chain.writer) chain.writer->write_timing(r.warmup_seconds, r.sampling_seconds);
+    if (chain.shard_writer) chain.shard_writer->write_timing(r.warmup_seconds, r.sampling_seconds);
+    chain.writer.reset();  // closes the files
+    chain.shard_writer.reset();
   }
+
+  // per-device: each device summarizes its own columns, and the summaries (not the draws) are
+  // gathered once. Every device agrees on `interrupted`, so all or none take part.
+  std::vector<inference::ParameterSummary> sharded_summaries;
+  if (per_device && !result.interrupted) {
+    std::vector<inference::ParameterSummary> mine;
+    for (std::size_t j = 0; j < shard_width; ++j)
+      mine.push_back(
+          inference::summarize(shard_columns[j], column_draws(chains, &ChainOutput::shard_rows, j, shard_width)));
+    sharded_summaries = gather_summaries(mine, *plan);
+  }
+  if (!writer) return result.interrupted ? 130 : 0;
 
   if (result.interrupted) {
     std::ostringstream kept;
@@ -340,16 +391,25 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
       for (std::size_t c = 0; c < chains.size(); ++c) kept << (c ? ", " : "") << chains[c].count;
     }
     progress_out << "interrupted: kept " << kept.str() << " draws per chain in " << dir.string()
-                 << " (summarize them with: variate summary " << (dir / (model.name + "-*.csv")).string() << ")\n"
-                 << std::flush;
+                 << " (summarize them with: variate summary " << (dir / (model.name + "-*.csv")).string();
+    if (per_device)
+      progress_out << "; each device's rows with: variate summary "
+                   << (dir / (model.name + ".device<k>-*.csv")).string() << "; the files are listed in "
+                   << manifest_path;
+    progress_out << ")\n" << std::flush;
     return 130;
   }
 
   // Summaries: lp__ and every parameter (files); lp__ and the model's main parameters (screen).
   std::vector<inference::ParameterSummary> all;
-  all.push_back(inference::summarize("lp__", column_draws(chains, 0, width)));
-  for (std::size_t j = sampler_columns.size(); j < width; ++j)
-    all.push_back(inference::summarize(columns[j], column_draws(chains, j, width)));
+  all.push_back(inference::summarize("lp__", column_draws(chains, &ChainOutput::rows, 0, width)));
+  {
+    std::vector<inference::ParameterSummary> parameters = std::move(sharded_summaries);
+    for (std::size_t j = sampler_columns.size(); j < width; ++j)
+      parameters.push_back(inference::summarize(columns[j], column_draws(chains, &ChainOutput::rows, j, width)));
+    parameters = in_column_order(std::move(parameters), all_columns.names);
+    all.insert(all.end(), std::make_move_iterator(parameters.begin()), std::make_move_iterator(parameters.end()));
+  }
 
   std::vector<inference::ParameterSummary> main_rows = {all[0]};
   for (const std::string& name : model.main_parameters) {
@@ -402,7 +462,7 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
   out << "\nsampler diagnostics:\n";
   inference::write_sampler_diagnostics(out, sampler);
 
-  if (model.report) model.report->print(out);
+  if (report) model.report->print(out);
 
   if (model.predict) {
     const std::int64_t per_chain = chains[0].count, total = per_chain * o.chains;
@@ -432,7 +492,9 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
       << " gradient evaluations (target calls" << (o.vectorize ? ", each for all chains" : "")
       << (devices > 1 ? ", each on every device" : "") << "), " << leapfrogs
       << " leapfrog steps after warm-up\n"
-      << "wrote " << o.chains << " Stan CSV files, summary.csv and summary.json to " << dir.string() << '\n'
+      << "wrote " << o.chains << " Stan CSV files, "
+      << (per_device ? "the devices' files of the sharded sites, " + manifest_file_name(model.name) + ", " : "")
+      << "summary.csv and summary.json to " << dir.string() << '\n'
       << std::defaultfloat;
   return 0;
 }
@@ -448,18 +510,20 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   const bool mpi = distribute::launched_with_mpi();
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    return sample_on_device(o, model, so, out, progress_out, interactive, true, 1, threads, wall_start);
+    return sample_on_device(o, model, so, out, progress_out, interactive, {.threads = threads}, wall_start);
   }
   // Devices (threads, or MPI ranks x threads under mpirun), each running the whole job on its shard of
   // the data; the kernels of a device get --threads threads, or its share of the cores. Device 0
   // (on rank 0) writes.
   distribute::Mesh mesh = mpi ? distribute::Mesh::mpi("data", o.devices) : distribute::Mesh(o.devices, "data");
   const int threads = o.threads > 0 ? o.threads : mesh.threads_per_device();
+  const int ranks = mesh.size() / mesh.local_device_count();
   const std::vector<int> codes = mesh.run([&] {
-    const bool writer = distribute::axis_index("data") == 0;
+    const Placement at{.device = distribute::axis_index("data"), .devices = mesh.size(), .ranks = ranks,
+                       .threads = threads};
     std::ostream discard(nullptr);  // one per device: streams are not thread-safe
-    return sample_on_device(o, model, so, writer ? out : discard, writer ? progress_out : discard,
-                            writer && interactive, writer, mesh.size(), threads, wall_start);
+    return sample_on_device(o, model, so, at.writer() ? out : discard, at.writer() ? progress_out : discard,
+                            at.writer() && interactive, at, wall_start);
   });
   return codes[0];
 }

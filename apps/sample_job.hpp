@@ -26,6 +26,9 @@ struct SampleJobOptions {
   int leapfrog_steps = 0;  // static HMC: 0 = Stan's trajectory length 2 pi
   bool vectorize = false;  // all chains in one lockstep batch
   int devices = 1;         // thread devices the data (and sharded latents) are split over
+  // gather: device 0 writes every column; per-device: each device writes its rows of the sharded
+  // sites to files of its own, listed in a manifest (shard_output.hpp)
+  std::string sharded_draws = "gather";
 };
 
 /// Runs the job: results to `out`, progress to `progress` (bars redrawn in place when

@@ -108,6 +108,14 @@ int main(int argc, char** argv) {
                          "chain on its shard. Under mpirun: devices per rank")
       ->check(whole_number(1, 1024))
       ->capture_default_str();
+  sample_cmd
+      ->add_option("--sharded-draws", sample.sharded_draws,
+                   "with --devices, where the draws of sharded sites (MovieLens' b_user) go: gather = all-gathered "
+                   "to device 0 at every draw and written with the rest; per-device = each device writes its rows "
+                   "to <model>.device<k>-<chain>.csv, listed in <model>.manifest.json (nothing gathered per draw). "
+                   "Without a sharded saved site the two are the same")
+      ->check(CLI::IsMember({"gather", "per-device"}))
+      ->capture_default_str();
   sample_cmd->add_option("--sampler", sample.sampler, "nuts or hmc (static HMC)")
       ->check(CLI::IsMember({"nuts", "hmc"}))
       ->capture_default_str();

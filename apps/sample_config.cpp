@@ -1,0 +1,102 @@
+#include "sample_config.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+#include "variate/core/error.hpp"
+
+namespace variate::cli {
+namespace {
+
+constexpr const char* kVariateVersion = "0.1.0";  // the project version in CMakeLists.txt
+
+std::string number(double v) {
+  std::ostringstream out;
+  out << std::setprecision(15) << v;
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOptions& o, const Model& m,
+                                                              const inference::SamplerOptions& s, int chain,
+                                                              const std::string& path, int threads, int devices,
+                                                              const std::string& sharded_draws, int device) {
+  const bool nuts = s.algorithm == inference::Algorithm::nuts;
+  const auto& a = s.step_size_adaptation;
+  std::vector<std::pair<std::string, std::string>> c = {
+      {"model", m.name},
+      {"method", "sample"},
+      {"  num_samples", std::to_string(o.draws)},
+      {"  num_warmup", std::to_string(o.warmup)},
+      {"  save_warmup", "0"},
+      {"  thin", "1"},
+      {"    engaged", o.warmup > 0 ? "1" : "0"},
+      {"    gamma", number(a.gamma)},
+      {"    delta", number(a.target_accept)},
+      {"    kappa", number(a.kappa)},
+      {"    t0", number(a.t0)},
+      {"    init_buffer", std::to_string(s.windows.init_buffer)},
+      {"    term_buffer", std::to_string(s.windows.term_buffer)},
+      {"    window", std::to_string(s.windows.base_window)},
+      {"  algorithm", "hmc"},
+      {"    engine", nuts ? "nuts" : "static"},
+  };
+  if (nuts) {
+    c.emplace_back("        max_depth", std::to_string(s.nuts.max_tree_depth));
+  } else {
+    c.emplace_back("        int_time", number(s.hmc.trajectory_length));
+    c.emplace_back("        num_leapfrog_steps", std::to_string(s.hmc.num_steps));
+  }
+  c.emplace_back("    metric", s.metric == inference::MetricKind::dense ? "dense_e" : "diag_e");
+  c.emplace_back("    stepsize", number(s.initial_step_size));
+  c.emplace_back("    stepsize_jitter", "0");
+  c.emplace_back("  num_chains", std::to_string(o.chains));
+  c.emplace_back("id", std::to_string(chain + 1));
+  c.emplace_back("  file", o.data.empty() ? "(embedded)" : o.data);
+  c.emplace_back("init", number(s.init_radius));
+  c.emplace_back("  seed", std::to_string(o.seed));
+  c.emplace_back("  file", path);
+  c.emplace_back("precision", o.precision);
+  c.emplace_back("vectorized", o.vectorize ? "1" : "0");
+  c.emplace_back("threads", std::to_string(threads));
+  c.emplace_back("devices", std::to_string(devices));
+  if (devices > 1) c.emplace_back("sharded_draws", sharded_draws);
+  if (device >= 0) c.emplace_back("device", std::to_string(device));
+  c.emplace_back("variate_version", kVariateVersion);
+  return c;
+}
+
+inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
+  VARIATE_CHECK(o.chains >= 1, "sample", "--chains must be at least 1, got ", o.chains);
+  VARIATE_CHECK(o.warmup >= 0, "sample", "--warmup must be at least 0, got ", o.warmup);
+  VARIATE_CHECK(o.draws >= 1, "sample", "--draws must be at least 1, got ", o.draws);
+  VARIATE_CHECK(o.threads >= 0, "sample", "--threads must be at least 0 (0 = one per core), got ", o.threads);
+  VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc", "sample", "--sampler must be nuts or hmc, got '", o.sampler,
+                "'");
+  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense", "sample", "--metric must be diag or dense, got '", o.metric,
+                "'");
+  VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got '",
+                o.precision, "'");
+  VARIATE_CHECK(o.max_depth >= 1 && o.max_depth <= 30, "sample", "--max-depth must be in 1..30, got ", o.max_depth);
+  VARIATE_CHECK(o.adapt_delta > 0 && o.adapt_delta < 1, "sample",
+                "--adapt-delta must be strictly between 0 and 1, got ", o.adapt_delta);
+  VARIATE_CHECK(o.leapfrog_steps >= 0, "sample", "--leapfrog-steps must be at least 0, got ", o.leapfrog_steps);
+  VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
+  VARIATE_CHECK(o.sharded_draws == "gather" || o.sharded_draws == "per-device", "sample",
+                "--sharded-draws must be gather or per-device, got '", o.sharded_draws, "'");
+  inference::SamplerOptions s;
+  s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
+  s.nuts.max_tree_depth = o.max_depth;
+  s.hmc.num_steps = o.leapfrog_steps;
+  s.metric = o.metric == "dense" ? inference::MetricKind::dense : inference::MetricKind::diagonal;
+  s.chains = o.chains;
+  s.num_warmup = o.warmup;
+  s.num_draws = o.draws;
+  s.seed = o.seed;
+  s.threads = o.threads;
+  s.vectorized = o.vectorize;
+  s.step_size_adaptation.target_accept = o.adapt_delta;
+  return s;
+}
+}  // namespace variate::cli
