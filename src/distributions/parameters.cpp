@@ -5,22 +5,6 @@
 #include "variate/autodiff/tape.hpp"
 
 namespace variate::dist {
-namespace {
-
-// Throws naming the first element of x for which ok(value) is false.
-template <class Ok>
-void check_each(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
-  check_defined(family, role, x);
-  const Tensor values = prim::cast(x, DType::f64);
-  const double* v = values.data<double>();
-  for (std::int64_t i = 0; i < values.numel(); ++i) {
-    if (!ok(v[i]))
-      variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
-                   x.shape());
-  }
-}
-
-}  // namespace
 
 void check_defined(const char* family, const char* role, const Tensor& x) {
   VARIATE_CHECK(x.defined(), family, role, " is undefined");
@@ -43,10 +27,13 @@ void check_not_nan(const char* family, const char* role, const Tensor& x) {
 
 void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
                    const Tensor& high) {
-  const Tensor ok = prim::binary(BinaryOp::lt, low, high);
-  const Tensor bad = prim::unary(UnaryOp::logical_not, ok);
-  VARIATE_CHECK(prim::sum(bad).item() == 0, family, low_role, " must be less than ", high_role, ", got ", low_role,
-                " = ", low, " and ", high_role, " = ", high);
+  host_check({low, high}, [family = std::string(family), low_role = std::string(low_role), low,
+                           high_role = std::string(high_role), high] {
+    const Tensor ok = prim::binary(BinaryOp::lt, low, high);
+    const Tensor bad = prim::unary(UnaryOp::logical_not, ok);
+    VARIATE_CHECK(prim::sum(bad).item() == 0, family, low_role, " must be less than ", high_role, ", got ",
+                  low_role, " = ", low, " and ", high_role, " = ", high);
+  });
 }
 
 DType common_float_type(std::initializer_list<Tensor> params) {

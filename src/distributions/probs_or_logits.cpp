@@ -10,41 +10,25 @@ namespace variate::dist::detail {
 
 using autodiff::BackwardContext;
 
-namespace {
-
-template <class Ok>
-void check_all(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
-  check_defined(family, role, x);
-  const Tensor values = prim::cast(x, DType::f64);
-  const double* v = values.data<double>();
-  for (std::int64_t i = 0; i < values.numel(); ++i) {
-    if (!ok(v[i]))
-      variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
-                            x.shape());
-  }
-}
-
-}  // namespace
-
 ProbsOrLogits ProbsOrLogits::make(const char* family, const Tensor& param, bool is_logits, DType dtype, Range range) {
   if (is_logits) {
     switch (range) {
       case Range::closed: check_not_nan(family, "logits", param); break;
       case Range::above_zero:
-        check_all(family, "logits", param, "a number above -inf", [](double v) { return v > -INFINITY; });
+        check_each(family, "logits", param, "a number above -inf", [](double v) { return v > -INFINITY; });
         break;
       case Range::below_one:
-        check_all(family, "logits", param, "a number below +inf", [](double v) { return v < INFINITY; });
+        check_each(family, "logits", param, "a number below +inf", [](double v) { return v < INFINITY; });
         break;
     }
   } else {
     switch (range) {
       case Range::closed: check_probability(family, "probs", param); break;
       case Range::above_zero:
-        check_all(family, "probs", param, "a probability in (0, 1]", [](double v) { return v > 0 && v <= 1; });
+        check_each(family, "probs", param, "a probability in (0, 1]", [](double v) { return v > 0 && v <= 1; });
         break;
       case Range::below_one:
-        check_all(family, "probs", param, "a probability in [0, 1)", [](double v) { return v >= 0 && v < 1; });
+        check_each(family, "probs", param, "a probability in [0, 1)", [](double v) { return v >= 0 && v < 1; });
         break;
     }
   }
@@ -99,7 +83,7 @@ Tensor log_softmax_values(const Tensor& logits) {
 }
 
 void check_count(const char* family, const char* role, const Tensor& x) {
-  check_all(family, role, x, "a non-negative integer",
+  check_each(family, role, x, "a non-negative integer",
             [](double v) { return v >= 0 && std::isfinite(v) && std::floor(v) == v; });
 }
 

@@ -147,10 +147,9 @@ Tensor Tensor::clone() const {
   return t;
 }
 
-void Tensor::check_dtype(DType expected) const {
+void Tensor::fail_dtype(DType expected) const {
   VARIATE_CHECK(defined(), "Tensor::data", "the tensor is undefined");
-  VARIATE_CHECK(dtype_ == expected, "Tensor::data", "requested ", expected, " elements from a tensor of dtype ",
-                dtype_);
+  variate::detail::fail("Tensor::data: requested ", expected, " elements from a tensor of dtype ", dtype_);
 }
 
 std::ostream& operator<<(std::ostream& out, const Tensor& t) {

@@ -7,8 +7,27 @@
 
 #include "variate/autodiff/ops.hpp"
 #include "variate/distributions/constraint.hpp"
+#include "variate/tensor/replay.hpp"
 
 namespace variate::dist {
+
+void check_defined(const char* family, const char* role, const Tensor& x);
+
+/// Throws "<family>: <role> must be <expected>, got <value> at index <i> of shape <s>" for the first
+/// element of x for which ok(value) is false. Made with host_check, so a kernel replay checks its
+/// own values too (and keeps copies of the names, which may not outlive the call).
+template <class Ok>
+void check_each(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
+  check_defined(family, role, x);
+  host_check({x}, [family = std::string(family), role = std::string(role), x, expected = std::string(expected), ok] {
+    const Tensor values = prim::cast(x, DType::f64);
+    const double* v = values.data<double>();
+    for (std::int64_t i = 0; i < values.numel(); ++i)
+      if (!ok(v[i]))
+        variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i,
+                              " of shape ", x.shape());
+  });
+}
 
 /// Throws "<family>: <role> must be finite..., got <value> at index <i> (shape <s>)" unless all
 /// elements satisfy the check. Works on tracked tensors (reads values only).
@@ -17,7 +36,6 @@ void check_positive(const char* family, const char* role, const Tensor& x);     
 void check_nonnegative(const char* family, const char* role, const Tensor& x);   // >= 0, finite
 void check_probability(const char* family, const char* role, const Tensor& x);   // in [0, 1]
 void check_not_nan(const char* family, const char* role, const Tensor& x);
-void check_defined(const char* family, const char* role, const Tensor& x);
 /// `low` < `high` element-wise.
 void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
                    const Tensor& high);

@@ -23,6 +23,12 @@ struct Storage {
 };
 Storage* allocate_storage(std::size_t bytes, Device device);
 void release_storage(Storage* s);
+
+/// The kernel recording active on this thread (tensor/replay.hpp), if any: host code that touches a
+/// tensor's elements reports it, since a replay would not run that code again.
+struct RecordingState;
+extern constinit thread_local RecordingState* t_recording;
+void note_host_access(const Storage* s, bool write);
 }  // namespace detail
 
 /// Identity of a tensor on the autodiff tape (see autodiff/tape.hpp). The tensor layer only stores
@@ -83,8 +89,14 @@ class Tensor {
     check_dtype(dtype_of<T>::value);
     return static_cast<const T*>(raw());
   }
-  void* raw() { return storage_->data; }
-  const void* raw() const { return storage_->data; }
+  void* raw() {
+    watch_host_access(true);
+    return storage_->data;
+  }
+  const void* raw() const {
+    watch_host_access(false);
+    return storage_->data;
+  }
 
   /// The single element of a one-element tensor, as double.
   double item() const;
@@ -103,7 +115,15 @@ class Tensor {
   void set_tape_ref(TapeRef ref) { tape_ref_ = ref; }
 
  private:
-  void check_dtype(DType expected) const;
+  void check_dtype(DType expected) const {
+    if (storage_ == nullptr || dtype_ != expected) [[unlikely]]
+      fail_dtype(expected);
+  }
+  [[noreturn]] void fail_dtype(DType expected) const;
+  void watch_host_access(bool write) const {
+    if (detail::t_recording != nullptr) [[unlikely]]
+      detail::note_host_access(storage_, write);
+  }
 
   detail::Storage* storage_ = nullptr;
   Shape shape_;

@@ -1,0 +1,75 @@
+#pragma once
+// Kernel replay: record the kernel calls one evaluation of a computation makes, then run only those
+// calls again for new input values. For a small model a gradient is ~100 kernels on a few numbers
+// each, and the host-side work around them (tracing the program, site lookups, the tape, allocation,
+// reference counting) costs several times the arithmetic; a replay skips all of it. It is what
+// JAX's jit does for a traced function, with the same contract: the computation must be a pure
+// function of its input's values.
+//
+//   KernelRecorder recorder(input);            // input: allocated before, rewritten between runs
+//   Tensor out = f(input);                     // the normal evaluation, recorded
+//   std::unique_ptr<KernelReplay> replay = recorder.finish({out});
+//   ... write new values into input ...; if (replay && replay->run()) read out;
+//
+// Safety: a computation whose host code reads or writes a value it computed (control flow on
+// values, host-side loops, collectives over devices) is not replayable: `finish` returns null and
+// the caller keeps evaluating normally. Argument checks that read computed values are recorded with
+// `host_check` and run again at each replay, so a replay throws exactly where the evaluation would.
+// A kernel whose host-visible result changes at replay time (Cholesky failing) makes `run` return
+// false. Kernels whose inputs are all constant run once, while recording; kernels nothing downstream
+// uses are dropped.
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "variate/tensor/tensor.hpp"
+
+namespace variate {
+
+class KernelReplay {
+ public:
+  struct Step {
+    std::function<bool()> run;  // false: a host-visible kernel result differs from the recording's
+    std::vector<const void*> reads, writes;  // blocks, by element pointer (views share it)
+    bool guard = false;  // a host_check
+  };
+  explicit KernelReplay(std::vector<Step> steps) : steps_(std::move(steps)) {}
+  /// Runs the recorded kernels on the input's current values. Throws what the evaluation would
+  /// throw (a host_check); false if the computation would have taken another path.
+  bool run() const;
+  std::size_t size() const { return steps_.size(); }
+
+ private:
+  std::vector<Step> steps_;
+};
+
+/// Records the kernel calls made on this thread while it lives (one at a time per thread).
+class KernelRecorder {
+ public:
+  explicit KernelRecorder(const Tensor& input);
+  ~KernelRecorder();
+  KernelRecorder(const KernelRecorder&) = delete;
+  KernelRecorder& operator=(const KernelRecorder&) = delete;
+
+  /// Ends the recording. The replay of the kernels that `outputs` depend on, or null (see why_not()).
+  std::unique_ptr<KernelReplay> finish(std::initializer_list<Tensor> outputs);
+  /// Why the recording cannot be replayed; empty if it can.
+  const std::string& why_not() const;
+
+  using State = detail::RecordingState;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+/// Makes what this thread is recording not replayable. Code whose effects a recording cannot see
+/// calls it: a collective, whose values come from other devices outside any kernel.
+void not_replayable(const char* why);
+
+/// Runs `check` (host code that reads the values of `reads` and may throw). While recording, it is
+/// also kept in the replay, to run again on the replay's values.
+void host_check(std::initializer_list<Tensor> reads, std::function<void()> check);
+
+}  // namespace variate

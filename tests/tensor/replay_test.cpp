@@ -1,0 +1,151 @@
+// Kernel replay (tensor/replay.hpp): a replay computes bitwise what the evaluation computes, runs
+// only the kernels that depend on the input, refuses computations whose host code reads their own
+// values, runs argument checks again, and reports a kernel whose host-visible result changes.
+#include "variate/tensor/replay.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+
+#include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/transforms.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate {
+namespace {
+
+bool bitwise_equal(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+void write(Tensor& input, const Tensor& values) { std::memcpy(input.raw(), values.raw(), values.nbytes()); }
+
+// A value and gradient mixing element-wise, broadcast, reduction, matrix and indexing kernels.
+struct ValueAndGradient {
+  Tensor value, gradient;
+};
+ValueAndGradient mixed(const Tensor& x, const Tensor& data) {
+  auto r = vjp(
+      [&](const Tensor& v) {
+        const Tensor m = reshape(v, {2, 3});
+        const Tensor h = matmul(data, m);  // (4, 3)
+        const int rows[] = {0};
+        const Tensor s = sum(log1p(square(h)), rows) + exp(slice(v, 0, 0, 3)) * 0.5;
+        return sum(s * s) - sum(softplus(concat({v, m.view(Shape{6})}, 0)));
+      },
+      Tensor::ones(Shape{}), x);
+  return {r.value, r.grads[0]};
+}
+
+TEST(KernelReplay, ReplaysTheEvaluationBitwiseForNewInputs) {
+  const random::Key key(7);
+  const Tensor data = random::normal(random::fold_in(key, 0), Shape{4, 2});
+  Tensor input = random::normal(random::fold_in(key, 1), Shape{6});
+  KernelRecorder recorder(input);
+  const ValueAndGradient recorded = mixed(input, data);
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  for (int i = 2; i < 12; ++i) {
+    const Tensor x = random::normal(random::fold_in(key, i), Shape{6});
+    write(input, x);
+    ASSERT_TRUE(replay->run());
+    const ValueAndGradient expected = mixed(x, data);
+    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << "draw " << i;
+    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << "draw " << i;
+  }
+}
+
+TEST(KernelReplay, KeepsOnlyKernelsThatDependOnTheInputAndReachAnOutput) {
+  Tensor input = Tensor::vec({1, 2, 3});
+  const Tensor c = Tensor::vec({0.5, 0.25, 2});
+  KernelRecorder recorder(input);
+  const Tensor constant = prim::add(c, c);               // constant: computed once, while recording
+  const Tensor unused = prim::unary(UnaryOp::exp, input);                // reaches no output
+  const Tensor out = prim::mul(input, constant);         // the one kernel left
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  EXPECT_EQ(replay->size(), 1u);
+  write(input, Tensor::vec({-1, 4, 10}));
+  ASSERT_TRUE(replay->run());
+  EXPECT_TRUE(bitwise_equal(out, Tensor::vec({-1, 2, 40})));
+  EXPECT_TRUE(unused.defined());
+}
+
+TEST(KernelReplay, RefusesHostCodeThatReadsAValueComputedFromTheInput) {
+  Tensor input = Tensor::vec({1, 2});
+  KernelRecorder recorder(input);
+  const Tensor s = prim::sum(input);
+  const Tensor out = s.item() > 0 ? prim::unary(UnaryOp::exp, input) : prim::neg(input);  // control flow on a value
+  EXPECT_EQ(recorder.finish({out}), nullptr);
+  EXPECT_NE(recorder.why_not().find("host code"), std::string::npos) << recorder.why_not();
+}
+
+TEST(KernelReplay, AllowsHostCodeThatReadsConstants) {
+  Tensor input = Tensor::vec({1, 2});
+  const Tensor c = Tensor::vec({3, 4});
+  KernelRecorder recorder(input);
+  const Tensor scale = prim::sum(c);  // computed while recording, but from data only
+  const Tensor out = scale.item() > 0 ? prim::mul(input, scale) : input;
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  write(input, Tensor::vec({2, -1}));
+  ASSERT_TRUE(replay->run());
+  EXPECT_TRUE(bitwise_equal(out, Tensor::vec({14, -7})));
+}
+
+TEST(KernelReplay, RunsArgumentChecksAgainOnTheReplayedValues) {
+  Tensor input = Tensor::vec({1, 2});
+  KernelRecorder recorder(input);
+  const Tensor scale = prim::add(input, Tensor(1.0));
+  dist::check_positive("Family", "scale", scale);
+  const Tensor out = prim::unary(UnaryOp::log, scale);
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  write(input, Tensor::vec({0.5, -3}));
+  try {
+    replay->run();
+    FAIL() << "expected the check to throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Family: scale must be positive and finite, got -2 at index 1"),
+              std::string::npos)
+        << e.what();
+  }
+  write(input, Tensor::vec({0, 1}));
+  ASSERT_TRUE(replay->run());
+  EXPECT_TRUE(bitwise_equal(out, prim::unary(UnaryOp::log, Tensor::vec({1, 2}))));
+}
+
+TEST(KernelReplay, ReportsAKernelWhoseHostVisibleResultChanges) {
+  Tensor input = Tensor::vec({4, 1, 1, 3});
+  KernelRecorder recorder(input);
+  const Tensor factor = prim::cholesky(reshape(input, {2, 2}));
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({factor});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  write(input, Tensor::vec({1, 2, 2, 1}));  // not positive definite: the evaluation would throw
+  EXPECT_FALSE(replay->run());
+  write(input, Tensor::vec({9, 0, 0, 16}));
+  ASSERT_TRUE(replay->run());
+  EXPECT_TRUE(bitwise_equal(factor, Tensor::vec({3, 0, 0, 4}).view(Shape{2, 2})));
+}
+
+TEST(KernelReplay, StopsAtTheFirstRecordingOnAThread) {
+  Tensor input = Tensor::vec({1});
+  KernelRecorder outer(input);
+  KernelRecorder inner(input);
+  EXPECT_EQ(inner.finish({prim::unary(UnaryOp::exp, input)}), nullptr);
+  EXPECT_NE(outer.finish({prim::unary(UnaryOp::exp, input)}), nullptr) << outer.why_not();
+}
+
+TEST(KernelReplay, NotReplayableMarksTheActiveRecording) {
+  Tensor input = Tensor::vec({1});
+  KernelRecorder recorder(input);
+  const Tensor out = prim::unary(UnaryOp::exp, input);
+  not_replayable("values from elsewhere");
+  EXPECT_EQ(recorder.finish({out}), nullptr);
+  EXPECT_EQ(recorder.why_not(), "values from elsewhere");
+}
+
+}  // namespace
+}  // namespace variate
