@@ -19,12 +19,6 @@ Shape::Shape(std::span<const std::int64_t> dims) {
 
 std::int64_t Shape::dim(int axis) const { return dims_[normalize_axis("Shape::dim", axis, rank_)]; }
 
-std::int64_t Shape::numel() const {
-  std::int64_t n = 1;
-  for (int i = 0; i < rank_; ++i) n *= dims_[i];
-  return n;
-}
-
 void Shape::push_back(std::int64_t d) { insert(rank_, d); }
 
 void Shape::insert(int pos, std::int64_t d) {
@@ -40,13 +34,6 @@ void Shape::erase(int pos) {
   VARIATE_CHECK(pos >= 0 && pos < rank_, "Shape", "cannot erase position ", pos, " of ", str());
   for (int i = pos; i + 1 < rank_; ++i) dims_[i] = dims_[i + 1];
   dims_[--rank_] = 0;
-}
-
-bool operator==(const Shape& a, const Shape& b) {
-  if (a.rank_ != b.rank_) return false;
-  for (int i = 0; i < a.rank_; ++i)
-    if (a.dims_[i] != b.dims_[i]) return false;
-  return true;
 }
 
 std::string Shape::str() const {

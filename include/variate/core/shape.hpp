@@ -23,7 +23,11 @@ class Shape {
   std::int64_t& operator[](int i) { return dims_[i]; }
   /// Dimension `axis`, negative counting from the end; throws if out of range.
   std::int64_t dim(int axis) const;
-  std::int64_t numel() const;
+  std::int64_t numel() const {
+    std::int64_t n = 1;
+    for (int i = 0; i < rank_; ++i) n *= dims_[i];
+    return n;
+  }
   const std::int64_t* begin() const { return dims_.data(); }
   const std::int64_t* end() const { return dims_.data() + rank_; }
   std::span<const std::int64_t> dims() const { return {dims_.data(), std::size_t(rank_)}; }
@@ -32,7 +36,12 @@ class Shape {
   void insert(int pos, std::int64_t d);
   void erase(int pos);
 
-  friend bool operator==(const Shape& a, const Shape& b);
+  friend bool operator==(const Shape& a, const Shape& b) {
+    if (a.rank_ != b.rank_) return false;
+    for (int i = 0; i < a.rank_; ++i)
+      if (a.dims_[i] != b.dims_[i]) return false;
+    return true;
+  }
   std::string str() const;
 
  private:

@@ -75,6 +75,21 @@ void map_binary(const Tensor& a, const Tensor& b, Tensor& out, F f) {
     });
     return;
   }
+  // A scalar with a tensor of the output's shape (common in small models) needs no plan.
+  if (b.numel() == 1 && a.shape() == out.shape()) {
+    const T y = *pb;
+    parallel_chunks(n, [&](std::int64_t s, std::int64_t e) {
+      for (std::int64_t i = s; i < e; ++i) po[i] = f(pa[i], y);
+    });
+    return;
+  }
+  if (a.numel() == 1 && b.shape() == out.shape()) {
+    const T x = *pa;
+    parallel_chunks(n, [&](std::int64_t s, std::int64_t e) {
+      for (std::int64_t i = s; i < e; ++i) po[i] = f(x, pb[i]);
+    });
+    return;
+  }
   const auto plan = make_plan<2>(out.shape(), {&a.shape(), &b.shape()});
   parallel_chunks(n, [&](std::int64_t s, std::int64_t e) {
     strided_range(plan, s, e, [&](std::int64_t o, auto off, std::int64_t len, auto inner) {
