@@ -1,9 +1,10 @@
 #include "variate/inference/target.hpp"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <optional>
 
 #include "variate/autodiff/transforms.hpp"
@@ -20,31 +21,43 @@ struct Evaluation {
   std::unique_ptr<KernelReplay> replay;
 };
 
-// The evaluations not in use, and whether recording is still worth trying.
+// The recorded evaluations, and whether recording is still worth trying. A thread claims a free
+// one of its batch size with one atomic exchange: a mutex here was contended by every gradient of
+// every threaded chain.
 class EvaluationPool {
  public:
-  std::unique_ptr<Evaluation> take(std::int64_t batch) {
-    std::lock_guard lock(mutex_);
-    for (auto it = idle_.begin(); it != idle_.end(); ++it)
-      if ((*it)->batch == batch) {
-        auto e = std::move(*it);
-        idle_.erase(it);
-        return e;
-      }
+  struct alignas(64) Slot {  // one cache line each, so that claiming one does not disturb the others
+    std::atomic<bool> ready{false}, busy{false};
+    std::unique_ptr<Evaluation> evaluation;
+  };
+
+  Slot* take(std::int64_t batch) {
+    const int n = std::min(used_.load(std::memory_order_acquire), kSlots);
+    for (int i = 0; i < n; ++i) {
+      Slot& s = slots_[std::size_t(i)];
+      if (!s.ready.load(std::memory_order_acquire) || s.evaluation->batch != batch) continue;
+      if (!s.busy.exchange(true, std::memory_order_acquire)) return &s;
+    }
     return nullptr;
   }
-  void give_back(std::unique_ptr<Evaluation> e) {
-    std::lock_guard lock(mutex_);
-    idle_.push_back(std::move(e));
+  void give_back(Slot* s) { s->busy.store(false, std::memory_order_release); }
+  /// Keeps a new evaluation, free for any thread (dropped if every slot is taken).
+  void add(std::unique_ptr<Evaluation> e) {
+    const int i = used_.fetch_add(1, std::memory_order_acq_rel);
+    if (i >= kSlots) return;
+    Slot& s = slots_[std::size_t(i)];
+    s.evaluation = std::move(e);
+    s.ready.store(true, std::memory_order_release);
   }
   // A computation that cannot be replayed once (it reads its own values on the host, ...) is not
   // recorded again. One that threw while recording (an initial point outside the support) may be.
-  bool should_record() const { return enabled_ && !unreplayable_; }
+  bool should_record() const { return enabled_ && !unreplayable_ && used_.load() < kSlots; }
   void mark_unreplayable() { unreplayable_ = true; }
 
  private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<Evaluation>> idle_;
+  static constexpr int kSlots = 64;  // threads x batch sizes in use at once
+  std::array<Slot, kSlots> slots_;
+  std::atomic<int> used_{0};
   // VARIATE_REPLAY=0 evaluates every call through the tracers (to measure what replay saves).
   const bool enabled_ = [] {
     const char* v = std::getenv("VARIATE_REPLAY");
@@ -63,27 +76,33 @@ Target make_target(const Unconstrained& space, DType dtype) {
   target.shard_axis = space.shard_axis();
   target.replicated_dimension = space.replicated_dimension();
   auto pool = std::make_shared<EvaluationPool>();
-  target.evaluate = [&space, dtype, d = space.dimension(), pool](std::span<const double> positions, std::int64_t batch,
+  auto replayed_calls = std::make_shared<std::atomic<std::int64_t>>(0);
+  target.replayed_calls = replayed_calls;
+  target.evaluate = [&space, dtype, d = space.dimension(), pool, replayed_calls](std::span<const double> positions, std::int64_t batch,
                                                                  std::span<double> log_density,
                                                                  std::span<double> gradient) {
     VARIATE_CHECK(batch >= 1 && std::int64_t(positions.size()) == batch * d &&
                       std::int64_t(log_density.size()) == batch && gradient.size() == positions.size(),
                   "Target::evaluate", "expected ", batch, " positions of dimension ", d, ", got ", positions.size(),
                   " numbers, ", log_density.size(), " log densities and ", gradient.size(), " gradient entries");
-    std::unique_ptr<Evaluation> e = pool->take(batch);
-    if (e != nullptr) {
-      std::copy(positions.begin(), positions.end(), e->positions.data<double>());
+    EvaluationPool::Slot* slot = pool->take(batch);
+    if (slot != nullptr) {
+      Evaluation& e = *slot->evaluation;
+      std::copy(positions.begin(), positions.end(), e.positions.data<double>());
       bool replayed = false;
       try {
-        replayed = e->replay->run();
+        replayed = e.replay->run();
       } catch (...) {  // a host_check failed, as the evaluation's own check would have
-        pool->give_back(std::move(e));
+        pool->give_back(slot);
         throw;
       }
       if (replayed) {
-        std::copy_n(e->log_density.data<double>(), batch, log_density.data());
-        std::copy_n(e->gradient.data<double>(), batch * d, gradient.data());
-        pool->give_back(std::move(e));
+        std::copy_n(e.log_density.data<double>(), batch, log_density.data());
+        std::copy_n(e.gradient.data<double>(), batch * d, gradient.data());
+      }
+      pool->give_back(slot);
+      if (replayed) {
+        replayed_calls->fetch_add(1, std::memory_order_relaxed);
         return;
       }
       // The computation took another path at these values: evaluate it normally.
@@ -92,22 +111,19 @@ Target make_target(const Unconstrained& space, DType dtype) {
     const Shape shape = batch == 1 ? Shape{d} : Shape{batch, d};
     const Tensor input = Tensor::from(positions, shape);
     std::optional<KernelRecorder> recorder;
-    if (e == nullptr && pool->should_record()) recorder.emplace(input);
+    if (slot == nullptr && pool->should_record()) recorder.emplace(input);
     auto result = vjp([&space](const Tensor& x) { return space.log_density(x); },
                       Tensor::ones(batch == 1 ? Shape{} : Shape{batch}, dtype), prim::cast(input, dtype));
     const Tensor lp = prim::cast(result.value, DType::f64);
     const Tensor g = prim::cast(result.grads[0], DType::f64);
-    if (recorder) {
-      std::unique_ptr<KernelReplay> replay = recorder->finish({lp, g});
-      if (replay != nullptr) {
-        e = std::make_unique<Evaluation>(Evaluation{batch, input, lp, g, std::move(replay)});
-      } else {
-        pool->mark_unreplayable();
-      }
-    }
+    std::unique_ptr<KernelReplay> replay = recorder ? recorder->finish({lp, g}) : nullptr;
     std::copy_n(lp.data<double>(), batch, log_density.data());
     std::copy_n(g.data<double>(), batch * d, gradient.data());
-    if (e != nullptr) pool->give_back(std::move(e));
+    if (replay != nullptr) {  // once added, another thread may replay into lp and g
+      pool->add(std::make_unique<Evaluation>(Evaluation{batch, input, lp, g, std::move(replay)}));
+    } else if (recorder) {
+      pool->mark_unreplayable();
+    }
   };
   return target;
 }

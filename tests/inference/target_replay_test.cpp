@@ -41,7 +41,8 @@ tracing::Program branching() {
   };
 }
 
-// Samples with replay on or off (the switch is read when the target is made).
+// Samples with replay on or off (the switch is read when the target is made), checking that the
+// target replays (all but the first call of each thread) or does not.
 SampleResult run(const Unconstrained& space, bool replay, bool vectorized) {
   if (!replay) setenv("VARIATE_REPLAY", "0", 1);
   const Target target = make_target(space);
@@ -53,7 +54,14 @@ SampleResult run(const Unconstrained& space, bool replay, bool vectorized) {
   o.seed = 11;
   o.threads = 2;
   o.vectorized = vectorized;
-  return sample(target, o);
+  SampleResult r = sample(target, o);
+  const std::int64_t replayed = target.replayed_calls->load();
+  if (replay) {
+    EXPECT_GE(replayed, r.target_calls - o.threads);
+  } else {
+    EXPECT_EQ(replayed, 0);
+  }
+  return r;
 }
 
 void expect_same_draws(const SampleResult& a, const SampleResult& b) {
@@ -97,6 +105,7 @@ TEST(TargetReplay, AModelThatBranchesOnItsValuesIsEvaluatedEveryCall) {
     const double loc = x > 0 ? 1.0 : -1.0;
     EXPECT_NEAR(lp, -0.5 * x * x - 0.5 * (0.5 - loc) * (0.5 - loc) - std::log(2 * M_PI), 1e-12) << x;
   }
+  EXPECT_EQ(target.replayed_calls->load(), 0);
 }
 
 TEST(TargetReplay, AReplayedCheckThrowsAsTheEvaluationDoes) {
@@ -110,6 +119,7 @@ TEST(TargetReplay, AReplayedCheckThrowsAsTheEvaluationDoes) {
   double x = 1.0, lp = 0, g = 0;
   target.evaluate({&x, 1}, 1, {&lp, 1}, {&g, 1});  // recorded
   target.evaluate({&x, 1}, 1, {&lp, 1}, {&g, 1});  // replayed
+  EXPECT_EQ(target.replayed_calls->load(), 1);
   x = -2.0;
   EXPECT_ERROR(target.evaluate({&x, 1}, 1, {&lp, 1}, {&g, 1}), "scale must be positive and finite, got -2");
 }
