@@ -79,6 +79,22 @@ TEST(BernoulliLogitGLM, SinglePrecisionAndThreadCountIndependence) {
   EXPECT_EQ(std::memcmp(&one, &f64, sizeof one), 0);
 }
 
+TEST(BernoulliLogitGLM, ManyStatesGiveTheSameBitsOnAnyThreadCount) {
+  const Data data = make_data(5000, 9);
+  const Tensor w = testing::random_tensor(Shape{4, 9}, 8, 0.3), alpha = Tensor::vec({0.1, -0.2, 0.0, 0.3});
+  const auto gradient = [&] {
+    return value_and_grad([&](const Tensor& v) { return sum(dist::BernoulliLogitGLM(data.x, v, alpha).log_prob(data.y)); },
+                          w);
+  };
+  const auto many = gradient();
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const auto one = gradient();
+  omp_set_num_threads(threads);
+  EXPECT_EQ(std::memcmp(one.value.raw(), many.value.raw(), one.value.nbytes()), 0);
+  EXPECT_EQ(std::memcmp(one.grads[0].raw(), many.grads[0].raw(), one.grads[0].nbytes()), 0);
+}
+
 TEST(BernoulliLogitGLM, LabelsOutsideZeroOneGiveMinusInfinityAndShapesAreChecked) {
   const Data data = make_data(10, 2);
   Tensor y = data.y.clone();
