@@ -234,12 +234,12 @@ Backend* recording_backend() { return t_recording ? t_recording->recorder.get() 
 // same at every replay; host code that reads a value computed from the input would not be run again.
 void note_host_access(const Storage* s, bool write) {
   RecordingState* state = t_recording;
-  if (s == nullptr || state == nullptr || !state->fresh.contains(s->data)) return;
-  if (state->depends.contains(s->data)) {
+  if (s == nullptr || state == nullptr) return;
+  if (state->depends.contains(s->data)) {  // the input itself, or computed from it
     state->stop(
         "host code touched a value computed from the input (control flow on values, a host-side loop, a "
         "collective over devices, or a check not made with host_check)");
-  } else if (write) {
+  } else if (write && state->fresh.contains(s->data)) {
     state->host_written.insert(s->data);
   }
 }

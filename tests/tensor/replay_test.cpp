@@ -82,6 +82,13 @@ TEST(KernelReplay, RefusesHostCodeThatReadsAValueComputedFromTheInput) {
   EXPECT_NE(recorder.why_not().find("host code"), std::string::npos) << recorder.why_not();
 }
 
+TEST(KernelReplay, RefusesHostCodeThatReadsTheInput) {
+  Tensor input = Tensor::vec({1, 2});
+  KernelRecorder recorder(input);
+  const Tensor out = input.at(0) > 0 ? prim::unary(UnaryOp::exp, input) : prim::neg(input);
+  EXPECT_EQ(recorder.finish({out}), nullptr);
+}
+
 TEST(KernelReplay, AllowsHostCodeThatReadsConstants) {
   Tensor input = Tensor::vec({1, 2});
   const Tensor c = Tensor::vec({3, 4});
