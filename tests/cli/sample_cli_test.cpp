@@ -1,21 +1,15 @@
 // End-to-end tests of `variate sample` and `variate summary`: the files they write, the models,
 // bad options and data, and Ctrl-C. Runs are kept small (tens of draws) so the file takes well under
 // a minute.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "support/run_cli.hpp"
@@ -27,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using Outcome = variate::testing::CliOutcome;
+using variate::testing::read_text;
 Outcome run(const std::string& args) { return variate::testing::run_cli(args); }
 
 // A fresh folder under the temporary directory, removed with everything in it.
@@ -35,13 +30,6 @@ class TempDir : public variate::testing::ScratchDir {
  public:
   explicit TempDir(const std::string& name) : ScratchDir("cli_" + name) {}
 };
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
@@ -444,48 +432,16 @@ TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
   EXPECT_EQ(variate::data::read_stan_csv(dir / "ok/eight-schools-1.csv").columns.back(), "theta_tilde.3");
 }
 
-// Counts the rows of draws in a Stan CSV file being written (lines that are not comments, less the
-// header).
-int draw_rows(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  int rows = 0;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') ++rows;
-  return rows - 1;
-}
-
 TEST(SampleCli, CtrlCKeepsTheDrawsWrittenSoFar) {
   const TempDir dir("sigint");
   const std::string log = dir / "log.txt", output = dir / "out";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    execl(VARIATE_CLI_PATH, "variate", "sample", "--model", "eight-schools", "--chains", "2", "--threads", "2",
-          "--warmup", "50", "--draws", "100000000", "--output", output.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  const std::string first = output + "/eight-schools-1.csv";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (draw_rows(first) < 50 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  kill(pid, SIGINT);
-  int status = 0;
-  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > stop_deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      FAIL() << "the run did not stop within 20 s of SIGINT";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const std::string text = read_text(log);
-  ASSERT_TRUE(WIFEXITED(status)) << text;
-  EXPECT_EQ(WEXITSTATUS(status), 130) << text;
+  const auto interrupted = variate::testing::interrupt_after_rows(
+      {"sample", "--model", "eight-schools", "--chains", "2", "--threads", "2", "--warmup", "50", "--draws", "100000000",
+       "--output", output},
+      log, output + "/eight-schools-1.csv", 50);
+  ASSERT_TRUE(interrupted.stopped) << "the run did not stop within 20 s of SIGINT";
+  const std::string& text = interrupted.log;
+  EXPECT_EQ(interrupted.exit_code, 130) << text;
   EXPECT_NE(text.find("interrupted: kept"), std::string::npos) << text;
   const auto at = text.find("interrupted: kept");
   const std::string message = at == std::string::npos ? "" : text.substr(at, text.find('\n', at) - at);

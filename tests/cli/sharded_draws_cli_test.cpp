@@ -2,20 +2,14 @@
 // sites, joined column-wise with the main files, hold exactly the gathered run's columns; the
 // manifest names the right rows; Ctrl-C keeps aligned files. The data are a tiny MovieLens-100K
 // folder written by the test, so each run takes a second or two.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "support/run_cli.hpp"
@@ -27,17 +21,11 @@ namespace {
 namespace fs = std::filesystem;
 using variate::data::read_stan_csv;
 using variate::data::StanCsv;
+using variate::testing::read_text;
 using variate::testing::run_cli;
 using variate::testing::ScratchDir;
 
 constexpr int kUsers = 10, kMovies = 6;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A MovieLens-100K folder (u.data, u.item) of kUsers x kMovies with a fixed pattern of watches.
 std::string write_tiny_movielens(const ScratchDir& dir) {
@@ -199,49 +187,18 @@ TEST(ShardedDrawsCliOptions, BadValueNamesTheOption) {
   EXPECT_FALSE(fs::exists(dir / "out/digits-softmax-1.csv"));
 }
 
-int draw_rows(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  int rows = 0;
-  while (std::getline(in, line))
-    if (!line.empty() && line[0] != '#') ++rows;
-  return rows - 1;
-}
-
 // Ctrl-C: every device stops after the same iteration, so the files stay row for row.
 TEST(ShardedDrawsCliOptions, CtrlCKeepsAlignedFilesAndTheManifest) {
   const ScratchDir dir("cli_sharded_sigint");
   const std::string data = write_tiny_movielens(dir);
   const std::string log = dir / "log.txt", output = dir / "out";
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    execl(VARIATE_CLI_PATH, "variate", "sample", "--model", "movielens", "--data", data.c_str(), "--devices", "2",
-          "--chains", "1", "--warmup", "20", "--draws", "100000000", "--sharded-draws", "per-device", "--output",
-          output.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  const std::string second = device_file(output, 1, 1);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (draw_rows(second) < 30 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  kill(pid, SIGINT);
-  int status = 0;
-  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > stop_deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      FAIL() << "the run did not stop within 20 s of SIGINT";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const std::string text = read_text(log);
-  ASSERT_TRUE(WIFEXITED(status)) << text;
-  EXPECT_EQ(WEXITSTATUS(status), 130) << text;
+  const auto run = variate::testing::interrupt_after_rows(
+      {"sample", "--model", "movielens", "--data", data, "--devices", "2", "--chains", "1", "--warmup", "20", "--draws",
+       "100000000", "--sharded-draws", "per-device", "--output", output},
+      log, device_file(output, 1, 1), 30);
+  ASSERT_TRUE(run.stopped) << "the run did not stop within 20 s of SIGINT";
+  const std::string& text = run.log;
+  EXPECT_EQ(run.exit_code, 130) << text;
   EXPECT_NE(text.find("interrupted: kept"), std::string::npos) << text;
   EXPECT_NE(text.find("movielens.manifest.json"), std::string::npos) << text;
   const StanCsv main = read_stan_csv(output + "/movielens-1.csv");

@@ -1,10 +1,18 @@
 #pragma once
 // Runs the `variate` binary for the end-to-end tests (tests/cli/, which define VARIATE_CLI_PATH).
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace variate::testing {
 
@@ -22,6 +30,64 @@ inline CliOutcome run_cli(const std::string& args) {
   while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The rows of draws in a Stan CSV file being written (lines that are not comments, less the header).
+inline int draw_rows(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') ++rows;
+  return rows - 1;
+}
+
+struct InterruptedRun {
+  bool stopped;     // exited within 20 s of SIGINT (otherwise it was killed)
+  int exit_code;    // -1 unless it exited normally
+  std::string log;  // stdout and stderr together
+};
+
+/// Runs `variate args...` with its output in `log`, sends SIGINT once `watched` holds `rows` rows
+/// of draws (or after 30 s), and waits for it to stop.
+inline InterruptedRun interrupt_after_rows(const std::vector<std::string>& args, const std::string& log,
+                                           const std::string& watched, int rows) {
+  const pid_t pid = fork();
+  if (pid < 0) return {false, -1, "fork failed"};
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv{const_cast<char*>("variate")};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(VARIATE_CLI_PATH, argv.data());
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (draw_rows(watched) < rows && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGINT);
+  int status = 0;
+  bool stopped = true;
+  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > stop_deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      stopped = false;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {stopped, WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
 }
 
 }  // namespace variate::testing
