@@ -84,7 +84,7 @@ Tensor log_softmax_values(const Tensor& logits) {
 
 void check_count(const char* family, const char* role, const Tensor& x) {
   check_each(family, role, x, "a non-negative integer",
-            [](double v) { return v >= 0 && std::isfinite(v) && std::floor(v) == v; });
+             [](double v) { return v >= 0 && std::isfinite(v) && std::floor(v) == v; });
 }
 
 void check_simplex(const char* family, const char* role, const Tensor& x) {
