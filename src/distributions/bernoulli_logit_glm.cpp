@@ -43,10 +43,7 @@ Tensor BernoulliLogitGLM::log_prob(const Tensor& value) const {
   VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0),
                 "), got ", value.shape());
   const prim::GlmResult r = prim::bernoulli_logit_glm(x_, w_, alpha_, value);
-  // A NaN log-likelihood with finite parameters comes from x (checked only then: x is large).
-  host_check({r.log_lik}, [log_lik = r.log_lik, x = x_, family = name()] {
-    if (std::isnan(prim::sum(log_lik).item())) check_finite(family, "x", x);
-  });
+  check_x_if_nan(name(), r.log_lik, x_);
   // One tape node; the partials were computed in the forward pass, as the output is per state.
   return autodiff::record(r.log_lik, {w_, alpha_}, {r.grad_w, r.grad_alpha},
                           [batched = w_.rank() == 2](const autodiff::BackwardContext& ctx) {

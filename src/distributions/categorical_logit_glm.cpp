@@ -65,10 +65,7 @@ Tensor CategoricalLogitGLM::log_prob(const Tensor& value) const {
                 x_.dim(0), ") to match x of shape ", x_.shape(), ", got ",
                 value.defined() ? value.shape() : Shape{});
   const prim::GlmResult r = prim::categorical_logit_glm(x_, w_, b_, value);
-  // A NaN log-likelihood with finite parameters comes from x (checked only then: x is large).
-  host_check({r.log_lik}, [log_lik = r.log_lik, x = x_, family = name()] {
-    if (std::isnan(prim::sum(log_lik).item())) check_finite(family, "x", x);
-  });
+  check_x_if_nan(name(), r.log_lik, x_);
   // One tape node; the partials were computed in the forward pass, as the output is per state.
   return autodiff::record(r.log_lik, {w_, b_}, {r.grad_w, r.grad_alpha},
                           [batched = w_.rank() == 3](const autodiff::BackwardContext& ctx) {

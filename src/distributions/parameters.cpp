@@ -25,15 +25,33 @@ void check_not_nan(const char* family, const char* role, const Tensor& x) {
   check_each(family, role, x, "a number (not NaN)", [](double v) { return !std::isnan(v); });
 }
 
+namespace {
+
+void check_less(const char* family, const char* low_role, const Tensor& low, const char* high_role,
+                const Tensor& high) {
+  const Tensor ok = prim::binary(BinaryOp::lt, low, high);
+  const Tensor bad = prim::unary(UnaryOp::logical_not, ok);
+  VARIATE_CHECK(prim::sum(bad).item() == 0, family, low_role, " must be less than ", high_role, ", got ", low_role,
+                " = ", low, " and ", high_role, " = ", high);
+}
+
+}  // namespace
+
 void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
                    const Tensor& high) {
+  if (!recording_kernels()) return check_less(family, low_role, low, high_role, high);
   host_check({low, high}, [family = std::string(family), low_role = std::string(low_role), low,
                            high_role = std::string(high_role), high] {
-    const Tensor ok = prim::binary(BinaryOp::lt, low, high);
-    const Tensor bad = prim::unary(UnaryOp::logical_not, ok);
-    VARIATE_CHECK(prim::sum(bad).item() == 0, family, low_role, " must be less than ", high_role, ", got ",
-                  low_role, " = ", low, " and ", high_role, " = ", high);
+    check_less(family.c_str(), low_role.c_str(), low, high_role.c_str(), high);
   });
+}
+
+void check_x_if_nan(const char* family, const Tensor& log_lik, const Tensor& x) {
+  const auto check = [](const char* family, const Tensor& log_lik, const Tensor& x) {
+    if (std::isnan(prim::sum(log_lik).item())) check_finite(family, "x", x);
+  };
+  if (!recording_kernels()) return check(family, log_lik, x);
+  host_check({log_lik}, [check, family = std::string(family), log_lik, x] { check(family.c_str(), log_lik, x); });
 }
 
 DType common_float_type(std::initializer_list<Tensor> params) {

@@ -62,7 +62,7 @@ TEST(KernelReplay, KeepsOnlyKernelsThatDependOnTheInputAndReachAnOutput) {
   const Tensor c = Tensor::vec({0.5, 0.25, 2});
   KernelRecorder recorder(input);
   const Tensor constant = prim::add(c, c);               // constant: computed once, while recording
-  const Tensor unused = prim::unary(UnaryOp::exp, input);                // reaches no output
+  (void)prim::unary(UnaryOp::exp, input);                // reaches no output
   const Tensor out = prim::mul(input, constant);         // the one kernel left
   const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
   ASSERT_NE(replay, nullptr) << recorder.why_not();
@@ -70,7 +70,6 @@ TEST(KernelReplay, KeepsOnlyKernelsThatDependOnTheInputAndReachAnOutput) {
   write(input, Tensor::vec({-1, 4, 10}));
   ASSERT_TRUE(replay->run());
   EXPECT_TRUE(bitwise_equal(out, Tensor::vec({-1, 2, 40})));
-  EXPECT_TRUE(unused.defined());
 }
 
 TEST(KernelReplay, RefusesHostCodeThatReadsAValueComputedFromTheInput) {

@@ -15,17 +15,21 @@ void check_defined(const char* family, const char* role, const Tensor& x);
 
 /// Throws "<family>: <role> must be <expected>, got <value> at index <i> of shape <s>" for the first
 /// element of x for which ok(value) is false. Made with host_check, so a kernel replay checks its
-/// own values too (and keeps copies of the names, which may not outlive the call).
+/// own values too (keeping copies of the names, which may not outlive the call).
 template <class Ok>
 void check_each(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
   check_defined(family, role, x);
-  host_check({x}, [family = std::string(family), role = std::string(role), x, expected = std::string(expected), ok] {
+  const auto check = [ok](const char* family, const char* role, const Tensor& x, const char* expected) {
     const Tensor values = prim::cast(x, DType::f64);
     const double* v = values.data<double>();
     for (std::int64_t i = 0; i < values.numel(); ++i)
       if (!ok(v[i]))
         variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i,
                               " of shape ", x.shape());
+  };
+  if (!recording_kernels()) return check(family, role, x, expected);
+  host_check({x}, [check, family = std::string(family), role = std::string(role), x, expected = std::string(expected)] {
+    check(family.c_str(), role.c_str(), x, expected.c_str());
   });
 }
 
@@ -36,6 +40,9 @@ void check_positive(const char* family, const char* role, const Tensor& x);     
 void check_nonnegative(const char* family, const char* role, const Tensor& x);   // >= 0, finite
 void check_probability(const char* family, const char* role, const Tensor& x);   // in [0, 1]
 void check_not_nan(const char* family, const char* role, const Tensor& x);
+/// A fused GLM's log-likelihood `log_lik` is NaN with finite parameters only if its design matrix
+/// `x` holds a NaN: checks x (large) only then, naming it.
+void check_x_if_nan(const char* family, const Tensor& log_lik, const Tensor& x);
 /// `low` < `high` element-wise.
 void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
                    const Tensor& high);

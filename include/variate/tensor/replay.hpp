@@ -68,8 +68,23 @@ class KernelRecorder {
 /// calls it: a collective, whose values come from other devices outside any kernel.
 void not_replayable(const char* why);
 
+namespace detail {
+void keep_host_check(std::initializer_list<Tensor> reads, std::function<void()> check);
+}
+
+/// Whether this thread is recording kernels.
+inline bool recording_kernels() { return detail::t_recording != nullptr; }
+
 /// Runs `check` (host code that reads the values of `reads` and may throw). While recording, it is
-/// also kept in the replay, to run again on the replay's values.
-void host_check(std::initializer_list<Tensor> reads, std::function<void()> check);
+/// also kept in the replay, to run again on the replay's values, so it must then own what it
+/// captures. Outside a recording it costs nothing more than the check.
+template <class Check>
+void host_check(std::initializer_list<Tensor> reads, Check check) {
+  if (!recording_kernels()) {
+    check();
+    return;
+  }
+  detail::keep_host_check(reads, std::function<void()>(std::move(check)));
+}
 
 }  // namespace variate
