@@ -64,6 +64,31 @@ TEST(BernoulliLogitGLM, ManyStatesShareOnePass) {
       {w, alpha});
 }
 
+// Up to four states take the fused tile path: whole tiles and leftover rows, a D with whole vectors
+// and a partial one in both precisions, every state's value and gradient against its own composite.
+TEST(BernoulliLogitGLM, FusedStatesMatchTheCompositeModelInBothPrecisions) {
+  const Data data = make_data(1037, 19);
+  for (const DType dtype : {DType::f64, DType::f32}) {
+    const double tol = dtype == DType::f64 ? 1e-9 : 2e-4;
+    const Tensor x = prim::cast(data.x, dtype);
+    for (const std::int64_t states : {2, 4}) {
+      const Tensor w = prim::cast(testing::random_tensor(Shape{states, 19}, 9, 0.3), dtype);
+      const Tensor alpha = prim::cast(testing::random_tensor(Shape{states}, 10, 0.5), dtype);
+      const auto fused = value_and_grad(
+          [&](const Tensor& v) { return sum(dist::BernoulliLogitGLM(x, v, alpha).log_prob(data.y)); }, w);
+      const Tensor lp = dist::BernoulliLogitGLM(x, w, alpha).log_prob(data.y);
+      for (std::int64_t c = 0; c < states; ++c) {
+        const auto one = value_and_grad(
+            [&](const Tensor& v) { return composite(x, prim::cast(data.y, dtype), v, alpha.at(c)); },
+            prim::squeeze(prim::slice(w, 0, c, c + 1), 0));
+        EXPECT_NEAR(lp.at(c), one.value.item(), tol * std::abs(one.value.item())) << states << " states, state " << c;
+        for (std::int64_t j = 0; j < 19; ++j)
+          EXPECT_NEAR(fused.grads[0].at(c * 19 + j), one.grads[0].at(j), tol * 100) << "state " << c << ", w " << j;
+      }
+    }
+  }
+}
+
 TEST(BernoulliLogitGLM, SinglePrecisionAndThreadCountIndependence) {
   const Data data = make_data(5000, 9);
   const Tensor w = testing::random_tensor(Shape{9}, 6, 0.3);

@@ -3,13 +3,16 @@
 // once, and its second use (x_b^T g) hits the cache. Blocks have a fixed size and their partial
 // results are combined in block order, so results do not depend on the thread count.
 //
-// With several states (vectorized chains) both products have a few columns, where the skinny
-// kernels of matmul_skinny.cpp beat Eigen's GEMM (10-25% of the gradient, measured with
-// bench/logistic_gradient's 4-chain case and VARIATE_MATMUL_SKINNY=0). One state keeps Eigen's
-// matrix-vector path, which is at the bandwidth floor.
+// Up to four states (chains): the forward product is dot_tile's inner-product form, and each tile's
+// row terms (exp, log, a division) are computed as soon as its products are, so that this
+// arithmetic overlaps the memory stream of the following rows instead of waiting for it. (4 chains,
+// N = 1e5, D = 51: 5.1-6.2 ms per gradient with the row terms in a pass of their own, measured with
+// bench/logistic_gradient; see the commit for the fused figure.) More states use the skinny kernels
+// of matmul_skinny.cpp (up to 32) or Eigen's GEMM, and a separate pass for the row terms.
 #include <Eigen/Core>
 #include <cmath>
 
+#include "tensor/cpu/dot_tile.hpp"
 #include "tensor/cpu/matmul_skinny.hpp"
 #include "tensor/cpu/strided_loop.hpp"
 #include "tensor/cpu/vector_math.hpp"
@@ -18,29 +21,90 @@ namespace variate::cpu {
 namespace {
 
 constexpr std::int64_t kRowsPerBlock = 512;  // 512 x 51 doubles ~ 200 KB: stays in L2
+constexpr int kFusedMaxStates = 4;
+
+// The terms of one row and state, with z = x w + alpha: y z - softplus(z) for the log-likelihood,
+// and g = y - sigmoid(z) for the gradient (0 for labels other than 0 and 1, which make the
+// log-likelihood -inf through `invalid` below). Branch-free, so that loops over it vectorize; e =
+// exp(-|z|) serves both softplus and sigmoid.
+inline void row_terms(double y, double z, double& lp, double& g) {
+  const double e = vexp(z < 0 ? z : -z);
+  const double u = 1.0 + e, inv_u = 1.0 / u;
+  // ln(1 + e) as vlog1p computes it (ln u corrected for the rounding of u), with its division by u
+  // shared with the sigmoid: divisions are the slowest part of these terms.
+  const double softplus = (z > 0 ? z : 0.0) + (vlog_normal(u) - ((u - 1.0) - e) * inv_u);
+  const double sigmoid = (z >= 0 ? 1.0 : e) * inv_u;
+  lp = y * z - softplus;
+  g = (y == 0.0) | (y == 1.0) ? y - sigmoid : 0.0;
+}
+
+// Nonzero when some label is neither 0 nor 1: |y (1 - y)| is 0 exactly for those two.
+template <class T>
+double invalid_labels(const T* y, std::int64_t rows) {
+  double invalid = 0;
+  for (std::int64_t i = 0; i < rows; ++i) invalid += std::abs(double(y[i]) * (1.0 - double(y[i])));
+  return invalid;
+}
 
 // For one state: returns sum_i y_i z_i - softplus(z_i) in `lp` and sum_i g_i in `ga`, and overwrites
-// z_i with g_i = y_i - sigmoid(z_i). All-double and branch-free so that it vectorizes; e =
-// exp(-|z|) serves both softplus and sigmoid. The sums are unconditional (GCC does not vectorize
-// conditional reductions): |y (1 - y)| is 0 exactly for labels 0 and 1, and its sum makes the
-// log-likelihood -inf otherwise.
+// z_i with g_i. The sums are unconditional (GCC does not vectorize conditional reductions).
 void rows_terms(const double* y, double* z_io, std::int64_t rows, double alpha, double& lp, double& ga) {
-  double lp_sum = 0, ga_sum = 0, invalid = 0;
+  double lp_sum = 0, ga_sum = 0;
   for (std::int64_t i = 0; i < rows; ++i) {
-    const double yi = y[i];
-    const bool valid = (yi == 0.0) | (yi == 1.0);
-    const double z = z_io[i] + alpha;
-    const double e = vexp(z < 0 ? z : -z);
-    const double softplus = (z > 0 ? z : 0.0) + vlog1p(e);
-    const double sigmoid = (z >= 0 ? 1.0 : e) / (1.0 + e);
-    lp_sum += yi * z - softplus;
-    invalid += std::abs(yi * (1.0 - yi));
-    const double g = valid ? yi - sigmoid : 0.0;
-    ga_sum += g;
-    z_io[i] = g;
+    double lp_i, g_i;
+    row_terms(y[i], z_io[i] + alpha, lp_i, g_i);
+    lp_sum += lp_i;
+    ga_sum += g_i;
+    z_io[i] = g_i;
   }
-  lp = invalid != 0 ? -INFINITY : lp_sum;
+  lp = lp_sum;
   ga = ga_sum;
+}
+
+// One block of rows with N <= 4 states, fused: z = x_b w^T a tile of rows at a time (wt: w packed
+// by pack_dot_columns), each tile's row terms at once, g (rows x N) for the backward product.
+// Each result slot of a tile (row r, state j: slot r N + j) sums its own terms over the block, and
+// the slots are added in order at the end: the additions depend only on the shape.
+template <class T, int N>
+void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
+                         const T* alpha, T* g, double* lp, double* ga) {
+  using Vec = typename Simd<T>::Vec;
+  constexpr int W = Simd<T>::lanes, R = dot_tile_rows(N), slots = R * N;
+  double alpha_slot[slots];
+  for (int s = 0; s < slots; ++s) alpha_slot[s] = double(alpha[s % N]);
+  double slot_lp[slots] = {}, slot_ga[slots] = {};
+  auto terms = [&](std::int64_t row, int first, int count, const Vec& sums) {
+    double y_lane[W], z_lane[W], lp_lane[W], g_lane[W];
+    for (int l = 0; l < W; ++l) {
+      const int s = first + (l < count ? l : 0);  // padding lanes repeat the first: no read past y
+      y_lane[l] = double(y[row + s / N]);
+      z_lane[l] = double(sums[l]) + alpha_slot[s];
+    }
+    for (int l = 0; l < W; ++l) row_terms(y_lane[l], z_lane[l], lp_lane[l], g_lane[l]);
+    for (int l = 0; l < count; ++l) {
+      slot_lp[first + l] += lp_lane[l];
+      slot_ga[first + l] += g_lane[l];
+      g[row * N + first + l] = T(g_lane[l]);
+    }
+  };
+  std::int64_t i = 0;
+  for (; i + R <= rows; i += R) dot_tile<T, R, N>(x + i * d, d, wt, kp, i, terms);
+  for (; i < rows; ++i) dot_tile<T, 1, N>(x + i * d, d, wt, kp, i, terms);
+  for (int j = 0; j < N; ++j) lp[j] = ga[j] = 0;
+  for (int s = 0; s < slots; ++s) {
+    lp[s % N] += slot_lp[s];
+    ga[s % N] += slot_ga[s];
+  }
+}
+
+// Calls fused_forward_terms with N = c, a compile-time constant.
+template <class T, int N = 1>
+void dispatch_fused(int c, const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
+                    const T* alpha, T* g, double* lp, double* ga) {
+  if constexpr (N < kFusedMaxStates) {
+    if (c > N) return dispatch_fused<T, N + 1>(c, x, y, rows, d, wt, kp, alpha, g, lp, ga);
+  }
+  fused_forward_terms<T, N>(x, y, rows, d, wt, kp, alpha, g, lp, ga);
 }
 
 template <class T>
@@ -55,8 +119,6 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   Tensor sums = Tensor::empty(Shape{blocks, 2 * c}, DType::f64);
   Tensor partial_w = Tensor::empty(Shape{blocks, c * d}, dtype_of<T>::value);
   Tensor z_scratch = Tensor::empty(Shape{blocks, kRowsPerBlock, c}, dtype_of<T>::value);
-  // Per block, one state's z and the labels as contiguous doubles, for the vectorized row terms.
-  Tensor row_scratch = Tensor::empty(Shape{blocks, 2, kRowsPerBlock}, DType::f64);
   const T* px = x.data<T>();
   const T* py = y.data<T>();
   const T* pa = alpha.data<T>();
@@ -64,40 +126,52 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   double* ps = sums.data<double>();
   T* pw = partial_w.data<T>();
   T* pz = z_scratch.data<T>();
-  double* pr = row_scratch.data<double>();
-  // Skinny: w is used as w^T (d x c, packed once), and each block's grad_w is kept as d x c
-  // (x_b^T g), transposed when the blocks are added.
-  const bool skinny = c >= 2 && c <= kSkinnyMaxN && skinny_matmul_enabled();
-  Tensor w_t = Tensor::empty(Shape{skinny ? d : 0, c}, dtype_of<T>::value);
-  T* pwt = w_t.data<T>();
-  if (skinny)
+  // Fused: w packed as c zero-padded columns; skinny: w^T (d x c). Both keep each block's grad_w
+  // as d x c (x_b^T g), transposed when the blocks are added.
+  const bool skinny = skinny_matmul_enabled() && c <= kSkinnyMaxN;
+  const bool fused = skinny && c <= kFusedMaxStates;
+  const std::int64_t kp = dot_packed_length<T>(d);
+  Tensor packed_w = Tensor::empty(Shape{fused ? c * kp : skinny ? d * c : 0}, dtype_of<T>::value);
+  T* pwp = packed_w.data<T>();
+  if (fused) {
+    pack_dot_columns(w.data<T>(), true, d, int(c), kp, pwp);
+  } else if (skinny) {
     for (std::int64_t k = 0; k < c; ++k)
-      for (std::int64_t j = 0; j < d; ++j) pwt[j * c + k] = W(k, j);
+      for (std::int64_t j = 0; j < d; ++j) pwp[j * c + k] = W(k, j);
+  }
+  // Per block, one state's z and the labels as contiguous doubles, for the unfused row terms.
+  Tensor row_scratch = Tensor::empty(Shape{fused ? 0 : blocks, 2, kRowsPerBlock}, DType::f64);
+  double* pr = row_scratch.data<double>();
   parallel_blocks(n, kRowsPerBlock, [&](std::int64_t r0, std::int64_t r1) {
     const std::int64_t b = r0 / kRowsPerBlock, rows = r1 - r0;
-    const ConstMap X(px + r0 * d, rows, d);
     Eigen::Map<Matrix> Z(pz + b * kRowsPerBlock * c, rows, c);
-    if (skinny) {
-      skinny_matmul<T>(px + r0 * d, pwt, Z.data(), rows, d, c, false, false);
-    } else {
-      Z.noalias() = X * W.transpose();  // rows x c
-    }
     double* lp = ps + b * 2 * c;
     double* ga = lp + c;
-    double* zd = pr + b * 2 * kRowsPerBlock;
-    double* yd = zd + kRowsPerBlock;
-    for (std::int64_t i = 0; i < rows; ++i) yd[i] = double(py[r0 + i]);
-    for (std::int64_t k = 0; k < c; ++k) {
-      for (std::int64_t i = 0; i < rows; ++i) zd[i] = double(Z(i, k));
-      rows_terms(yd, zd, rows, double(pa[k]), lp[k], ga[k]);
-      for (std::int64_t i = 0; i < rows; ++i) Z(i, k) = T(zd[i]);  // Z now holds g
+    if (fused) {
+      dispatch_fused<T>(int(c), px + r0 * d, py + r0, rows, d, pwp, kp, pa, Z.data(), lp, ga);
+    } else {
+      if (skinny) {
+        skinny_matmul<T>(px + r0 * d, pwp, Z.data(), rows, d, c, false, false);
+      } else {
+        Z.noalias() = ConstMap(px + r0 * d, rows, d) * W.transpose();  // rows x c
+      }
+      double* zd = pr + b * 2 * kRowsPerBlock;
+      double* yd = zd + kRowsPerBlock;
+      for (std::int64_t i = 0; i < rows; ++i) yd[i] = double(py[r0 + i]);
+      for (std::int64_t k = 0; k < c; ++k) {
+        for (std::int64_t i = 0; i < rows; ++i) zd[i] = double(Z(i, k));
+        rows_terms(yd, zd, rows, double(pa[k]), lp[k], ga[k]);
+        for (std::int64_t i = 0; i < rows; ++i) Z(i, k) = T(zd[i]);  // Z now holds g
+      }
     }
+    if (invalid_labels(py + r0, rows) != 0)
+      for (std::int64_t k = 0; k < c; ++k) lp[k] = -INFINITY;
     // grad_w of this block = g^T x_b, while x_b is still in cache.
     if (skinny) {
       skinny_matmul<T>(px + r0 * d, Z.data(), pw + b * c * d, d, rows, c, true, false);
     } else {
       Eigen::Map<Matrix> G(pw + b * c * d, c, d);
-      G.noalias() = Z.transpose() * X;
+      G.noalias() = Z.transpose() * ConstMap(px + r0 * d, rows, d);
     }
   });
   T* out_lp = log_lik.data<T>();

@@ -31,52 +31,15 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <string_view>
 #include <type_traits>
 
+#include "tensor/cpu/dot_tile.hpp"
+#include "tensor/cpu/simd.hpp"
 #include "tensor/cpu/strided_loop.hpp"
 
 namespace variate::cpu {
 namespace {
-
-// The widest vectors the building machine has; GCC vector extensions fall back to narrower
-// instructions elsewhere, and the register budget below follows the register file size.
-#if defined(__AVX512F__)
-constexpr int kVectorBytes = 64;
-constexpr int kAccumulatorRegisters = 24;  // of 32 vector registers; the rest hold B and broadcasts
-#elif defined(__AVX__)
-constexpr int kVectorBytes = 32;
-constexpr int kAccumulatorRegisters = 12;  // of 16
-#else
-constexpr int kVectorBytes = 16;
-constexpr int kAccumulatorRegisters = 12;
-#endif
-
-template <class T>
-struct Simd {
-  typedef T Vec __attribute__((vector_size(kVectorBytes)));
-  using Index = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
-  typedef Index Mask __attribute__((vector_size(kVectorBytes)));
-  static constexpr int lanes = kVectorBytes / int(sizeof(T));
-  static Vec load(const T* p) {
-    Vec v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static void store(T* p, const Vec& v) { std::memcpy(p, &v, sizeof v); }
-  // Sum of the lanes by halving (log2(lanes) shuffles and adds, always in the same order).
-  static T sum(Vec v) {
-#pragma GCC unroll 8
-    for (int half = lanes / 2; half >= 1; half /= 2) {
-      Mask rotate;
-#pragma GCC unroll 16
-      for (int i = 0; i < lanes; ++i) rotate[i] = Index((i + half) % lanes);
-      v += __builtin_shuffle(v, rotate);
-    }
-    return v[0];
-  }
-};
 
 // Rows of the register tile for NV vectors of columns: as many as the accumulator registers allow,
 // at most 12 (in the forward product each row is one stream of A from memory).
@@ -87,10 +50,10 @@ constexpr std::int64_t kChunk = 32;                 // contracted rows per pass 
 constexpr std::int64_t kSuperBlockRows = 2048;      // contracted rows per partial result (transposed)
 constexpr std::int64_t kMaxSuperBlocks = 64;
 // The inner-product form (dot_forward) is used up to this n: above it, for a short k such as 51,
-// the lane sums of its n accumulators per row cost more than the broadcasts it saves (measured with
-// bench/matmul_shapes, logreg K=2..8, on AVX-512).
-template <class T>
-constexpr int kDotMaxN = sizeof(T) == 8 ? 4 : 2;
+// the lane sums of its n accumulators per row cost more than the broadcasts it saves. (Measured on
+// AVX-512 with A in L2, k = 51, ns per row of A, dot / broadcast form: f64 n = 4 10 / 29, n = 8
+// 16-41 / 16; f32 n = 4 6-10 / 20, n = 8 18-27 / 19.)
+constexpr int kDotMaxN = 4;
 // The transposed product broadcasts B (axpy_backward) up to this n, where each l still has at least
 // two vectors of A per broadcast; beyond, one broadcast of A per element (backward) costs less.
 constexpr int kAxpyMaxN = kAccumulatorRegisters / 2;
@@ -358,66 +321,31 @@ void small_k(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std
   });
 }
 
-// Very few columns (n <= kDotMaxN), A not transposed: the inner-product form. Broadcasting one
-// element of A per multiply-add (the tile above) would leave most lanes idle and make the load
-// ports the limit; here each row of A is loaded as full vectors and multiplied by the N columns of
-// B (packed as N rows of k, zero-padded to whole vectors), and each result is the lane sum of its
-// accumulator. Each element's operations do not depend on where its row falls in a tile.
-template <class T, int R, int N>
-void dot_tile(const T* a, std::int64_t k, const T* bt, std::int64_t kp, T* out) {
-  using S = Simd<T>;
-  using Vec = typename S::Vec;
-  constexpr int W = S::lanes;
-  Vec acc[R][N];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) acc[r][j] = Vec{};
-  const std::int64_t whole = k / W * W;
-  for (std::int64_t l = 0; l < whole; l += W) {
-    Vec x[R];
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) x[r] = S::load(a + r * k + l);
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) {
-      const Vec b = S::load(bt + j * kp + l);
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) acc[r][j] += x[r] * b;
-    }
-  }
-  // The last k mod W columns as scalars: a partial vector load would go through memory (a copy,
-  // then a stalled reload), which costs more than these few multiply-adds when k is short.
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) {
-      T tail = 0;
-      for (std::int64_t l = whole; l < k; ++l) tail += a[r * k + l] * bt[j * kp + l];
-      out[r * N + j] = S::sum(acc[r][j]) + tail;
-    }
-}
-
 template <class T, int N>
 void dot_forward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, bool tb) {
-  constexpr int W = Simd<T>::lanes, R = std::clamp(16 / N, 1, 8);
-  const std::int64_t kp = (k + W - 1) / W * W;
+  constexpr int R = dot_tile_rows(N);
+  const std::int64_t kp = dot_packed_length<T>(k);
   Tensor packed = Tensor::empty(Shape{N, kp}, dtype_of<T>::value);
   T* bt = packed.data<T>();
-  for (int j = 0; j < N; ++j) {
-    for (std::int64_t l = 0; l < k; ++l) bt[j * kp + l] = tb ? b[j * k + l] : b[l * N + j];
-    std::fill(bt + j * kp + k, bt + (j + 1) * kp, T(0));
-  }
+  pack_dot_columns(b, tb, k, N, kp, bt);
   parallel_blocks(m, kForwardRowsPerBlock, [&](std::int64_t r0, std::int64_t r1) {
     std::int64_t i = r0;
-    for (; i + R <= r1; i += R) dot_tile<T, R, N>(a + i * k, k, bt, kp, out + i * N);
-    for (; i < r1; ++i) dot_tile<T, 1, N>(a + i * k, k, bt, kp, out + i * N);
+    auto store = [&](std::int64_t row, int first, int count, const typename Simd<T>::Vec& sums) {
+      if (count == Simd<T>::lanes) {
+        Simd<T>::store(out + row * N + first, sums);
+      } else {
+        for (int l = 0; l < count; ++l) out[row * N + first + l] = sums[l];
+      }
+    };
+    for (; i + R <= r1; i += R) dot_tile<T, R, N>(a + i * k, k, bt, kp, i, store);
+    for (; i < r1; ++i) dot_tile<T, 1, N>(a + i * k, k, bt, kp, i, store);
   });
 }
 
 // Calls dot_forward with N = n, a compile-time constant.
 template <class T, int N>
 void dispatch_dot(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb) {
-  if constexpr (N < kDotMaxN<T>) {
+  if constexpr (N < kDotMaxN) {
     if (n > N) return dispatch_dot<T, N + 1>(a, b, out, m, k, n, tb);
   }
   dot_forward<T, N>(a, b, out, m, k, tb);
@@ -434,7 +362,7 @@ void dispatch(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, st
     dispatch_axpy<T, 1>(a, b, out, m, k, n, tb);
   else if (ta)
     backward<T, NV>(a, b, out, m, k, n, tb);
-  else if (n <= kDotMaxN<T>)
+  else if (n <= kDotMaxN)
     dispatch_dot<T, 1>(a, b, out, m, k, n, tb);
   else
     forward<T, NV>(a, b, out, m, k, n, tb);
