@@ -25,17 +25,20 @@ constexpr int kFusedMaxStates = 4;
 
 // The terms of one row and state, with z = x w + alpha: y z - softplus(z) for the log-likelihood,
 // and g = y - sigmoid(z) for the gradient (0 for labels other than 0 and 1, which make the
-// log-likelihood -inf through `invalid` below). Branch-free, so that loops over it vectorize; e =
-// exp(-|z|) serves both softplus and sigmoid.
-inline void row_terms(double y, double z, double& lp, double& g) {
-  const double e = vexp(z < 0 ? z : -z);
-  const double u = 1.0 + e, inv_u = 1.0 / u;
+// log-likelihood -inf through `invalid_labels`). In the data's precision F: single precision has
+// twice the lanes. Branch-free, so that loops over it vectorize; e = exp(-|z|) serves both softplus
+// and sigmoid.
+template <class F>
+inline void row_terms(F y, F z, F& lp, F& g) {
+  const F one = 1, zero = 0;
+  const F e = vexp(z < zero ? z : -z);
+  const F u = one + e, inv_u = one / u;
   // ln(1 + e) as vlog1p computes it (ln u corrected for the rounding of u), with its division by u
   // shared with the sigmoid: divisions are the slowest part of these terms.
-  const double softplus = (z > 0 ? z : 0.0) + (vlog_normal(u) - ((u - 1.0) - e) * inv_u);
-  const double sigmoid = (z >= 0 ? 1.0 : e) * inv_u;
+  const F softplus = (z > zero ? z : zero) + (vlog_normal(u) - ((u - one) - e) * inv_u);
+  const F sigmoid = (z >= zero ? one : e) * inv_u;
   lp = y * z - softplus;
-  g = (y == 0.0) | (y == 1.0) ? y - sigmoid : 0.0;
+  g = (y == zero) | (y == one) ? y - sigmoid : zero;
 }
 
 // Nonzero when some label is neither 0 nor 1: |y (1 - y)| is 0 exactly for those two.
@@ -52,7 +55,7 @@ void rows_terms(const double* y, double* z_io, std::int64_t rows, double alpha, 
   double lp_sum = 0, ga_sum = 0;
   for (std::int64_t i = 0; i < rows; ++i) {
     double lp_i, g_i;
-    row_terms(y[i], z_io[i] + alpha, lp_i, g_i);
+    row_terms<double>(y[i], z_io[i] + alpha, lp_i, g_i);
     lp_sum += lp_i;
     ga_sum += g_i;
     z_io[i] = g_i;
@@ -62,7 +65,7 @@ void rows_terms(const double* y, double* z_io, std::int64_t rows, double alpha, 
 }
 
 // One block of rows with N <= 4 states, fused: z = x_b w^T a tile of rows at a time (wt: w packed
-// by pack_dot_columns), each tile's row terms at once, g (rows x N) for the backward product.
+// by pack_dot_columns), each tile's row terms at once (in T), g (rows x N) for the backward product.
 // Each result slot of a tile (row r, state j: slot r N + j) sums its own terms over the block, and
 // the slots are added in order at the end: the additions depend only on the shape.
 template <class T, int N>
@@ -70,21 +73,21 @@ void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t
                          const T* alpha, T* g, double* lp, double* ga) {
   using Vec = typename Simd<T>::Vec;
   constexpr int W = Simd<T>::lanes, R = dot_tile_rows(N), slots = R * N;
-  double alpha_slot[slots];
-  for (int s = 0; s < slots; ++s) alpha_slot[s] = double(alpha[s % N]);
+  T alpha_slot[slots];
+  for (int s = 0; s < slots; ++s) alpha_slot[s] = alpha[s % N];
   double slot_lp[slots] = {}, slot_ga[slots] = {};
   auto terms = [&](std::int64_t row, int first, int count, const Vec& sums) {
-    double y_lane[W], z_lane[W], lp_lane[W], g_lane[W];
+    T y_lane[W], z_lane[W], lp_lane[W], g_lane[W];
     for (int l = 0; l < W; ++l) {
       const int s = first + (l < count ? l : 0);  // padding lanes repeat the first: no read past y
-      y_lane[l] = double(y[row + s / N]);
-      z_lane[l] = double(sums[l]) + alpha_slot[s];
+      y_lane[l] = y[row + s / N];
+      z_lane[l] = sums[l] + alpha_slot[s];
     }
     for (int l = 0; l < W; ++l) row_terms(y_lane[l], z_lane[l], lp_lane[l], g_lane[l]);
     for (int l = 0; l < count; ++l) {
-      slot_lp[first + l] += lp_lane[l];
-      slot_ga[first + l] += g_lane[l];
-      g[row * N + first + l] = T(g_lane[l]);
+      slot_lp[first + l] += double(lp_lane[l]);
+      slot_ga[first + l] += double(g_lane[l]);
+      g[row * N + first + l] = g_lane[l];
     }
   };
   std::int64_t i = 0;

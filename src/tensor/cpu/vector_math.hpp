@@ -79,6 +79,53 @@ inline double vlog_normal(double x) {
   return (x < 0.0) | (x != x) ? std::numeric_limits<double>::quiet_NaN() : result;
 }
 
+/// e^x in single precision, as vexp: the reduction with ln 2 split for floats, Taylor series to
+/// degree 7 (truncation below 1e-8 relative on |r| <= ln2/2), two-step scaling.
+inline float vexp(float x) {
+  constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, log2e = 1.44269504f;
+  constexpr float round_magic = 12582912.0f;  // 1.5 * 2^23
+  const float xc = x > -104.0f ? (x < 89.0f ? x : 89.0f) : (x == x ? -104.0f : 0.0f);
+  const float n = (xc * log2e + round_magic) - round_magic;
+  const float r = (xc - n * ln2_hi) - n * ln2_lo;
+  float p = 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const auto ni = static_cast<std::int32_t>(n);
+  const std::int32_t n1 = ni / 2, n2 = ni - n1;
+  const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
+  const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23);
+  return x == x ? p * s1 * s2 : x;
+}
+
+/// ln x in single precision for x >= FLT_MIN, or 0, inf, NaN and negatives, as vlog_normal: the
+/// atanh series to f^11 (truncation below 1e-9 relative).
+inline float vlog_normal(float x) {
+  constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, sqrt2 = 1.41421356f;
+  const auto bits = std::bit_cast<std::uint32_t>(x);
+  float e = float(static_cast<std::int32_t>((bits >> 23) & 0xff) - 127);
+  float m = std::bit_cast<float>((bits & 0x007fffffU) | 0x3f800000U);
+  const bool big = m > sqrt2;
+  m = big ? 0.5f * m : m;
+  e = big ? e + 1.0f : e;
+  const float f = (m - 1.0f) / (m + 1.0f), s = f * f;
+  float p = 1.0f / 11;
+  p = p * s + 1.0f / 9;
+  p = p * s + 1.0f / 7;
+  p = p * s + 1.0f / 5;
+  p = p * s + 1.0f / 3;
+  const float log_m = 2.0f * f + 2.0f * f * s * p;
+  float result = e * ln2_hi + (e * ln2_lo + log_m);
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  result = x == inf ? inf : result;
+  result = x == 0.0f ? -inf : result;
+  return (x < 0.0f) | (x != x) ? std::numeric_limits<float>::quiet_NaN() : result;
+}
+
 /// ln x for every x >= 0; subnormal inputs are scaled by 2^54 first (a branch the vectorizer
 /// cannot remove, so vlog1p, whose argument is never subnormal, uses vlog_normal).
 inline double vlog(double x) {
