@@ -86,9 +86,11 @@ class RecordingBackend final : public Backend {
   }
   void unary(UnaryOp op, const Tensor& x, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, op, x, out]() mutable { k.unary(op, x, out); });
+    bind_last([&] { return k_.bind_unary(op, x, out); });
   }
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override {
     record({&a, &b}, {&out}, [&k = k_, op, a, b, out]() mutable { k.binary(op, a, b, out); });
+    bind_last([&] { return k_.bind_binary(op, a, b, out); });
   }
   void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override {
     record({&cond, &a, &b}, {&out}, [&k = k_, cond, a, b, out]() mutable { k.where(cond, a, b, out); });
@@ -224,6 +226,13 @@ class RecordingBackend final : public Backend {
     add(std::span<const Tensor* const>(reads.begin(), reads.size()), writes, std::move(run));
   }
 
+  // The step just recorded also gets its call bound to the operands (which its closure keeps alive).
+  template <class Bind>
+  void bind_last(Bind bind) {
+    Suspend off;  // binding reads element pointers, not values
+    state_.steps.back().bound = bind();
+  }
+
   RecordingState& state_;
   Backend& k_;
 };
@@ -247,9 +256,20 @@ void note_host_access(const Storage* s, bool write) {
 }  // namespace detail
 
 bool KernelReplay::run() const {
-  for (const Step& step : steps_)
-    if (!step.run()) return false;
+  for (const Step& step : steps_) {
+    if (step.bound.run != nullptr) {
+      step.bound.run(step.bound);
+    } else if (!step.run()) {
+      return false;
+    }
+  }
   return true;
+}
+
+std::size_t KernelReplay::bound() const {
+  std::size_t n = 0;
+  for (const Step& step : steps_) n += step.bound.run != nullptr;
+  return n;
 }
 
 KernelRecorder::KernelRecorder(const Tensor& input) : state_(std::make_unique<State>()) {

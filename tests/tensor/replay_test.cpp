@@ -57,6 +57,30 @@ TEST(KernelReplay, ReplaysTheEvaluationBitwiseForNewInputs) {
   }
 }
 
+// Small element-wise calls run as bound kernels: same shapes, a scalar on either side, unary math,
+// comparisons, in both precisions; the replay still matches a fresh evaluation bit for bit.
+TEST(KernelReplay, RunsSmallElementwiseCallsAsBoundKernels) {
+  for (const DType dtype : {DType::f64, DType::f32}) {
+    const auto f = [](const Tensor& x) {
+      const Tensor two = Tensor::scalar(2.0, x.dtype());
+      const Tensor ratio = (two - x) / (x * x + 1.0);
+      return where(gt(x, two), exp(ratio), softplus(ratio)) * maximum(x, two - x);
+    };
+    Tensor input = prim::cast(random::normal(random::Key(3), Shape{9}), dtype);
+    KernelRecorder recorder(input);
+    const Tensor out = f(input);
+    const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
+    ASSERT_NE(replay, nullptr) << recorder.why_not();
+    EXPECT_GE(replay->bound(), 8u) << "sub, mul, add, div, gt, exp, softplus, maximum, mul";
+    for (int i = 0; i < 5; ++i) {
+      const Tensor x = prim::cast(random::normal(random::fold_in(random::Key(4), i), Shape{9}), dtype);
+      write(input, x);
+      ASSERT_TRUE(replay->run());
+      EXPECT_TRUE(bitwise_equal(out, f(x))) << "draw " << i;
+    }
+  }
+}
+
 TEST(KernelReplay, KeepsOnlyKernelsThatDependOnTheInputAndReachAnOutput) {
   Tensor input = Tensor::vec({1, 2, 3});
   const Tensor c = Tensor::vec({0.5, 0.25, 2});

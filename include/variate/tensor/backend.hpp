@@ -23,6 +23,18 @@ enum class ReduceOp : std::uint8_t { sum, max, min, prod };
 const char* name(UnaryOp op);
 const char* name(BinaryOp op);
 
+/// An element-wise call bound to its operands' elements, for kernel replays (tensor/replay.hpp):
+/// run(*this) computes what the call computed, from the values then in memory, the same bits,
+/// without looking at shapes, dtypes or the op again. A replay of a small model is mostly such calls
+/// on a few numbers each, where that looking-up costs more than the arithmetic.
+struct BoundKernel {
+  void (*run)(const BoundKernel&) = nullptr;  // null: not bound, make the call
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* out = nullptr;
+  std::int64_t n = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -40,6 +52,10 @@ class Backend {
   // Element-wise. Inputs broadcast to out.shape(); binary inputs already share one dtype.
   virtual void unary(UnaryOp op, const Tensor& x, Tensor& out) = 0;
   virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  /// unary(op, x, out) or binary(op, a, b, out) bound to these tensors' elements, which must stay
+  /// alive as long as it is used; one with run == nullptr where the backend binds no such call.
+  virtual BoundKernel bind_unary(UnaryOp, const Tensor&, Tensor&) { return {}; }
+  virtual BoundKernel bind_binary(BinaryOp, const Tensor&, const Tensor&, Tensor&) { return {}; }
   virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) = 0;
   /// The regularized incomplete beta function I_x(a, b); all three are floating, of out's dtype.
   virtual void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) = 0;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "variate/tensor/backend.hpp"
 #include "variate/tensor/tensor.hpp"
 
 namespace variate {
@@ -32,6 +33,7 @@ class KernelReplay {
  public:
   struct Step {
     std::function<bool()> run;  // false: a host-visible kernel result differs from the recording's
+    BoundKernel bound;          // the same call bound to its operands (run holds them), when bindable
     std::vector<const void*> reads, writes;  // blocks, by element pointer (views share it)
     bool guard = false;  // a host_check
   };
@@ -40,6 +42,8 @@ class KernelReplay {
   /// throw (a host_check); false if the computation would have taken another path.
   bool run() const;
   std::size_t size() const { return steps_.size(); }
+  /// How many of the steps run as bound kernels (Backend::bind_unary/bind_binary).
+  std::size_t bound() const;
 
  private:
   std::vector<Step> steps_;

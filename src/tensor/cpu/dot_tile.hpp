@@ -34,11 +34,13 @@ void pack_dot_columns(const T* b, bool tb, std::int64_t k, int n, std::int64_t k
   }
 }
 
-/// The R x N products of rows `row`, ..., `row` + R - 1 of X (at a, row stride k) with the packed
-/// columns bt, in row-major order (result r * N + j), handed to sink(row, first, count, sums) a
-/// vector at a time: lane l of `sums` is result first + l, for l < count.
+/// The R x N products of k columns of rows `row`, ..., `row` + R - 1 of X (at a, row stride lda)
+/// with the packed columns bt, in row-major order (result r * N + j), handed to
+/// sink(row, first, count, sums) a vector at a time: lane l of `sums` is result first + l, for
+/// l < count.
 template <class T, int R, int N, class Sink>
-void dot_tile(const T* a, std::int64_t k, const T* bt, std::int64_t kp, std::int64_t row, Sink&& sink) {
+void dot_tile(const T* a, std::int64_t lda, std::int64_t k, const T* bt, std::int64_t kp, std::int64_t row,
+              Sink&& sink) {
   using S = Simd<T>;
   using Vec = typename S::Vec;
   constexpr int W = S::lanes;
@@ -57,13 +59,13 @@ void dot_tile(const T* a, std::int64_t k, const T* bt, std::int64_t kp, std::int
   for (std::int64_t l = 0; l < whole; l += W) {
     Vec x[R];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) x[r] = S::load(a + r * k + l);
+    for (int r = 0; r < R; ++r) x[r] = S::load(a + r * lda + l);
     step(x, l);
   }
   if (whole < k) {  // the zero lanes meet W's zero padding
     Vec x[R];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) x[r] = S::load_first(a + r * k + whole, int(k - whole));
+    for (int r = 0; r < R; ++r) x[r] = S::load_first(a + r * lda + whole, int(k - whole));
     step(x, whole);
   }
 #pragma GCC unroll 4

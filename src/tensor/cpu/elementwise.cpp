@@ -20,34 +20,36 @@ void map_unary(const Tensor& x, Tensor& out, F f) {
   });
 }
 
-template <class T>
-void unary_float(UnaryOp op, const Tensor& x, Tensor& out) {
+// Calls use(f) with the element function f of op for floating T: a captureless lambda, so that
+// the bound kernels below can name its type. Returns false for ops not defined on floats.
+template <class T, class Use>
+bool with_unary_function(UnaryOp op, Use&& use) {
   using D = double;  // special functions are evaluated in double, then rounded to T
   switch (op) {
-    case UnaryOp::neg: return map_unary<T>(x, out, [](T v) { return T(-v); });
-    case UnaryOp::exp: return map_unary<T>(x, out, [](T v) { return T(vexp(D(v))); });
-    case UnaryOp::log: return map_unary<T>(x, out, [](T v) { return T(vlog(D(v))); });
-    case UnaryOp::log1p: return map_unary<T>(x, out, [](T v) { return T(vlog1p(D(v))); });
-    case UnaryOp::expm1: return map_unary<T>(x, out, [](T v) { return std::expm1(v); });
-    case UnaryOp::sqrt: return map_unary<T>(x, out, [](T v) { return std::sqrt(v); });
-    case UnaryOp::abs: return map_unary<T>(x, out, [](T v) { return std::abs(v); });
-    case UnaryOp::sign: return map_unary<T>(x, out, [](T v) { return v != v ? v : T((v > 0) - (v < 0)); });
-    case UnaryOp::square: return map_unary<T>(x, out, [](T v) { return v * v; });
-    case UnaryOp::reciprocal: return map_unary<T>(x, out, [](T v) { return T(1) / v; });
-    case UnaryOp::sigmoid: return map_unary<T>(x, out, [](T v) { return T(vsigmoid(D(v))); });
-    case UnaryOp::log_sigmoid: return map_unary<T>(x, out, [](T v) { return T(-vsoftplus(-D(v))); });
-    case UnaryOp::softplus: return map_unary<T>(x, out, [](T v) { return T(vsoftplus(D(v))); });
-    case UnaryOp::tanh: return map_unary<T>(x, out, [](T v) { return std::tanh(v); });
-    case UnaryOp::atan: return map_unary<T>(x, out, [](T v) { return std::atan(v); });
-    case UnaryOp::lgamma: return map_unary<T>(x, out, [](T v) { return T(log_gamma(D(v))); });
-    case UnaryOp::digamma: return map_unary<T>(x, out, [](T v) { return T(digamma(D(v))); });
-    case UnaryOp::trigamma: return map_unary<T>(x, out, [](T v) { return T(trigamma(D(v))); });
-    case UnaryOp::erf: return map_unary<T>(x, out, [](T v) { return std::erf(v); });
-    case UnaryOp::erfc: return map_unary<T>(x, out, [](T v) { return std::erfc(v); });
-    case UnaryOp::floor: return map_unary<T>(x, out, [](T v) { return std::floor(v); });
-    case UnaryOp::logical_not: break;
+    case UnaryOp::neg: return use([](T v) { return T(-v); });
+    case UnaryOp::exp: return use([](T v) { return T(vexp(D(v))); });
+    case UnaryOp::log: return use([](T v) { return T(vlog(D(v))); });
+    case UnaryOp::log1p: return use([](T v) { return T(vlog1p(D(v))); });
+    case UnaryOp::expm1: return use([](T v) { return std::expm1(v); });
+    case UnaryOp::sqrt: return use([](T v) { return std::sqrt(v); });
+    case UnaryOp::abs: return use([](T v) { return std::abs(v); });
+    case UnaryOp::sign: return use([](T v) { return v != v ? v : T((v > 0) - (v < 0)); });
+    case UnaryOp::square: return use([](T v) { return v * v; });
+    case UnaryOp::reciprocal: return use([](T v) { return T(1) / v; });
+    case UnaryOp::sigmoid: return use([](T v) { return T(vsigmoid(D(v))); });
+    case UnaryOp::log_sigmoid: return use([](T v) { return T(-vsoftplus(-D(v))); });
+    case UnaryOp::softplus: return use([](T v) { return T(vsoftplus(D(v))); });
+    case UnaryOp::tanh: return use([](T v) { return std::tanh(v); });
+    case UnaryOp::atan: return use([](T v) { return std::atan(v); });
+    case UnaryOp::lgamma: return use([](T v) { return T(log_gamma(D(v))); });
+    case UnaryOp::digamma: return use([](T v) { return T(digamma(D(v))); });
+    case UnaryOp::trigamma: return use([](T v) { return T(trigamma(D(v))); });
+    case UnaryOp::erf: return use([](T v) { return std::erf(v); });
+    case UnaryOp::erfc: return use([](T v) { return std::erfc(v); });
+    case UnaryOp::floor: return use([](T v) { return std::floor(v); });
+    case UnaryOp::logical_not: return false;
   }
-  detail::fail("unary ", name(op), ": not defined for floating tensors");
+  return false;
 }
 
 template <class T>
@@ -109,17 +111,6 @@ void map_binary(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   });
 }
 
-// A special function f(double, double), evaluated in double and rounded to T. prim::binary gives
-// these ops floating operands only.
-template <class T>
-void map_special(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out, double (*f)(double, double)) {
-  if constexpr (std::is_floating_point_v<T>) {
-    map_binary<T, T>(a, b, out, [f](T x, T y) { return T(f(double(x), double(y))); });
-  } else {
-    detail::fail("binary ", name(op), ": not defined for integer tensors");
-  }
-}
-
 template <class T>
 T nan_max(T x, T y) {
   return (x > y || x != x) ? x : y;
@@ -129,27 +120,73 @@ T nan_min(T x, T y) {
   return (x < y || x != x) ? x : y;
 }
 
-template <class T>
-void binary_typed(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+// Calls use(f) with the element function f(T, T) of op, a captureless lambda as for unary ops.
+// Returns false for an op not defined on T.
+template <class T, class Use>
+bool with_binary_function(BinaryOp op, Use&& use) {
   switch (op) {
-    case BinaryOp::add: return map_binary<T, T>(a, b, out, [](T x, T y) { return T(x + y); });
-    case BinaryOp::sub: return map_binary<T, T>(a, b, out, [](T x, T y) { return T(x - y); });
-    case BinaryOp::mul: return map_binary<T, T>(a, b, out, [](T x, T y) { return T(x * y); });
-    case BinaryOp::div: return map_binary<T, T>(a, b, out, [](T x, T y) { return T(x / y); });
-    case BinaryOp::pow: return map_binary<T, T>(a, b, out, [](T x, T y) { return T(std::pow(x, y)); });
-    case BinaryOp::maximum: return map_binary<T, T>(a, b, out, nan_max<T>);
-    case BinaryOp::minimum: return map_binary<T, T>(a, b, out, nan_min<T>);
-    case BinaryOp::igamma: return map_special<T>(op, a, b, out, igamma_p);
-    case BinaryOp::igammac: return map_special<T>(op, a, b, out, igamma_q);
-    case BinaryOp::eq: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x == y; });
-    case BinaryOp::ne: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x != y; });
-    case BinaryOp::lt: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x < y; });
-    case BinaryOp::le: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x <= y; });
-    case BinaryOp::gt: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x > y; });
-    case BinaryOp::ge: return map_binary<T, bool>(a, b, out, [](T x, T y) { return x >= y; });
-    case BinaryOp::logical_and: return map_binary<T, bool>(a, b, out, [](T x, T y) { return bool(x) && bool(y); });
-    case BinaryOp::logical_or: return map_binary<T, bool>(a, b, out, [](T x, T y) { return bool(x) || bool(y); });
+    case BinaryOp::add: return use([](T x, T y) { return T(x + y); });
+    case BinaryOp::sub: return use([](T x, T y) { return T(x - y); });
+    case BinaryOp::mul: return use([](T x, T y) { return T(x * y); });
+    case BinaryOp::div: return use([](T x, T y) { return T(x / y); });
+    case BinaryOp::pow: return use([](T x, T y) { return T(std::pow(x, y)); });
+    case BinaryOp::maximum: return use([](T x, T y) { return nan_max(x, y); });
+    case BinaryOp::minimum: return use([](T x, T y) { return nan_min(x, y); });
+    // Evaluated in double and rounded to T; prim::binary gives these ops floating operands only.
+    case BinaryOp::igamma:
+    case BinaryOp::igammac:
+      if constexpr (std::is_floating_point_v<T>) {
+        if (op == BinaryOp::igamma) return use([](T x, T y) { return T(igamma_p(double(x), double(y))); });
+        return use([](T x, T y) { return T(igamma_q(double(x), double(y))); });
+      }
+      return false;
+    case BinaryOp::eq: return use([](T x, T y) { return x == y; });
+    case BinaryOp::ne: return use([](T x, T y) { return x != y; });
+    case BinaryOp::lt: return use([](T x, T y) { return x < y; });
+    case BinaryOp::le: return use([](T x, T y) { return x <= y; });
+    case BinaryOp::gt: return use([](T x, T y) { return x > y; });
+    case BinaryOp::ge: return use([](T x, T y) { return x >= y; });
+    case BinaryOp::logical_and: return use([](T x, T y) { return bool(x) && bool(y); });
+    case BinaryOp::logical_or: return use([](T x, T y) { return bool(x) || bool(y); });
   }
+  return false;
+}
+
+// Bound kernels: the loops of map_unary and map_binary for an output small enough to run on one
+// thread there, with the same element function, so the same bits.
+template <class T, class F>
+void run_bound_unary(const BoundKernel& k) {
+  const F f{};
+  const T* in = static_cast<const T*>(k.a);
+  T* o = static_cast<T*>(k.out);
+#pragma omp simd
+  for (std::int64_t i = 0; i < k.n; ++i) o[i] = f(in[i]);
+}
+
+enum class Operands { same_shape, scalar_b, scalar_a };
+
+template <class T, class F, Operands kind>
+void run_bound_binary(const BoundKernel& k) {
+  using R = std::invoke_result_t<F, T, T>;
+  const F f{};
+  const T* pa = static_cast<const T*>(k.a);
+  const T* pb = static_cast<const T*>(k.b);
+  R* po = static_cast<R*>(k.out);
+  if constexpr (kind == Operands::same_shape) {
+    for (std::int64_t i = 0; i < k.n; ++i) po[i] = f(pa[i], pb[i]);
+  } else if constexpr (kind == Operands::scalar_b) {
+    const T y = *pb;
+    for (std::int64_t i = 0; i < k.n; ++i) po[i] = f(pa[i], y);
+  } else {
+    const T x = *pa;
+    for (std::int64_t i = 0; i < k.n; ++i) po[i] = f(x, pb[i]);
+  }
+}
+
+// Calls are bound only where map_unary/map_binary run one serial loop (parallel_chunks' threshold),
+// for floating operands.
+bool bindable(const Tensor& operand, const Tensor& out) {
+  return is_floating(operand.dtype()) && out.numel() < 2 * kParallelGrain;
 }
 
 }  // namespace
@@ -186,9 +223,17 @@ void CpuBackend::cast(const Tensor& x, Tensor& out) {
 }
 
 void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
+  const auto floating = [&](auto zero) {
+    using T = decltype(zero);
+    const bool defined = with_unary_function<T>(op, [&](auto f) {
+      map_unary<T>(x, out, f);
+      return true;
+    });
+    VARIATE_CHECK(defined, "unary ", name(op), ": not defined for floating tensors");
+  };
   switch (x.dtype()) {
-    case DType::f64: return unary_float<double>(op, x, out);
-    case DType::f32: return unary_float<float>(op, x, out);
+    case DType::f64: return floating(0.0);
+    case DType::f32: return floating(0.0f);
     case DType::i64: return unary_integer<std::int64_t>(op, x, out);
     case DType::i32: return unary_integer<std::int32_t>(op, x, out);
     case DType::boolean:
@@ -198,7 +243,55 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
 }
 
 void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
-  dispatch_dtype(a.dtype(), [&](auto zero) { binary_typed<decltype(zero)>(op, a, b, out); });
+  dispatch_dtype(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const bool defined = with_binary_function<T>(op, [&](auto f) {
+      map_binary<T, std::invoke_result_t<decltype(f), T, T>>(a, b, out, f);
+      return true;
+    });
+    VARIATE_CHECK(defined, "binary ", name(op), ": not defined for integer tensors");
+  });
+}
+
+BoundKernel CpuBackend::bind_unary(UnaryOp op, const Tensor& x, Tensor& out) {
+  BoundKernel k;
+  if (!bindable(x, out) || x.dtype() != out.dtype()) return k;
+  dispatch_dtype(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_floating_point_v<T>) {
+      with_unary_function<T>(op, [&](auto f) {
+        k = {&run_bound_unary<T, decltype(f)>, x.data<T>(), nullptr, out.data<T>(), out.numel()};
+        return true;
+      });
+    }
+  });
+  return k;
+}
+
+BoundKernel CpuBackend::bind_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+  BoundKernel k;
+  if (!bindable(a, out) || a.dtype() != b.dtype()) return k;
+  const bool same = a.shape() == out.shape() && b.shape() == out.shape();
+  const bool scalar_b = !same && b.numel() == 1 && a.shape() == out.shape();
+  const bool scalar_a = !same && !scalar_b && a.numel() == 1 && b.shape() == out.shape();
+  if (!same && !scalar_b && !scalar_a) return k;
+  dispatch_dtype(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_floating_point_v<T>) {
+      with_binary_function<T>(op, [&](auto f) {
+        using F = decltype(f);
+        k.run = same ? &run_bound_binary<T, F, Operands::same_shape>
+                : scalar_b ? &run_bound_binary<T, F, Operands::scalar_b>
+                           : &run_bound_binary<T, F, Operands::scalar_a>;
+        k.a = a.data<T>();
+        k.b = b.data<T>();
+        k.out = out.data<std::invoke_result_t<F, T, T>>();
+        k.n = out.numel();
+        return true;
+      });
+    }
+  });
+  return k;
 }
 
 void CpuBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {

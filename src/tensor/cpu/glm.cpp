@@ -91,8 +91,8 @@ void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t
     }
   };
   std::int64_t i = 0;
-  for (; i + R <= rows; i += R) dot_tile<T, R, N>(x + i * d, d, wt, kp, i, terms);
-  for (; i < rows; ++i) dot_tile<T, 1, N>(x + i * d, d, wt, kp, i, terms);
+  for (; i + R <= rows; i += R) dot_tile<T, R, N>(x + i * d, d, d, wt, kp, i, terms);
+  for (; i < rows; ++i) dot_tile<T, 1, N>(x + i * d, d, d, wt, kp, i, terms);
   for (int j = 0; j < N; ++j) lp[j] = ga[j] = 0;
   for (int s = 0; s < slots; ++s) {
     lp[s % N] += slot_lp[s];

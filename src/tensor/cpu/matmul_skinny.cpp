@@ -337,8 +337,8 @@ void dot_forward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k,
         for (int l = 0; l < count; ++l) out[row * N + first + l] = sums[l];
       }
     };
-    for (; i + R <= r1; i += R) dot_tile<T, R, N>(a + i * k, k, bt, kp, i, store);
-    for (; i < r1; ++i) dot_tile<T, 1, N>(a + i * k, k, bt, kp, i, store);
+    for (; i + R <= r1; i += R) dot_tile<T, R, N>(a + i * k, k, k, bt, kp, i, store);
+    for (; i < r1; ++i) dot_tile<T, 1, N>(a + i * k, k, k, bt, kp, i, store);
   });
 }
 
