@@ -77,6 +77,7 @@ class RecordingBackend final : public Backend {
 
   void fill(Tensor& out, double value) override {
     record({}, {&out}, [&k = k_, out, value]() mutable { k.fill(out, value); });
+    bind_last([&] { return k_.bind_fill(out, value); });
   }
   void copy(const Tensor& x, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, out]() mutable { k.copy(x, out); });
@@ -107,6 +108,7 @@ class RecordingBackend final : public Backend {
     record({&x}, {&out}, [&k = k_, op, x, axes, n = reduced.size(), out]() mutable {
       k.reduce(op, x, {axes.get(), n}, out);
     });
+    bind_last([&] { return k_.bind_reduce(op, x, reduced, out); });
   }
   void argmax(const Tensor& x, int axis, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, axis, out]() mutable { k.argmax(x, axis, out); });
@@ -131,11 +133,13 @@ class RecordingBackend final : public Backend {
   }
   void slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, axis, start, step, out]() mutable { k.slice(x, axis, start, step, out); });
+    bind_last([&] { return k_.bind_slice(x, axis, start, step, out); });
   }
   // The accumulating kernels read what they add to.
   void slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override {
     record({&x, &out}, {&out},
            [&k = k_, x, axis, start, step, out]() mutable { k.slice_add(x, axis, start, step, out); });
+    bind_last([&] { return k_.bind_slice_add(x, axis, start, step, out); });
   }
   void concat(std::span<const Tensor> xs, int axis, Tensor& out) override {
     std::vector<const Tensor*> reads;

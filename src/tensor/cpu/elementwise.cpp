@@ -183,10 +183,14 @@ void run_bound_binary(const BoundKernel& k) {
   }
 }
 
-// Calls are bound only where map_unary/map_binary run one serial loop (parallel_chunks' threshold),
-// for floating operands.
-bool bindable(const Tensor& operand, const Tensor& out) {
-  return is_floating(operand.dtype()) && out.numel() < 2 * kParallelGrain;
+// Calls are bound only where map_unary/map_binary/fill run one serial loop (parallel_chunks'
+// threshold).
+bool serial(const Tensor& out) { return out.numel() < 2 * kParallelGrain; }
+
+template <class T>
+void run_bound_fill(const BoundKernel& k) {
+  T* o = static_cast<T*>(k.out);
+  std::fill(o, o + k.n, static_cast<T>(k.value));
 }
 
 }  // namespace
@@ -253,9 +257,19 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
   });
 }
 
+BoundKernel CpuBackend::bind_fill(Tensor& out, double value) {
+  BoundKernel k;
+  if (!serial(out)) return k;
+  dispatch_dtype(out.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    k = {&run_bound_fill<T>, nullptr, nullptr, out.data<T>(), out.numel(), 1, value};
+  });
+  return k;
+}
+
 BoundKernel CpuBackend::bind_unary(UnaryOp op, const Tensor& x, Tensor& out) {
   BoundKernel k;
-  if (!bindable(x, out) || x.dtype() != out.dtype()) return k;
+  if (!serial(out) || !is_floating(x.dtype()) || x.dtype() != out.dtype()) return k;
   dispatch_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_floating_point_v<T>) {
@@ -270,26 +284,24 @@ BoundKernel CpuBackend::bind_unary(UnaryOp op, const Tensor& x, Tensor& out) {
 
 BoundKernel CpuBackend::bind_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   BoundKernel k;
-  if (!bindable(a, out) || a.dtype() != b.dtype()) return k;
+  if (!serial(out) || a.dtype() != b.dtype()) return k;
   const bool same = a.shape() == out.shape() && b.shape() == out.shape();
   const bool scalar_b = !same && b.numel() == 1 && a.shape() == out.shape();
   const bool scalar_a = !same && !scalar_b && a.numel() == 1 && b.shape() == out.shape();
   if (!same && !scalar_b && !scalar_a) return k;
   dispatch_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (std::is_floating_point_v<T>) {
-      with_binary_function<T>(op, [&](auto f) {
-        using F = decltype(f);
-        k.run = same ? &run_bound_binary<T, F, Operands::same_shape>
-                : scalar_b ? &run_bound_binary<T, F, Operands::scalar_b>
-                           : &run_bound_binary<T, F, Operands::scalar_a>;
-        k.a = a.data<T>();
-        k.b = b.data<T>();
-        k.out = out.data<std::invoke_result_t<F, T, T>>();
-        k.n = out.numel();
-        return true;
-      });
-    }
+    with_binary_function<T>(op, [&](auto f) {
+      using F = decltype(f);
+      k.run = same       ? &run_bound_binary<T, F, Operands::same_shape>
+              : scalar_b ? &run_bound_binary<T, F, Operands::scalar_b>
+                         : &run_bound_binary<T, F, Operands::scalar_a>;
+      k.a = a.data<T>();
+      k.b = b.data<T>();
+      k.out = out.data<std::invoke_result_t<F, T, T>>();
+      k.n = out.numel();
+      return true;
+    });
   });
   return k;
 }

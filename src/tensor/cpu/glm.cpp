@@ -6,9 +6,10 @@
 // Up to four states (chains): the forward product is dot_tile's inner-product form, and each tile's
 // row terms (exp, log, a division) are computed as soon as its products are, so that this
 // arithmetic overlaps the memory stream of the following rows instead of waiting for it. (4 chains,
-// N = 1e5, D = 51: 5.1-6.2 ms per gradient with the row terms in a pass of their own, measured with
-// bench/logistic_gradient; see the commit for the fused figure.) More states use the skinny kernels
-// of matmul_skinny.cpp (up to 32) or Eigen's GEMM, and a separate pass for the row terms.
+// N = 1e5, D = 51, bench/logistic_gradient: time over the read-once floor from 3.4-3.6 to 1.5-1.9 in
+// f64 and from 3.3-4.2 to 2.0-2.8 in f32, against the row terms in a pass of their own.) More states
+// use the skinny kernels of matmul_skinny.cpp (up to 32) or Eigen's GEMM, and a separate pass for
+// the row terms.
 #include <Eigen/Core>
 #include <cmath>
 

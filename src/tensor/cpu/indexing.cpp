@@ -108,6 +108,56 @@ void CpuBackend::slice_add(const Tensor& x, int axis, std::int64_t start, std::i
   });
 }
 
+namespace {
+
+// Bound slices (tensor/replay.hpp): the leading axis with step 1, one contiguous range, small enough
+// that for_rows runs it on one thread.
+template <class T>
+void run_bound_slice(const BoundKernel& k) {
+  const T* src = static_cast<const T*>(k.a);
+  std::copy(src, src + k.n, static_cast<T*>(k.out));
+}
+
+template <class T>
+void run_bound_slice_add(const BoundKernel& k) {
+  const T* src = static_cast<const T*>(k.a);
+  T* dst = static_cast<T*>(k.out);
+  for (std::int64_t i = 0; i < k.n; ++i) dst[i] = T(dst[i] + src[i]);
+}
+
+// The offset, in elements, of the contiguous range [start, start + part.dim(axis)) along `axis` of
+// whole, or -1 when that range is not contiguous or not small.
+std::int64_t contiguous_range(const Shape& whole, const Shape& part, int axis, std::int64_t start, std::int64_t step) {
+  const AxisView w = axis_view(whole, axis), p = axis_view(part, axis);
+  const bool one_range = w.outer == 1 && (step == 1 || p.n == 1);
+  return one_range && p.n * p.inner < kParallelGrain ? start * w.inner : -1;
+}
+
+}  // namespace
+
+BoundKernel CpuBackend::bind_slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) {
+  const std::int64_t offset = contiguous_range(x.shape(), out.shape(), axis, start, step);
+  if (offset < 0 || x.dtype() == DType::boolean) return {};
+  BoundKernel k;
+  dispatch_dtype(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    k = {&run_bound_slice<T>, x.data<T>() + offset, nullptr, out.data<T>(), out.numel()};
+  });
+  return k;
+}
+
+BoundKernel CpuBackend::bind_slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step,
+                                       Tensor& out) {
+  const std::int64_t offset = contiguous_range(out.shape(), x.shape(), axis, start, step);
+  if (offset < 0 || x.dtype() == DType::boolean) return {};
+  BoundKernel k;
+  dispatch_dtype(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    k = {&run_bound_slice_add<T>, x.data<T>(), nullptr, out.data<T>() + offset, x.numel()};
+  });
+  return k;
+}
+
 void CpuBackend::concat(std::span<const Tensor> xs, int axis, Tensor& out) {
   // Each input contributes one contiguous block per outer index; copying bytes serves every dtype.
   const AxisView o = axis_view(out.shape(), axis);

@@ -99,28 +99,49 @@ void reduce_into(const Tensor& x, std::span<const bool> reduced, A* out, std::in
     for (std::int64_t i = 0; i < out_n; ++i) out[i] = op(out[i], partial[k * out_n + i]);
 }
 
-template <class T>
-void reduce_typed(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) {
-  using A = std::conditional_t<std::is_same_v<T, float>, double, T>;
-  const std::int64_t n = out.numel();
-  Tensor widened = std::is_same_v<A, T> ? out : Tensor::empty(out.shape(), dtype_of<A>::value);
-  A* acc = widened.data<A>();
+// Calls use(init, f) with op's identity and combining function in the accumulator type A.
+template <class A, class Use>
+void with_reduce_function(ReduceOp op, Use&& use) {
   constexpr bool has_inf = std::numeric_limits<A>::has_infinity;
   const A lowest = has_inf ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
   const A highest = has_inf ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
   switch (op) {
-    case ReduceOp::sum: reduce_into<T>(x, reduced, acc, n, A(0), [](A a, A b) { return A(a + b); }); break;
-    case ReduceOp::prod: reduce_into<T>(x, reduced, acc, n, A(1), [](A a, A b) { return A(a * b); }); break;
-    case ReduceOp::max:
-      reduce_into<T>(x, reduced, acc, n, lowest, [](A a, A b) { return (b > a || b != b) ? b : a; });
-      break;
-    case ReduceOp::min:
-      reduce_into<T>(x, reduced, acc, n, highest, [](A a, A b) { return (b < a || b != b) ? b : a; });
-      break;
+    case ReduceOp::sum: return use(A(0), [](A a, A b) { return A(a + b); });
+    case ReduceOp::prod: return use(A(1), [](A a, A b) { return A(a * b); });
+    case ReduceOp::max: return use(lowest, [](A a, A b) { return (b > a || b != b) ? b : a; });
+    case ReduceOp::min: return use(highest, [](A a, A b) { return (b < a || b != b) ? b : a; });
   }
+}
+
+// Sums of float tensors are accumulated in double.
+template <class T>
+using Accumulator = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
+template <class T>
+void reduce_typed(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) {
+  using A = Accumulator<T>;
+  const std::int64_t n = out.numel();
+  Tensor widened = std::is_same_v<A, T> ? out : Tensor::empty(out.shape(), dtype_of<A>::value);
+  A* acc = widened.data<A>();
+  with_reduce_function<A>(op, [&](A init, auto f) { reduce_into<T>(x, reduced, acc, n, init, f); });
   if constexpr (!std::is_same_v<A, T>) {
     T* o = out.data<T>();
     for (std::int64_t i = 0; i < n; ++i) o[i] = T(acc[i]);
+  }
+}
+
+// A bound reduction (tensor/replay.hpp): k.rows runs of k.n contiguous elements, each reduced into
+// one output from the identity k.value, as reduce_into's single-block loops do (so the same bits).
+template <class T, class F>
+void run_bound_reduce(const BoundKernel& k) {
+  using A = Accumulator<T>;
+  const F f{};
+  const T* x = static_cast<const T*>(k.a);
+  T* out = static_cast<T*>(k.out);
+  for (std::int64_t r = 0; r < k.rows; ++r) {
+    A acc = A(k.value);
+    for (std::int64_t i = 0; i < k.n; ++i) acc = f(acc, A(x[r * k.n + i]));
+    out[r] = T(acc);
   }
 }
 
@@ -146,6 +167,32 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& x, std::span<const bool> redu
     case DType::i32: return reduce_typed<std::int32_t>(op, x, reduced, out);
     case DType::boolean: detail::fail("reduce: bool tensors must be cast before reducing");
   }
+}
+
+BoundKernel CpuBackend::bind_reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) {
+  // Bound: floating x small enough for one block, reduced as a whole or over its trailing axes.
+  if (!is_floating(x.dtype()) || x.numel() == 0 || x.numel() > kParallelGrain) return {};
+  const MergedAxes m = merge_axes(x.shape(), reduced);
+  std::int64_t rows = 1, n = 1;
+  if (m.rank == 1 && m.reduced[0]) {
+    n = m.dims[0];
+  } else if (m.rank == 2 && !m.reduced[0] && m.reduced[1]) {
+    rows = m.dims[0];
+    n = m.dims[1];
+  } else if (m.rank != 0) {
+    return {};
+  }
+  BoundKernel k;
+  const auto bind = [&](auto zero) {
+    using T = decltype(zero);
+    using A = Accumulator<T>;
+    with_reduce_function<A>(op, [&](A init, auto f) {
+      k = {&run_bound_reduce<T, decltype(f)>, x.data<T>(), nullptr, out.data<T>(), n, rows, double(init)};
+    });
+  };
+  if (x.dtype() == DType::f64) bind(0.0);
+  else bind(0.0f);
+  return k;
 }
 
 void CpuBackend::argmax(const Tensor& x, int axis, Tensor& out) {
