@@ -95,6 +95,7 @@ class RecordingBackend final : public Backend {
   }
   void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override {
     record({&cond, &a, &b}, {&out}, [&k = k_, cond, a, b, out]() mutable { k.where(cond, a, b, out); });
+    bind_last([&] { return k_.bind_where(cond, a, b, out); });
   }
   void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) override {
     record({&a, &b, &x}, {&out}, [&k = k_, a, b, x, out]() mutable { k.betainc(a, b, x, out); });

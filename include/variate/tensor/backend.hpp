@@ -32,9 +32,10 @@ struct BoundKernel {
   const void* a = nullptr;
   const void* b = nullptr;
   void* out = nullptr;
-  std::int64_t n = 0;     // elements (bytes for a copy), per row for a row-wise kernel
-  std::int64_t rows = 1;  // for a row-wise kernel (a reduction over the last axes)
-  double value = 0;       // a constant of the call (a reduction's identity)
+  std::int64_t n = 0;       // elements; per row for a row-wise kernel
+  std::int64_t rows = 1;    // for a row-wise kernel (a reduction over the last axes)
+  double value = 0;         // a constant of the call (a fill's value, a reduction's identity)
+  const void* c = nullptr;  // a third operand (where's condition)
 };
 
 class Backend {
@@ -57,10 +58,11 @@ class Backend {
   virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) = 0;
   /// unary(op, x, out) or binary(op, a, b, out) bound to these tensors' elements, which must stay
   /// alive as long as it is used; one with run == nullptr where the backend binds no such call. The
-  /// same for fill above and reduce, slice and slice_add below.
+  /// same for fill and where around them and reduce, slice and slice_add below.
   virtual BoundKernel bind_unary(UnaryOp, const Tensor&, Tensor&) { return {}; }
   virtual BoundKernel bind_binary(BinaryOp, const Tensor&, const Tensor&, Tensor&) { return {}; }
   virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  virtual BoundKernel bind_where(const Tensor&, const Tensor&, const Tensor&, Tensor&) { return {}; }
   /// The regularized incomplete beta function I_x(a, b); all three are floating, of out's dtype.
   virtual void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) = 0;
   virtual void broadcast_to(const Tensor& x, Tensor& out) = 0;

@@ -20,6 +20,7 @@ class CpuBackend final : public Backend {
   BoundKernel bind_unary(UnaryOp op, const Tensor& x, Tensor& out) override;
   BoundKernel bind_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override;
   void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override;
+  BoundKernel bind_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override;
   void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) override;
   void broadcast_to(const Tensor& x, Tensor& out) override;
 

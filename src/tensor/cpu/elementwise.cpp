@@ -1,7 +1,9 @@
 // Element-wise kernels: fill, copy, cast, unary and binary math, where, broadcast_to.
 #include <cmath>
+#include <array>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "tensor/cpu/special_functions.hpp"
 #include "tensor/cpu/strided_loop.hpp"
@@ -187,6 +189,22 @@ void run_bound_binary(const BoundKernel& k) {
 // threshold).
 bool serial(const Tensor& out) { return out.numel() < 2 * kParallelGrain; }
 
+// where(cond, a, b): each operand of the output's shape or a scalar (Scalar*: read at 0).
+template <class T, bool ScalarCond, bool ScalarA, bool ScalarB>
+void run_bound_where(const BoundKernel& k) {
+  const bool* pc = static_cast<const bool*>(k.c);
+  const T* pa = static_cast<const T*>(k.a);
+  const T* pb = static_cast<const T*>(k.b);
+  T* po = static_cast<T*>(k.out);
+  for (std::int64_t i = 0; i < k.n; ++i)
+    po[i] = pc[ScalarCond ? 0 : i] ? pa[ScalarA ? 0 : i] : pb[ScalarB ? 0 : i];
+}
+
+template <class T, std::size_t... Case>  // Case: bit 2 cond, bit 1 a, bit 0 b scalar
+constexpr std::array<void (*)(const BoundKernel&), 8> where_runners(std::index_sequence<Case...>) {
+  return {&run_bound_where<T, bool(Case & 4), bool(Case & 2), bool(Case & 1)>...};
+}
+
 template <class T>
 void run_bound_fill(const BoundKernel& k) {
   T* o = static_cast<T*>(k.out);
@@ -255,6 +273,23 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
     });
     VARIATE_CHECK(defined, "binary ", name(op), ": not defined for integer tensors");
   });
+}
+
+BoundKernel CpuBackend::bind_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
+  BoundKernel k;
+  const auto operand = [&](const Tensor& t, bool& scalar) {
+    scalar = t.numel() == 1 && out.numel() != 1;
+    return scalar || t.shape() == out.shape();
+  };
+  bool sc = false, sa = false, sb = false;
+  if (!serial(out) || !operand(cond, sc) || !operand(a, sa) || !operand(b, sb)) return k;
+  dispatch_dtype(out.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    static constexpr auto runners = where_runners<T>(std::make_index_sequence<8>{});
+    k = {runners[sc * 4 + sa * 2 + sb], a.data<T>(), b.data<T>(), out.data<T>(), out.numel()};
+    k.c = cond.data<bool>();
+  });
+  return k;
 }
 
 BoundKernel CpuBackend::bind_fill(Tensor& out, double value) {
