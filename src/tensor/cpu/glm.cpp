@@ -68,36 +68,55 @@ void rows_terms(const double* y, double* z_io, std::int64_t rows, double alpha, 
 // One block of rows with N <= 4 states, fused: z = x_b w^T a tile of rows at a time (wt: w packed
 // by pack_dot_columns), each tile's row terms at once (in T), g (rows x N) for the backward product.
 // Each result slot of a tile (row r, state j: slot r N + j) sums its own terms over the block, and
-// the slots are added in order at the end: the additions depend only on the shape.
+// the slots are added in order at the end: the additions depend only on the shape. Labels, alphas,
+// terms and sums move a vector at a time (lane l of a tile's vector `first / W` is slot first + l),
+// so that the only scalar work per tile is the loop GCC vectorizes, over whole vectors in memory.
 template <class T, int N>
 void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
                          const T* alpha, T* g, double* lp, double* ga) {
-  using Vec = typename Simd<T>::Vec;
-  constexpr int W = Simd<T>::lanes, R = dot_tile_rows(N), slots = R * N;
-  T alpha_slot[slots];
-  for (int s = 0; s < slots; ++s) alpha_slot[s] = alpha[s % N];
-  double slot_lp[slots] = {}, slot_ga[slots] = {};
-  auto terms = [&](std::int64_t row, int first, int count, const Vec& sums) {
-    T y_lane[W], z_lane[W], lp_lane[W], g_lane[W];
+  using S = Simd<T>;
+  using Vec = typename S::Vec;
+  constexpr int W = S::lanes, R = dot_tile_rows(N), slots = R * N, vectors = (slots + W - 1) / W;
+  typedef double Wide __attribute__((vector_size(W * sizeof(double))));  // a Vec's lanes in double
+  // Per vector of slots: alpha of each lane's state, and the index of its row in the tile (padding
+  // lanes repeat the last slot, so every lane holds finite values).
+  Vec alpha_lanes[vectors];
+  typename S::Mask row_of_lane[vectors];
+  for (int v = 0; v < vectors; ++v)
     for (int l = 0; l < W; ++l) {
-      const int s = first + (l < count ? l : 0);  // padding lanes repeat the first: no read past y
-      y_lane[l] = y[row + s / N];
-      z_lane[l] = sums[l] + alpha_slot[s];
+      const int s = std::min(v * W + l, slots - 1);
+      alpha_lanes[v][l] = alpha[s % N];
+      row_of_lane[v][l] = typename S::Index(s / N);
     }
+  typename S::Mask lane_ids;
+  for (int l = 0; l < W; ++l) lane_ids[l] = typename S::Index(l);
+  Wide slot_lp[vectors] = {}, slot_ga[vectors] = {};
+  auto terms = [&](std::int64_t row, int first, int count, const Vec& sums) {
+    const int v = first / W;
+    alignas(64) T y_lane[W], z_lane[W], lp_lane[W], g_lane[W];
+    const Vec labels = S::load_first(y + row, std::min<std::int64_t>(R, rows - row));
+    S::store(y_lane, __builtin_shuffle(labels, row_of_lane[v]));
+    S::store(z_lane, sums + alpha_lanes[v]);
     for (int l = 0; l < W; ++l) row_terms(y_lane[l], z_lane[l], lp_lane[l], g_lane[l]);
-    for (int l = 0; l < count; ++l) {
-      slot_lp[first + l] += double(lp_lane[l]);
-      slot_ga[first + l] += double(g_lane[l]);
-      g[row * N + first + l] = g_lane[l];
+    Vec lpv = S::load(lp_lane), gv = S::load(g_lane);
+    if (count == W) {
+      S::store(g + row * N + first, gv);
+    } else {  // a single-row tile, or the last vector of slots: lanes past count are not slots of it
+      for (int l = 0; l < count; ++l) g[row * N + first + l] = gv[l];
+      const auto kept = lane_ids < typename S::Index(count);
+      lpv = kept ? lpv : Vec{};
+      gv = kept ? gv : Vec{};
     }
+    slot_lp[v] += __builtin_convertvector(lpv, Wide);
+    slot_ga[v] += __builtin_convertvector(gv, Wide);
   };
   std::int64_t i = 0;
   for (; i + R <= rows; i += R) dot_tile<T, R, N>(x + i * d, d, d, wt, kp, i, terms);
   for (; i < rows; ++i) dot_tile<T, 1, N>(x + i * d, d, d, wt, kp, i, terms);
   for (int j = 0; j < N; ++j) lp[j] = ga[j] = 0;
   for (int s = 0; s < slots; ++s) {
-    lp[s % N] += slot_lp[s];
-    ga[s % N] += slot_ga[s];
+    lp[s % N] += slot_lp[s / W][s % W];
+    ga[s % N] += slot_ga[s / W][s % W];
   }
 }
 

@@ -36,7 +36,7 @@ struct Simd {
     return v;
   }
   static void store(T* p, const Vec& v) { std::memcpy(p, &v, sizeof v); }
-  // The first `count` (< lanes) elements at p, zero in the other lanes, reading nothing past them.
+  // The first `count` (<= lanes) elements at p, zero in the other lanes, reading nothing past them.
   // AVX-512 loads them with one masked load; elsewhere they go through memory (a copy, then a
   // reload), which stalls on store forwarding.
   static Vec load_first(const T* p, int count) {
