@@ -78,15 +78,16 @@ void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t
   using Vec = typename S::Vec;
   constexpr int W = S::lanes, R = dot_tile_rows(N), slots = R * N, vectors = (slots + W - 1) / W;
   typedef double Wide __attribute__((vector_size(W * sizeof(double))));  // a Vec's lanes in double
-  // Per vector of slots: alpha of each lane's state, and the index of its row in the tile (padding
-  // lanes repeat the last slot, so every lane holds finite values).
+  // Per vector of slots: alpha of each lane's state, and the row of each lane counted from the
+  // vector's first row (padding lanes repeat the last slot, so every lane holds finite values). A
+  // vector's W slots span at most W rows, so their labels fit in one vector.
   Vec alpha_lanes[vectors];
   typename S::Mask row_of_lane[vectors];
   for (int v = 0; v < vectors; ++v)
     for (int l = 0; l < W; ++l) {
       const int s = std::min(v * W + l, slots - 1);
       alpha_lanes[v][l] = alpha[s % N];
-      row_of_lane[v][l] = typename S::Index(s / N);
+      row_of_lane[v][l] = typename S::Index(s / N - v * W / N);
     }
   typename S::Mask lane_ids;
   for (int l = 0; l < W; ++l) lane_ids[l] = typename S::Index(l);
@@ -94,7 +95,8 @@ void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t
   auto terms = [&](std::int64_t row, int first, int count, const Vec& sums) {
     const int v = first / W;
     alignas(64) T y_lane[W], z_lane[W], lp_lane[W], g_lane[W];
-    const Vec labels = S::load_first(y + row, std::min<std::int64_t>(R, rows - row));
+    const std::int64_t first_row = row + first / N;
+    const Vec labels = S::load_first(y + first_row, int(std::min<std::int64_t>(W, rows - first_row)));
     S::store(y_lane, __builtin_shuffle(labels, row_of_lane[v]));
     S::store(z_lane, sums + alpha_lanes[v]);
     for (int l = 0; l < W; ++l) row_terms(y_lane[l], z_lane[l], lp_lane[l], g_lane[l]);
