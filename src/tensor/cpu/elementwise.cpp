@@ -251,7 +251,7 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
       map_unary<T>(x, out, f);
       return true;
     });
-    VARIATE_CHECK(defined, "unary ", name(op), ": not defined for floating tensors");
+    if (!defined) detail::fail("unary ", name(op), ": not defined for floating tensors");
   };
   switch (x.dtype()) {
     case DType::f64: return floating(0.0);
@@ -271,7 +271,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
       map_binary<T, std::invoke_result_t<decltype(f), T, T>>(a, b, out, f);
       return true;
     });
-    VARIATE_CHECK(defined, "binary ", name(op), ": not defined for integer tensors");
+    if (!defined) detail::fail("binary ", name(op), ": not defined for integer tensors");
   });
 }
 
