@@ -29,16 +29,29 @@ class EvaluationPool {
   struct alignas(64) Slot {  // one cache line each, so that claiming one does not disturb the others
     std::atomic<bool> ready{false}, busy{false};
     std::unique_ptr<Evaluation> evaluation;
+    std::atomic<std::int64_t> replays{0};  // written by the thread holding the slot only
   };
 
+  // Starts from the slot this thread took last, which is usually free: threads then touch only
+  // their own slots' cache lines, and a claim costs one uncontended exchange.
   Slot* take(std::int64_t batch) {
+    static thread_local int last = 0;
     const int n = std::min(used_.load(std::memory_order_acquire), kSlots);
-    for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < n; ++k) {
+      const int i = (last + k) % n;
       Slot& s = slots_[std::size_t(i)];
       if (!s.ready.load(std::memory_order_acquire) || s.evaluation->batch != batch) continue;
-      if (!s.busy.exchange(true, std::memory_order_acquire)) return &s;
+      if (!s.busy.load(std::memory_order_relaxed) && !s.busy.exchange(true, std::memory_order_acquire)) {
+        last = i;
+        return &s;
+      }
     }
     return nullptr;
+  }
+  std::int64_t replays() const {
+    std::int64_t total = 0;
+    for (const Slot& s : slots_) total += s.replays.load(std::memory_order_relaxed);
+    return total;
   }
   void give_back(Slot* s) { s->busy.store(false, std::memory_order_release); }
   /// Keeps a new evaluation, free for any thread (dropped if every slot is taken).
@@ -76,9 +89,8 @@ Target make_target(const Unconstrained& space, DType dtype) {
   target.shard_axis = space.shard_axis();
   target.replicated_dimension = space.replicated_dimension();
   auto pool = std::make_shared<EvaluationPool>();
-  auto replayed_calls = std::make_shared<std::atomic<std::int64_t>>(0);
-  target.replayed_calls = replayed_calls;
-  target.evaluate = [&space, dtype, d = space.dimension(), pool, replayed_calls](std::span<const double> positions, std::int64_t batch,
+  target.replayed_calls = [pool] { return pool->replays(); };
+  target.evaluate = [&space, dtype, d = space.dimension(), pool](std::span<const double> positions, std::int64_t batch,
                                                                  std::span<double> log_density,
                                                                  std::span<double> gradient) {
     VARIATE_CHECK(batch >= 1 && std::int64_t(positions.size()) == batch * d &&
@@ -99,12 +111,10 @@ Target make_target(const Unconstrained& space, DType dtype) {
       if (replayed) {
         std::copy_n(e.log_density.data<double>(), batch, log_density.data());
         std::copy_n(e.gradient.data<double>(), batch * d, gradient.data());
+        slot->replays.fetch_add(1, std::memory_order_relaxed);
       }
       pool->give_back(slot);
-      if (replayed) {
-        replayed_calls->fetch_add(1, std::memory_order_relaxed);
-        return;
-      }
+      if (replayed) return;
       // The computation took another path at these values: evaluate it normally.
     }
     // A single position stays rank 1, so the model sees no batch dimension at all.

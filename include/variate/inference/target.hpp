@@ -2,10 +2,8 @@
 // What a sampler needs from a model: the log density on R^D and its gradient, for a batch of
 // positions at once. One call serves every chain of a vectorized run, so that chains share one
 // pass over the data; a threaded run calls it with one position.
-#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <span>
 #include <string>
 
@@ -28,8 +26,8 @@ struct Target {
   std::string shard_axis;
   std::int64_t replicated_dimension = 0;
   /// How many calls replayed the recorded kernels of an earlier call instead of running the model
-  /// (make_target; docs/inference.md). Null for a target that never replays.
-  std::shared_ptr<const std::atomic<std::int64_t>> replayed_calls;
+  /// (make_target; docs/inference.md). Empty for a target that never replays.
+  std::function<std::int64_t()> replayed_calls;
 };
 
 /// The target of `space.log_density`, evaluated in `dtype` (f64, or f32 for speed when the model's
