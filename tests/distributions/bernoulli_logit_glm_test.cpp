@@ -69,6 +69,7 @@ TEST(BernoulliLogitGLM, ManyStatesShareOnePass) {
 TEST(BernoulliLogitGLM, FusedStatesMatchTheCompositeModelInBothPrecisions) {
   const Data data = make_data(1037, 19);
   for (const DType dtype : {DType::f64, DType::f32}) {
+    // Relative: sums of ~1000 terms in different orders, each rounding at most 1.1e-16 or 6e-8.
     const double tol = dtype == DType::f64 ? 1e-9 : 2e-4;
     const Tensor x = prim::cast(data.x, dtype);
     for (const std::int64_t states : {2, 4}) {
@@ -83,7 +84,8 @@ TEST(BernoulliLogitGLM, FusedStatesMatchTheCompositeModelInBothPrecisions) {
             prim::squeeze(prim::slice(w, 0, c, c + 1), 0));
         EXPECT_NEAR(lp.at(c), one.value.item(), tol * std::abs(one.value.item())) << states << " states, state " << c;
         for (std::int64_t j = 0; j < 19; ++j)
-          EXPECT_NEAR(fused.grads[0].at(c * 19 + j), one.grads[0].at(j), tol * 100) << "state " << c << ", w " << j;
+          EXPECT_NEAR(fused.grads[0].at(c * 19 + j), one.grads[0].at(j), tol * (1 + std::abs(one.grads[0].at(j))))
+              << "state " << c << ", w " << j;
       }
     }
   }

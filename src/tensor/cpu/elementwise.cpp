@@ -304,7 +304,7 @@ BoundKernel CpuBackend::bind_fill(Tensor& out, double value) {
 
 BoundKernel CpuBackend::bind_unary(UnaryOp op, const Tensor& x, Tensor& out) {
   BoundKernel k;
-  if (!serial(out) || !is_floating(x.dtype()) || x.dtype() != out.dtype()) return k;
+  if (!serial(out)) return k;
   dispatch_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_floating_point_v<T>) {

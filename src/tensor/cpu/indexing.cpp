@@ -137,7 +137,7 @@ std::int64_t contiguous_range(const Shape& whole, const Shape& part, int axis, s
 
 BoundKernel CpuBackend::bind_slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) {
   const std::int64_t offset = contiguous_range(x.shape(), out.shape(), axis, start, step);
-  if (offset < 0 || x.dtype() == DType::boolean) return {};
+  if (offset < 0) return {};
   BoundKernel k;
   dispatch_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
@@ -149,7 +149,7 @@ BoundKernel CpuBackend::bind_slice(const Tensor& x, int axis, std::int64_t start
 BoundKernel CpuBackend::bind_slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step,
                                        Tensor& out) {
   const std::int64_t offset = contiguous_range(out.shape(), x.shape(), axis, start, step);
-  if (offset < 0 || x.dtype() == DType::boolean) return {};
+  if (offset < 0) return {};
   BoundKernel k;
   dispatch_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
