@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -89,6 +90,34 @@ TEST(BernoulliLogitGLM, FusedStatesMatchTheCompositeModelInBothPrecisions) {
       }
     }
   }
+}
+
+// One row per call, so that no sum hides a term's error: logits where exp(-|z|) underflows, where
+// 1 + exp(-|z|) rounds to 1 (the log-likelihood is then -exp(-|z|), and the gradient of a label 1
+// is exp(-z) x, both of which must keep their digits) and ordinary ones, for one state and for four
+// (the fused paths) and for six (row terms in a pass of their own), against long double. The tolerance allows a few roundings (exp, log, a
+// division, two sums) of 1.1e-16 each.
+TEST(BernoulliLogitGLM, ExtremeLogitsKeepTheirPrecision) {
+  const double tol = 1e-15;
+  for (const double z : {-1000.0, -40.0, -5.0, 0.0, 0.7, 40.0, 700.0})
+    for (const double y : {0.0, 1.0})
+      for (const std::int64_t states : {1, 4, 6}) {
+        const long double zl = z, e = std::exp(-std::fabs(zl));
+        // y z - max(z, 0) is exact, so the reference keeps ln(1 + e)'s digits.
+        const double lp_expected = double((y * zl - std::max(zl, 0.0L)) - std::log1p(e));
+        const long double sigmoid = z >= 0 ? 1 / (1 + e) : e / (1 + e);
+        const long double complement = z >= 0 ? e / (1 + e) : 1 / (1 + e);
+        const double grad_expected = double((y == 1 ? complement : -sigmoid) * zl);
+        const Tensor x = Tensor::full(Shape{1, 1}, z);
+        const Tensor w = Tensor::ones(Shape{states, 1}), alpha = Tensor::zeros(Shape{states});
+        const auto result = value_and_grad(
+            [&](const Tensor& v) { return sum(dist::BernoulliLogitGLM(x, v, alpha).log_prob(Tensor::vec({y}))); }, w);
+        const Tensor lp = dist::BernoulliLogitGLM(x, w, alpha).log_prob(Tensor::vec({y}));
+        for (std::int64_t c = 0; c < states; ++c) {
+          EXPECT_NEAR(lp.at(c), lp_expected, tol * std::abs(lp_expected)) << "z " << z << ", y " << y;
+          EXPECT_NEAR(result.grads[0].at(c), grad_expected, tol * std::abs(grad_expected)) << "z " << z << ", y " << y;
+        }
+      }
 }
 
 TEST(BernoulliLogitGLM, SinglePrecisionAndThreadCountIndependence) {

@@ -3,13 +3,15 @@
 // once, and its second use (x_b^T g) hits the cache. Blocks have a fixed size and their partial
 // results are combined in block order, so results do not depend on the thread count.
 //
-// Up to four states (chains): the forward product is dot_tile's inner-product form, and each tile's
-// row terms (exp, log, a division) are computed as soon as its products are, so that this
-// arithmetic overlaps the memory stream of the following rows instead of waiting for it. (4 chains,
-// N = 1e5, D = 51, bench/logistic_gradient: time over the read-once floor from 3.4-3.6 to 1.5-1.9 in
-// f64 and from 3.3-4.2 to 2.0-2.8 in f32, against the row terms in a pass of their own.) More states
-// use the skinny kernels of matmul_skinny.cpp (up to 32) or Eigen's GEMM, and a separate pass for
-// the row terms.
+// Up to four states (chains): the forward product is dot_tile's inner-product form; each tile's
+// row terms (exp, a division) are computed as soon as its products are, and its share of x_b^T g
+// right after, from L1, so that all this arithmetic overlaps the memory stream of the following
+// rows instead of waiting for it. Logarithms are taken once per block (see row_terms). (N = 1e5,
+// D = 51, X re-read from cache, against a plain read of X on the same threads: 4 chains on 2
+// threads from 2.8-3.3x that read to 2.1-2.5x in f64 and from 3.5-3.9x to 2.8-3.4x in f32 with the
+// log per block; one chain on 1 thread from 1.4-1.75x to 1.05-1.35x in f64 with x_b^T g per tile.)
+// More states use the skinny kernels of matmul_skinny.cpp (up to 32) or Eigen's GEMM, and a
+// separate pass for the row terms.
 #include <Eigen/Core>
 #include <cmath>
 
@@ -23,23 +25,32 @@ namespace {
 
 constexpr std::int64_t kRowsPerBlock = 512;  // 512 x 51 doubles ~ 200 KB: stays in L2
 constexpr int kFusedMaxStates = 4;
+// A block's products of u = 1 + e^-|z| in [1, 2] (see row_terms) must stay below DBL_MAX = 2^1024.
+static_assert(kRowsPerBlock < 1024);
 
 // The terms of one row and state, with z = x w + alpha: y z - softplus(z) for the log-likelihood,
 // and g = y - sigmoid(z) for the gradient (0 for labels other than 0 and 1, which make the
 // log-likelihood -inf through `invalid_labels`). In the data's precision F: single precision has
 // twice the lanes. Branch-free, so that loops over it vectorize; e = exp(-|z|) serves both softplus
 // and sigmoid.
+//
+// softplus(z) = max(z, 0) + ln(1 + e), and ln(1 + e) = ln u - ((u - 1) - e) / u with u = 1 + e
+// rounded (as vlog1p corrects that rounding). The logarithm is left to the caller: `lp` is the
+// term plus ln u, and the caller subtracts the logarithm of the product of the u's once per block
+// (each u is in [1, 2], so a product of up to 1000 of them stays finite in double), which costs
+// one log for hundreds of terms instead of one each (a log is a division and a degree-10 series).
+// The division by u is shared by the sigmoid and the rounding correction.
 template <class F>
-inline void row_terms(F y, F z, F& lp, F& g) {
+inline void row_terms(F y, F z, F& lp, F& g, F& u) {
   const F one = 1, zero = 0;
   const F e = vexp(z < zero ? z : -z);
-  const F u = one + e, inv_u = one / u;
-  // ln(1 + e) as vlog1p computes it (ln u corrected for the rounding of u), with its division by u
-  // shared with the sigmoid: divisions are the slowest part of these terms.
-  const F softplus = (z > zero ? z : zero) + (vlog_normal(u) - ((u - one) - e) * inv_u);
-  const F sigmoid = (z >= zero ? one : e) * inv_u;
-  lp = y * z - softplus;
-  g = (y == zero) | (y == one) ? y - sigmoid : zero;
+  u = one + e;
+  const F inv_u = one / u;
+  lp = y * z - (z > zero ? z : zero) + ((u - one) - e) * inv_u;
+  // g = 1 - sigmoid(z) = sigmoid(-z) for y = 1, so that it keeps its digits where sigmoid(z) is
+  // near 1, and -sigmoid(z) for y = 0.
+  const F sigmoid_numerator = z >= zero ? one : e, complement_numerator = z >= zero ? e : one;
+  g = (y == one ? complement_numerator : y == zero ? -sigmoid_numerator : zero) * inv_u;
 }
 
 // Nonzero when some label is neither 0 nor 1: |y (1 - y)| is 0 exactly for those two.
@@ -53,27 +64,54 @@ double invalid_labels(const T* y, std::int64_t rows) {
 // For one state: returns sum_i y_i z_i - softplus(z_i) in `lp` and sum_i g_i in `ga`, and overwrites
 // z_i with g_i. The sums are unconditional (GCC does not vectorize conditional reductions).
 void rows_terms(const double* y, double* z_io, std::int64_t rows, double alpha, double& lp, double& ga) {
-  double lp_sum = 0, ga_sum = 0;
+  double lp_sum = 0, ga_sum = 0, u_product = 1;
   for (std::int64_t i = 0; i < rows; ++i) {
-    double lp_i, g_i;
-    row_terms<double>(y[i], z_io[i] + alpha, lp_i, g_i);
+    double lp_i, g_i, u_i;
+    row_terms<double>(y[i], z_io[i] + alpha, lp_i, g_i, u_i);
     lp_sum += lp_i;
     ga_sum += g_i;
+    u_product *= u_i;
     z_io[i] = g_i;
   }
-  lp = lp_sum;
+  lp = lp_sum - std::log(u_product);
   ga = ga_sum;
 }
 
+// grad (N x kp, w's packed layout) += g^T x for the R rows of one tile (g: R x N), while the rows
+// are still in L1 from the tile's forward products: the block is read from memory once, and this
+// work overlaps the stream of the following rows instead of a second pass after it.
+template <class T, int R, int N>
+void add_tile_gradient(const T* x, std::int64_t d, const T* g, T* grad, std::int64_t kp) {
+  using S = Simd<T>;
+  using Vec = typename S::Vec;
+  constexpr int W = S::lanes;
+  Vec gb[R * N];
+#pragma GCC unroll 32
+  for (int s = 0; s < R * N; ++s) gb[s] = Vec{} + g[s];
+  for (std::int64_t l = 0; l < kp; l += W) {
+    Vec xr[R];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) xr[r] = l + W <= d ? S::load(x + r * d + l) : S::load_first(x + r * d + l, int(d - l));
+#pragma GCC unroll 4
+    for (int j = 0; j < N; ++j) {
+      Vec a = S::load(grad + j * kp + l);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) a += gb[r * N + j] * xr[r];
+      S::store(grad + j * kp + l, a);
+    }
+  }
+}
+
 // One block of rows with N <= 4 states, fused: z = x_b w^T a tile of rows at a time (wt: w packed
-// by pack_dot_columns), each tile's row terms at once (in T), g (rows x N) for the backward product.
+// by pack_dot_columns), each tile's row terms at once (in T), g (rows x N), and the tile's share of
+// grad = g^T x_b (N x kp, zeroed here).
 // Each result slot of a tile (row r, state j: slot r N + j) sums its own terms over the block, and
 // the slots are added in order at the end: the additions depend only on the shape. Labels, alphas,
 // terms and sums move a vector at a time (lane l of a tile's vector `first / W` is slot first + l),
 // so that the only scalar work per tile is the loop GCC vectorizes, over whole vectors in memory.
 template <class T, int N>
-void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
-                         const T* alpha, T* g, double* lp, double* ga) {
+void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
+                 const T* alpha, T* g, T* grad, double* lp, double* ga) {
   using S = Simd<T>;
   using Vec = typename S::Vec;
   constexpr int W = S::lanes, R = dot_tile_rows(N), slots = R * N, vectors = (slots + W - 1) / W;
@@ -91,16 +129,17 @@ void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t
     }
   typename S::Mask lane_ids;
   for (int l = 0; l < W; ++l) lane_ids[l] = typename S::Index(l);
-  Wide slot_lp[vectors] = {}, slot_ga[vectors] = {};
+  Wide slot_lp[vectors] = {}, slot_ga[vectors] = {}, slot_u_product[vectors];
+  for (Wide& p : slot_u_product) p = Wide{} + 1.0;
   auto terms = [&](std::int64_t row, int first, int count, const Vec& sums) {
     const int v = first / W;
-    alignas(64) T y_lane[W], z_lane[W], lp_lane[W], g_lane[W];
+    alignas(64) T y_lane[W], z_lane[W], lp_lane[W], g_lane[W], u_lane[W];
     const std::int64_t first_row = row + first / N;
     const Vec labels = S::load_first(y + first_row, int(std::min<std::int64_t>(W, rows - first_row)));
     S::store(y_lane, __builtin_shuffle(labels, row_of_lane[v]));
     S::store(z_lane, sums + alpha_lanes[v]);
-    for (int l = 0; l < W; ++l) row_terms(y_lane[l], z_lane[l], lp_lane[l], g_lane[l]);
-    Vec lpv = S::load(lp_lane), gv = S::load(g_lane);
+    for (int l = 0; l < W; ++l) row_terms(y_lane[l], z_lane[l], lp_lane[l], g_lane[l], u_lane[l]);
+    Vec lpv = S::load(lp_lane), gv = S::load(g_lane), uv = S::load(u_lane);
     if (count == W) {
       S::store(g + row * N + first, gv);
     } else {  // a single-row tile, or the last vector of slots: lanes past count are not slots of it
@@ -108,28 +147,37 @@ void fused_forward_terms(const T* x, const T* y, std::int64_t rows, std::int64_t
       const auto kept = lane_ids < typename S::Index(count);
       lpv = kept ? lpv : Vec{};
       gv = kept ? gv : Vec{};
+      uv = kept ? uv : Vec{} + T(1);
     }
     slot_lp[v] += __builtin_convertvector(lpv, Wide);
     slot_ga[v] += __builtin_convertvector(gv, Wide);
+    slot_u_product[v] *= __builtin_convertvector(uv, Wide);
   };
+  std::fill_n(grad, N * kp, T(0));
   std::int64_t i = 0;
-  for (; i + R <= rows; i += R) dot_tile<T, R, N>(x + i * d, d, d, wt, kp, i, terms);
-  for (; i < rows; ++i) dot_tile<T, 1, N>(x + i * d, d, d, wt, kp, i, terms);
+  for (; i + R <= rows; i += R) {
+    dot_tile<T, R, N>(x + i * d, d, d, wt, kp, i, terms);
+    add_tile_gradient<T, R, N>(x + i * d, d, g + i * N, grad, kp);
+  }
+  for (; i < rows; ++i) {
+    dot_tile<T, 1, N>(x + i * d, d, d, wt, kp, i, terms);
+    add_tile_gradient<T, 1, N>(x + i * d, d, g + i * N, grad, kp);
+  }
   for (int j = 0; j < N; ++j) lp[j] = ga[j] = 0;
   for (int s = 0; s < slots; ++s) {
-    lp[s % N] += slot_lp[s / W][s % W];
+    lp[s % N] += slot_lp[s / W][s % W] - std::log(slot_u_product[s / W][s % W]);
     ga[s % N] += slot_ga[s / W][s % W];
   }
 }
 
-// Calls fused_forward_terms with N = c, a compile-time constant.
+// Calls fused_block with N = c, a compile-time constant.
 template <class T, int N = 1>
 void dispatch_fused(int c, const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
-                    const T* alpha, T* g, double* lp, double* ga) {
+                    const T* alpha, T* g, T* grad, double* lp, double* ga) {
   if constexpr (N < kFusedMaxStates) {
-    if (c > N) return dispatch_fused<T, N + 1>(c, x, y, rows, d, wt, kp, alpha, g, lp, ga);
+    if (c > N) return dispatch_fused<T, N + 1>(c, x, y, rows, d, wt, kp, alpha, g, grad, lp, ga);
   }
-  fused_forward_terms<T, N>(x, y, rows, d, wt, kp, alpha, g, lp, ga);
+  fused_block<T, N>(x, y, rows, d, wt, kp, alpha, g, grad, lp, ga);
 }
 
 template <class T>
@@ -139,10 +187,17 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   using ConstMap = Eigen::Map<const Matrix>;
   const std::int64_t n = x.dim(0), d = x.dim(1), c = w.dim(0);
   const std::int64_t blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;
-  // Per block: log-lik and grad_alpha (c each, in double) and grad_w (c x d, in T). Scratch comes
-  // from the tensor allocator, so steady-state calls allocate nothing.
+  // Fused: w packed as c zero-padded columns of kp; skinny: w^T (d x c).
+  const bool skinny = skinny_matmul_enabled() && c <= kSkinnyMaxN;
+  const bool fused = skinny && c <= kFusedMaxStates;
+  const std::int64_t kp = dot_packed_length<T>(d);
+  // Per block: log-lik and grad_alpha (c each, in double) and grad_w in T: c x kp when fused, as
+  // skinny_matmul leaves x_b^T g (d x c) otherwise, or c x d from Eigen. Scratch comes from the
+  // tensor allocator, so steady-state calls allocate nothing.
+  const std::int64_t block_w = fused ? c * kp : c * d;
+  auto grad_at = [&](std::int64_t k, std::int64_t j) { return fused ? k * kp + j : skinny ? j * c + k : k * d + j; };
   Tensor sums = Tensor::empty(Shape{blocks, 2 * c}, DType::f64);
-  Tensor partial_w = Tensor::empty(Shape{blocks, c * d}, dtype_of<T>::value);
+  Tensor partial_w = Tensor::empty(Shape{blocks, block_w}, dtype_of<T>::value);
   Tensor z_scratch = Tensor::empty(Shape{blocks, kRowsPerBlock, c}, dtype_of<T>::value);
   const T* px = x.data<T>();
   const T* py = y.data<T>();
@@ -151,11 +206,6 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   double* ps = sums.data<double>();
   T* pw = partial_w.data<T>();
   T* pz = z_scratch.data<T>();
-  // Fused: w packed as c zero-padded columns; skinny: w^T (d x c). Both keep each block's grad_w
-  // as d x c (x_b^T g), transposed when the blocks are added.
-  const bool skinny = skinny_matmul_enabled() && c <= kSkinnyMaxN;
-  const bool fused = skinny && c <= kFusedMaxStates;
-  const std::int64_t kp = dot_packed_length<T>(d);
   Tensor packed_w = Tensor::empty(Shape{fused ? c * kp : skinny ? d * c : 0}, dtype_of<T>::value);
   T* pwp = packed_w.data<T>();
   if (fused) {
@@ -173,7 +223,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
     double* lp = ps + b * 2 * c;
     double* ga = lp + c;
     if (fused) {
-      dispatch_fused<T>(int(c), px + r0 * d, py + r0, rows, d, pwp, kp, pa, Z.data(), lp, ga);
+      dispatch_fused<T>(int(c), px + r0 * d, py + r0, rows, d, pwp, kp, pa, Z.data(), pw + b * block_w, lp, ga);
     } else {
       if (skinny) {
         skinny_matmul<T>(px + r0 * d, pwp, Z.data(), rows, d, c, false, false);
@@ -188,16 +238,16 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
         rows_terms(yd, zd, rows, double(pa[k]), lp[k], ga[k]);
         for (std::int64_t i = 0; i < rows; ++i) Z(i, k) = T(zd[i]);  // Z now holds g
       }
+      // grad_w of this block = g^T x_b, while x_b is still in cache.
+      if (skinny) {
+        skinny_matmul<T>(px + r0 * d, Z.data(), pw + b * block_w, d, rows, c, true, false);
+      } else {
+        Eigen::Map<Matrix> G(pw + b * block_w, c, d);
+        G.noalias() = Z.transpose() * ConstMap(px + r0 * d, rows, d);
+      }
     }
     if (invalid_labels(py + r0, rows) != 0)
       for (std::int64_t k = 0; k < c; ++k) lp[k] = -INFINITY;
-    // grad_w of this block = g^T x_b, while x_b is still in cache.
-    if (skinny) {
-      skinny_matmul<T>(px + r0 * d, Z.data(), pw + b * c * d, d, rows, c, true, false);
-    } else {
-      Eigen::Map<Matrix> G(pw + b * c * d, c, d);
-      G.noalias() = Z.transpose() * ConstMap(px + r0 * d, rows, d);
-    }
   });
   T* out_lp = log_lik.data<T>();
   T* out_gw = grad_w.data<T>();
@@ -213,9 +263,9 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   }
   for (std::int64_t k = 0; k < c; ++k)
     for (std::int64_t j = 0; j < d; ++j) {
-      const std::int64_t at = skinny ? j * c + k : k * d + j;
+      const std::int64_t at = grad_at(k, j);
       double total = 0;
-      for (std::int64_t b = 0; b < blocks; ++b) total += double(pw[b * c * d + at]);
+      for (std::int64_t b = 0; b < blocks; ++b) total += double(pw[b * block_w + at]);
       out_gw[k * d + j] = T(total);
     }
 }
