@@ -1,6 +1,7 @@
 // The gradient of the logistic-regression log likelihood sum(y z - softplus(z)), z = X w, at
-// N = 100000, D = 51, in f64 and f32, next to the machine's memory read bandwidth measured in the
-// same run. The floor is one read of X per gradient at that bandwidth on all threads.
+// N = 100000, D = 51, in f64 and f32, next to the machine's read bandwidth measured in the same run.
+// The floor is one read of X per gradient on all threads, at the rate a buffer of X's size is
+// re-read (from cache where it fits, as X does).
 //
 //   build/bench/logistic_gradient [--benchmark_min_time=2]
 #include <benchmark/benchmark.h>
@@ -101,11 +102,13 @@ BENCHMARK_CAPTURE(BM_FusedGLM4Chains, f32, DType::f32)->Unit(benchmark::kMillise
 
 int main(int argc, char** argv) {
   const int threads = omp_get_max_threads();
-  read_gbs = variate::bench::read_bandwidth_gbs(threads);
-  const double read1 = variate::bench::read_bandwidth_gbs(1);
+  const double memory_gbs = variate::bench::read_bandwidth_gbs(threads);
   const double triad = variate::bench::triad_bandwidth_gbs(threads);
-  std::printf("machine: %d threads; memory read %.1f GB/s (1 thread %.1f); triad %.1f GB/s\n", threads, read_gbs,
-              read1, triad);
+  // The floor is a read of a buffer of X's size (f64), which stays in cache between gradients as X does.
+  read_gbs = variate::bench::read_bandwidth_gbs(threads, std::size_t(kN * kD * 8), 15);
+  std::printf("machine: %d threads; memory read %.1f GB/s, triad %.1f GB/s; re-read of a %.1f MB buffer (X's size) "
+              "%.1f GB/s\n",
+              threads, memory_gbs, triad, double(kN * kD * 8) / 1e6, read_gbs);
   std::printf("floor per gradient (one read of X at %.1f GB/s): f64 %.3f ms, f32 %.3f ms\n", read_gbs,
               double(kN * kD * 8) / (read_gbs * 1e9) * 1e3, double(kN * kD * 4) / (read_gbs * 1e9) * 1e3);
   std::printf("time_over_floor: time per gradient divided by that floor (target <= 2 in f64)\n\n");
