@@ -29,20 +29,14 @@ inline double vexp(double x) {
   const double xc = x > -746.0 ? (x < 710.0 ? x : 710.0) : (x == x ? -746.0 : 0.0);
   const double n = (xc * kLog2e + kRoundMagic) - kRoundMagic;
   const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
-  double p = 1.0 / 6227020800.0;  // 1/13!
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
+  // Estrin's scheme: four levels of independent multiply-adds instead of Horner's chain of 13, so
+  // that one evaluation's latency is short where few run at once (the fused GLM's row terms).
+  const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+  const double a0 = 1.0 + r, a1 = 0.5 + r * (1.0 / 6.0), a2 = 1.0 / 24.0 + r * (1.0 / 120.0);
+  const double a3 = 1.0 / 720.0 + r * (1.0 / 5040.0), a4 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
+  const double a5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0), a6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
+  const double b0 = a0 + r2 * a1, b1 = a2 + r2 * a3, b2 = a4 + r2 * a5;
+  const double p = (b0 + r4 * b1) + r8 * (b2 + r4 * a6);
   const auto ni = static_cast<std::int64_t>(n);
   const std::int64_t n1 = ni / 2, n2 = ni - n1;
   const double s1 = std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52);
@@ -87,14 +81,9 @@ inline float vexp(float x) {
   const float xc = x > -104.0f ? (x < 89.0f ? x : 89.0f) : (x == x ? -104.0f : 0.0f);
   const float n = (xc * log2e + round_magic) - round_magic;
   const float r = (xc - n * ln2_hi) - n * ln2_lo;
-  float p = 1.0f / 5040;
-  p = p * r + 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  const float r2 = r * r;  // Estrin's scheme, as in vexp(double)
+  const float p = ((1.0f + r) + r2 * (0.5f + r * (1.0f / 6))) +
+                  (r2 * r2) * ((1.0f / 24 + r * (1.0f / 120)) + r2 * (1.0f / 720 + r * (1.0f / 5040)));
   const auto ni = static_cast<std::int32_t>(n);
   const std::int32_t n1 = ni / 2, n2 = ni - n1;
   const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
