@@ -95,8 +95,8 @@ TEST(BernoulliLogitGLM, FusedStatesMatchTheCompositeModelInBothPrecisions) {
 // One row per call, so that no sum hides a term's error: logits where exp(-|z|) underflows, where
 // 1 + exp(-|z|) rounds to 1 (the log-likelihood is then -exp(-|z|), and the gradient of a label 1
 // is exp(-z) x, both of which must keep their digits) and ordinary ones, for one state and for four
-// (the fused paths) and for six (row terms in a pass of their own), against long double. The tolerance allows a few roundings (exp, log, a
-// division, two sums) of 1.1e-16 each.
+// (the fused paths) and for six (row terms in a pass of their own), against long double. The
+// tolerance allows a few roundings (exp, log, a division, two sums) of 1.1e-16 each.
 TEST(BernoulliLogitGLM, ExtremeLogitsKeepTheirPrecision) {
   const double tol = 1e-15;
   for (const double z : {-1000.0, -40.0, -5.0, 0.0, 0.7, 40.0, 700.0})

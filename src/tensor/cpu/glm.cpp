@@ -8,7 +8,7 @@
 // right after, from L1, so that all this arithmetic overlaps the memory stream of the following
 // rows instead of waiting for it. Logarithms are taken once per block (see row_terms). (N = 1e5,
 // D = 51, X re-read from cache, against a plain read of X on the same threads: 4 chains on 2
-// threads from 2.8-3.3x that read to 2.1-2.5x in f64 and from 3.5-3.9x to 2.8-3.4x in f32 with the
+// threads from 2.8-3.3x that read to 2.2-2.7x in f64 and from 3.5-3.9x to 3.0-3.2x in f32 with the
 // log per block; one chain on 1 thread from 1.4-1.75x to 1.05-1.35x in f64 with x_b^T g per tile.)
 // More states use the skinny kernels of matmul_skinny.cpp (up to 32) or Eigen's GEMM, and a
 // separate pass for the row terms.
