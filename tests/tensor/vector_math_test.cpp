@@ -38,14 +38,14 @@ TEST(VectorMath, ExpIsAccurate) {
 }
 
 TEST(VectorMath, LogIsAccurate) {
-  EXPECT_LE(max_ulp(vlog, [](double x) { return std::log(x); }, -700, 700, true), 2.0);
-  EXPECT_LE(max_ulp(vlog, [](double x) { return std::log(x); }, 0.5, 2, false), 2.0);
+  EXPECT_LE(max_ulp(vlog<double>, [](double x) { return std::log(x); }, -700, 700, true), 2.0);
+  EXPECT_LE(max_ulp(vlog<double>, [](double x) { return std::log(x); }, 0.5, 2, false), 2.0);
   EXPECT_LE(ulp_error(vlog(4.9e-320), std::log(4.9e-320)), 2.0);  // subnormal input
 }
 
 TEST(VectorMath, Log1pIsAccurate) {
-  EXPECT_LE(max_ulp(vlog1p, [](double x) { return std::log1p(x); }, -40, 40, true), 2.0);
-  EXPECT_LE(max_ulp(vlog1p, [](double x) { return std::log1p(x); }, -0.999, 3, false), 2.0);
+  EXPECT_LE(max_ulp(vlog1p<double>, [](double x) { return std::log1p(x); }, -40, 40, true), 2.0);
+  EXPECT_LE(max_ulp(vlog1p<double>, [](double x) { return std::log1p(x); }, -0.999, 3, false), 2.0);
   EXPECT_LE(max_ulp([](double x) { return vlog1p(-x); }, [](double x) { return std::log1p(-x); }, -40, -1e-9, true),
             2.0);
 }
@@ -87,6 +87,32 @@ TEST(VectorMath, SinglePrecisionExpAndLogAreAccurate) {
   EXPECT_EQ(vlog_normal(1.0f), 0.0f);
   EXPECT_TRUE(std::isnan(vlog_normal(-1.0f)));
   EXPECT_TRUE(std::isnan(vlog_normal(nan)));
+}
+
+// The functions written once for both precisions, in single precision against double-precision
+// references rounded to float (0.5 ulp from the correctly rounded result, so the bounds include it).
+TEST(VectorMath, SinglePrecisionLogLog1pSigmoidAndSoftplusAreAccurate) {
+  const auto in_double = [](double (*f)(double)) { return [f](float x) { return float(f(double(x))); }; };
+  const auto log_ref = in_double([](double x) { return std::log(x); });
+  const auto log1p_ref = in_double([](double x) { return std::log1p(x); });
+  const auto sigmoid_ref = in_double([](double x) { return 1 / (1 + std::exp(-x)); });
+  const auto softplus_ref = in_double([](double x) { return std::log1p(std::exp(x)); });
+  const auto log_f = [](float x) { return vlog(x); };
+  EXPECT_LE(max_ulp_f32(log_f, log_ref, 1e-30f, 1e30f), 2.5f);
+  EXPECT_LE(max_ulp_f32(log_f, log_ref, 1e-45f, 1e-38f), 2.5f);  // subnormal inputs
+  const auto log1p_f = [](float x) { return vlog1p(x); };
+  EXPECT_LE(max_ulp_f32(log1p_f, log1p_ref, -0.999f, 3.0f), 2.5f);
+  EXPECT_LE(max_ulp_f32(log1p_f, log1p_ref, -1e-6f, 1e-6f), 2.5f);
+  // exp's error (up to 2 ulp) passes into these through a sum and a division or a log: 3.5.
+  EXPECT_LE(max_ulp_f32([](float x) { return vsigmoid(x); }, sigmoid_ref, -80.0f, 80.0f), 3.5f);
+  EXPECT_LE(max_ulp_f32([](float x) { return vsoftplus(x); }, softplus_ref, -80.0f, 80.0f), 3.5f);
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(vlog(0.0f), -inf);
+  EXPECT_EQ(vlog1p(-1.0f), -inf);
+  EXPECT_EQ(vsigmoid(-200.0f), 0.0f);
+  EXPECT_EQ(vsigmoid(200.0f), 1.0f);
+  EXPECT_EQ(vsoftplus(200.0f), 200.0f);
+  EXPECT_TRUE(std::isnan(vsoftplus(std::numeric_limits<float>::quiet_NaN())));
 }
 
 TEST(VectorMath, SpecialValues) {

@@ -26,21 +26,22 @@ void map_unary(const Tensor& x, Tensor& out, F f) {
 // the bound kernels below can name its type. Returns false for ops not defined on floats.
 template <class T, class Use>
 bool with_unary_function(UnaryOp op, Use&& use) {
-  using D = double;  // other special functions are evaluated in double, then rounded to T
+  using D = double;  // lgamma, digamma and trigamma are evaluated in double, then rounded to T
   switch (op) {
     case UnaryOp::neg: return use([](T v) { return T(-v); });
-    case UnaryOp::exp: return use([](T v) { return vexp(v); });  // vexp(float) vectorizes at full width
-    case UnaryOp::log: return use([](T v) { return T(vlog(D(v))); });
-    case UnaryOp::log1p: return use([](T v) { return T(vlog1p(D(v))); });
+    // vector_math.hpp's functions run in T's own precision, at full vector width.
+    case UnaryOp::exp: return use([](T v) { return vexp(v); });
+    case UnaryOp::log: return use([](T v) { return vlog(v); });
+    case UnaryOp::log1p: return use([](T v) { return vlog1p(v); });
     case UnaryOp::expm1: return use([](T v) { return std::expm1(v); });
     case UnaryOp::sqrt: return use([](T v) { return std::sqrt(v); });
     case UnaryOp::abs: return use([](T v) { return std::abs(v); });
     case UnaryOp::sign: return use([](T v) { return v != v ? v : T((v > 0) - (v < 0)); });
     case UnaryOp::square: return use([](T v) { return v * v; });
     case UnaryOp::reciprocal: return use([](T v) { return T(1) / v; });
-    case UnaryOp::sigmoid: return use([](T v) { return T(vsigmoid(D(v))); });
-    case UnaryOp::log_sigmoid: return use([](T v) { return T(-vsoftplus(-D(v))); });
-    case UnaryOp::softplus: return use([](T v) { return T(vsoftplus(D(v))); });
+    case UnaryOp::sigmoid: return use([](T v) { return vsigmoid(v); });
+    case UnaryOp::log_sigmoid: return use([](T v) { return -vsoftplus(-v); });
+    case UnaryOp::softplus: return use([](T v) { return vsoftplus(v); });
     case UnaryOp::tanh: return use([](T v) { return std::tanh(v); });
     case UnaryOp::atan: return use([](T v) { return std::atan(v); });
     case UnaryOp::lgamma: return use([](T v) { return T(log_gamma(D(v))); });

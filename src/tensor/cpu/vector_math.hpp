@@ -115,33 +115,45 @@ inline float vlog_normal(float x) {
   return (x < 0.0f) | (x != x) ? std::numeric_limits<float>::quiet_NaN() : result;
 }
 
-/// ln x for every x >= 0; subnormal inputs are scaled by 2^54 first (a branch the vectorizer
-/// cannot remove, so vlog1p, whose argument is never subnormal, uses vlog_normal).
-inline double vlog(double x) {
-  if (x > 0 && x < std::numeric_limits<double>::min()) return vlog_normal(x * 18014398509481984.0) - 54 * vm::kLn2Hi - 54 * vm::kLn2Lo;
-  return vlog_normal(x);
+// The functions below are written once for F = double and F = float: each precision computes in
+// its own width (single precision has twice the lanes).
+
+/// ln x for every x >= 0: subnormal inputs are scaled by 2^54 (2^24 in single precision) into the
+/// normal range first, with selects rather than a branch so that loops over it vectorize.
+template <class F>
+inline F vlog(F x) {
+  constexpr bool single = sizeof(F) == 4;
+  constexpr F scale = single ? F(16777216.0) : F(18014398509481984.0);
+  constexpr F shift = single ? F(24 * 0.69314718055994530942) : F(54 * 0.69314718055994530942);
+  const bool subnormal = (x > F(0)) & (x < std::numeric_limits<F>::min());
+  const F log_x = vlog_normal(subnormal ? x * scale : x);
+  return subnormal ? log_x - shift : log_x;
 }
 
 /// ln(1 + x), accurate for small x: with u = 1 + x rounded, ln(1 + x) = ln u - ((u - 1) - x) / u
 /// corrects the rounding of the sum to first order.
-inline double vlog1p(double x) {
-  const double u = 1.0 + x;
-  const double log_u = vlog_normal(u);  // u = 1 + x is 0 or at least 2^-53, never subnormal
-  const double corrected = log_u - ((u - 1.0) - x) / u;
-  return (u == std::numeric_limits<double>::infinity()) | (u == 0.0) ? log_u : corrected;
+template <class F>
+inline F vlog1p(F x) {
+  const F one = 1;
+  const F u = one + x;
+  const F log_u = vlog_normal(u);  // u = 1 + x is 0 or at least one ulp of 1, never subnormal
+  const F corrected = log_u - ((u - one) - x) / u;
+  return (u == std::numeric_limits<F>::infinity()) | (u == F(0)) ? log_u : corrected;
 }
 
 /// 1 / (1 + e^-x) without overflow.
-inline double vsigmoid(double x) {
-  const double e = vexp(-(x < 0 ? -x : x));
-  const double s = 1.0 / (1.0 + e);
-  return x >= 0 ? s : e * s;
+template <class F>
+inline F vsigmoid(F x) {
+  const F e = vexp(-(x < F(0) ? -x : x));
+  const F s = F(1) / (F(1) + e);
+  return x >= F(0) ? s : e * s;
 }
 
 /// ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|).
-inline double vsoftplus(double x) {
-  const double a = x < 0 ? -x : x;
-  return (x > 0 ? x : 0.0) + vlog1p(vexp(-a));
+template <class F>
+inline F vsoftplus(F x) {
+  const F a = x < F(0) ? -x : x;
+  return (x > F(0) ? x : F(0)) + vlog1p(vexp(-a));
 }
 
 }  // namespace variate::cpu
