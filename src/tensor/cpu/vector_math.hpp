@@ -1,8 +1,9 @@
 #pragma once
-// exp, log and log1p written without branches so that the compiler vectorizes loops over them
-// (glibc's scalar versions cost ~20 ns each and dominate element-wise log densities). Accuracy is
-// within a few ulp of the correctly rounded result over the whole range, with IEEE behaviour at
-// 0, +-inf and NaN (checked against the C library in tests/tensor/vector_math_test.cpp).
+// exp, log, log1p, sigmoid and softplus in double and in float, written without branches so that
+// the compiler vectorizes loops over them (glibc's scalar versions cost ~20 ns each and dominate
+// element-wise log densities). Accuracy is within a few ulp of the correctly rounded result over
+// the whole range, with IEEE behaviour at 0, +-inf and NaN (checked against the C library in
+// tests/tensor/vector_math_test.cpp).
 #include <bit>
 #include <cstdint>
 #include <limits>
