@@ -53,12 +53,13 @@ inline void row_terms(F y, F z, F& lp, F& g, F& u) {
   g = (y == one ? complement_numerator : y == zero ? -sigmoid_numerator : zero) * inv_u;
 }
 
-// Nonzero when some label is neither 0 nor 1: |y (1 - y)| is 0 exactly for those two.
+// Whether some label is neither 0 nor 1 (NaN included). An OR of comparisons, which vectorizes; a
+// floating-point sum would be added in order, one element at a time (5% of a one-state gradient).
 template <class T>
-double invalid_labels(const T* y, std::int64_t rows) {
-  double invalid = 0;
-  for (std::int64_t i = 0; i < rows; ++i) invalid += std::abs(double(y[i]) * (1.0 - double(y[i])));
-  return invalid;
+bool invalid_labels(const T* y, std::int64_t rows) {
+  int invalid = 0;
+  for (std::int64_t i = 0; i < rows; ++i) invalid |= int(y[i] != T(0)) & int(y[i] != T(1));
+  return invalid != 0;
 }
 
 // For one state: returns sum_i y_i z_i - softplus(z_i) in `lp` and sum_i g_i in `ga`, and overwrites
@@ -246,7 +247,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
         G.noalias() = Z.transpose() * ConstMap(px + r0 * d, rows, d);
       }
     }
-    if (invalid_labels(py + r0, rows) != 0)
+    if (invalid_labels(py + r0, rows))
       for (std::int64_t k = 0; k < c; ++k) lp[k] = -INFINITY;
   });
   T* out_lp = log_lik.data<T>();
