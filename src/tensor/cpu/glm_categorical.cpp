@@ -106,12 +106,20 @@ int row_terms(T* zg, const double* y, const T* b, std::int64_t rows, std::int64_
       const T* z = zg + i * ck + j * k;
       const T* bj = b + j * k;
       double* e = s.e + i * ck + j * k;
-      double m = double(z[0]) + double(bj[0]);
-      for (std::int64_t l = 0; l < k; ++l) {
-        e[l] = double(z[l]) + double(bj[l]);
-        m = e[l] > m ? e[l] : m;
+      // The max over two interleaved halves (a max is exact in any order), and e written once:
+      // storing the sums and reloading them as vectors stalled on store forwarding.
+      double m0 = double(z[0]) + double(bj[0]), m1 = m0;
+      for (std::int64_t l = 0; l + 1 < k; l += 2) {
+        const double a = double(z[l]) + double(bj[l]), b = double(z[l + 1]) + double(bj[l + 1]);
+        m0 = a > m0 ? a : m0;
+        m1 = b > m1 ? b : m1;
       }
-      for (std::int64_t l = 0; l < k; ++l) e[l] -= m;
+      if (k % 2 == 1) {
+        const double a = double(z[k - 1]) + double(bj[k - 1]);
+        m0 = a > m0 ? a : m0;
+      }
+      const double m = m1 > m0 ? m1 : m0;
+      for (std::int64_t l = 0; l < k; ++l) e[l] = (double(z[l]) + double(bj[l])) - m;
       s.picked[i * c + j] = e[label];
     }
   }
