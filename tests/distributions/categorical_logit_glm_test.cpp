@@ -70,6 +70,21 @@ TEST(CategoricalLogitGLM, ValueAndGradientMatchTheCompositeModel) {
   for (std::int64_t k = 2; k <= 12; ++k) expect_matches_composite(4800 + 37 * k, 6, k);
 }
 
+TEST(CategoricalLogitGLM, SuperBlocksWithoutRowsAddNothing) {
+  // 66 blocks of 96 rows in 64 super-blocks of two: the last 31 super-blocks hold no rows, and their
+  // partial gradients must count as zero. The evaluation just before, with rows in every super-block,
+  // leaves its sums in the scratch memory the allocator hands out next.
+  const Data data = make_data(96 * 128, 1000, 3);
+  const Tensor w = testing::random_tensor(Shape{1000, 3}, 18, 0.1), b = testing::random_tensor(Shape{3}, 19);
+  const std::int64_t n = 96 * 65 + 5;
+  const Tensor x = prim::slice(data.x, 0, 0, n), y = prim::slice(data.y, 0, 0, n);
+  auto ref = value_and_grad([&](const Tensor& w, const Tensor& b) { return composite(x, y, w, b); }, w, b);
+  fused(data.x, data.y, w, b);
+  auto f = value_and_grad([&](const Tensor& w, const Tensor& b) { return fused(x, y, w, b); }, w, b);
+  EXPECT_NEAR(f.value.item(), ref.value.item(), 1e-12 * std::abs(ref.value.item()));
+  EXPECT_LT(relative_error(f.grads[0], ref.grads[0]), 1e-12);
+}
+
 TEST(CategoricalLogitGLM, FiniteDifferences) {
   const Data data = make_data(60, 4, 3);
   testing::expect_ad([&](std::span<const Tensor> v) { return fused(data.x, data.y, v[0], v[1]); },

@@ -192,11 +192,10 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   const bool skinny = skinny_matmul_enabled() && c <= kSkinnyMaxN;
   const bool fused = skinny && c <= kFusedMaxStates;
   const std::int64_t kp = dot_packed_length<T>(d);
-  // Per block: log-lik and grad_alpha (c each, in double) and grad_w in T: c x kp when fused, as
-  // skinny_matmul leaves x_b^T g (d x c) otherwise, or c x d from Eigen. Scratch comes from the
-  // tensor allocator, so steady-state calls allocate nothing.
+  // Per block: log-lik and grad_alpha (c each, in double) and grad_w in T, c x kp when fused and
+  // c x d otherwise. Scratch comes from the tensor allocator, so steady-state calls allocate nothing.
   const std::int64_t block_w = fused ? c * kp : c * d;
-  auto grad_at = [&](std::int64_t k, std::int64_t j) { return fused ? k * kp + j : skinny ? j * c + k : k * d + j; };
+  auto grad_at = [&](std::int64_t k, std::int64_t j) { return fused ? k * kp + j : k * d + j; };
   Tensor sums = Tensor::empty(Shape{blocks, 2 * c}, DType::f64);
   Tensor partial_w = Tensor::empty(Shape{blocks, block_w}, dtype_of<T>::value);
   Tensor z_scratch = Tensor::empty(Shape{blocks, kRowsPerBlock, c}, dtype_of<T>::value);
@@ -241,7 +240,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
       }
       // grad_w of this block = g^T x_b, while x_b is still in cache.
       if (skinny) {
-        skinny_matmul<T>(px + r0 * d, Z.data(), pw + b * block_w, d, rows, c, true, false);
+        skinny_matmul_tn_transposed<T>(px + r0 * d, Z.data(), pw + b * block_w, d, rows, c);
       } else {
         Eigen::Map<Matrix> G(pw + b * block_w, c, d);
         G.noalias() = Z.transpose() * ConstMap(px + r0 * d, rows, d);

@@ -63,14 +63,15 @@ void logits_product(const T* x, const T* w, T* z, std::int64_t rows, std::int64_
   }
 }
 
-// out (d x n) = x^T (d x rows) g (rows x n).
+// out (n x d) = g^T (n x rows) x (rows x d): the gradient x^T g transposed, so that summing it over
+// blocks adds contiguous rows.
 template <class T>
 void gradient_product(const T* x, const T* g, T* out, std::int64_t rows, std::int64_t d, std::int64_t n, bool skinny) {
   if (skinny) {
-    skinny_matmul<T>(x, g, out, d, rows, n, true, false);
+    skinny_matmul_tn_transposed<T>(x, g, out, d, rows, n);
   } else {
-    Eigen::Map<RowMatrix<T>>(out, d, n).noalias() =
-        Eigen::Map<const RowMatrix<T>>(x, rows, d).transpose() * Eigen::Map<const RowMatrix<T>>(g, rows, n);
+    Eigen::Map<RowMatrix<T>>(out, n, d).noalias() =
+        Eigen::Map<const RowMatrix<T>>(g, rows, n).transpose() * Eigen::Map<const RowMatrix<T>>(x, rows, d);
   }
 }
 
@@ -179,7 +180,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
       for (std::int64_t r = 0; r < d; ++r) std::copy_n(src + (j * d + r) * k, k, dst + r * ck + j * k);
   }
   // Scratch per super-block (from the tensor allocator, so steady-state calls allocate nothing): the
-  // partial gradient for W in double (D x C K), the log-likelihood and b-gradient sums (C + C K), one
+  // partial gradient for W in double (C K x D), the log-likelihood and b-gradient sums (C + C K), one
   // block's Z/G and its X^T G (in T), and the double row scratch.
   const std::int64_t row_scratch = rows * (ck + 3 * c);
   Tensor partial_w = Tensor::empty(Shape{supers, d * ck}, DType::f64);
@@ -201,7 +202,6 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
       double* gw = ppw + sb * d * ck;
       double* lp = pps + sb * (c + ck);
       double* gb = lp + c;
-      std::fill(gw, gw + d * ck, 0.0);
       std::fill(lp, lp + c + ck, 0.0);
       T* zg = pzg + sb * (rows * ck + d * ck);
       T* block_gw = zg + rows * ck;
@@ -209,6 +209,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
       const RowScratch scratch{buffer, buffer + rows * ck, buffer + rows * ck + rows * c,
                                buffer + rows * ck + 2 * rows * c};
       const std::int64_t first = sb * blocks_per_super, last = std::min(blocks, first + blocks_per_super);
+      bool started = false;  // the first block sets the partial gradient: no pass to zero it first
       for (std::int64_t blk = first; blk < last; ++blk) {
         const std::int64_t r0 = blk * rows, r = std::min(n, r0 + rows) - r0;
         if (r <= 0) continue;
@@ -217,12 +218,18 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
         const int s = row_terms(zg, py + r0, pb, r, c, k, scratch, lp, gb);
         status[std::size_t(sb)] = std::max(status[std::size_t(sb)], s);
         gradient_product(xb, zg, block_gw, r, d, ck, skinny);
-        for (std::int64_t q = 0; q < d * ck; ++q) gw[q] += double(block_gw[q]);
+        if (started) {
+          for (std::int64_t q = 0; q < d * ck; ++q) gw[q] += double(block_gw[q]);
+        } else {
+          for (std::int64_t q = 0; q < d * ck; ++q) gw[q] = double(block_gw[q]);
+          started = true;
+        }
       }
+      if (!started) std::fill(gw, gw + d * ck, 0.0);  // a super-block past the last row
     }
   }, 1);
 
-  // Super-blocks in order; grad_w back from the (D, C K) layout to (C, D, K).
+  // Super-blocks in order; grad_w back from the (C K, D) layout to (C, D, K).
   // As Categorical: a label outside the support gives -inf, a NaN label NaN.
   const int labels = *std::max_element(status.begin(), status.end());
   T* out_lp = log_lik.data<T>();
@@ -239,11 +246,11 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
       out_gb[q - c] = T(total);
     }
   }
-  for (std::int64_t r = 0; r < d; ++r) {
-    for (std::int64_t q = 0; q < ck; ++q) {
+  for (std::int64_t q = 0; q < ck; ++q) {
+    const std::int64_t j = q / k, l = q % k;
+    for (std::int64_t r = 0; r < d; ++r) {
       double total = 0;
-      for (std::int64_t sb = 0; sb < supers; ++sb) total += ppw[sb * d * ck + r * ck + q];
-      const std::int64_t j = q / k, l = q % k;
+      for (std::int64_t sb = 0; sb < supers; ++sb) total += ppw[sb * d * ck + q * d + r];
       out_gw[(j * d + r) * k + l] = T(total);
     }
   }

@@ -170,7 +170,8 @@ Split split(std::int64_t k, std::int64_t m, std::int64_t unit) {
 // swept left to right by R-column tiles, so A is read nearly sequentially (kChunk short streams)
 // while the partial result, loaded and stored once per chunk, stays in L2.
 template <class T, int NV>
-void backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb) {
+void backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb,
+              bool transpose_out) {
   constexpr int R = tile_rows(NV), ld = NV * Simd<T>::lanes;
   const auto [supers, per, col_blocks, cols_per] = split(k, m, R);
   Tensor scratch = Tensor::empty(Shape{supers, m, ld}, dtype_of<T>::value);
@@ -205,7 +206,7 @@ void backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, st
     for (std::int64_t j = 0; j < n; ++j) {
       T total = partial[i * ld + j];
       for (std::int64_t s = 1; s < supers; ++s) total += partial[(s * m + i) * ld + j];
-      out[i * n + j] = total;
+      out[transpose_out ? j * m + i : i * n + j] = total;
     }
 }
 
@@ -223,13 +224,16 @@ void axpy_tile(int vectors, const T* bl, std::int64_t rs_b, std::int64_t ls_b, c
 }
 
 template <class T, int N>
-void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, bool tb) {
+void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, bool tb, bool transpose_out) {
   constexpr int W = Simd<T>::lanes, NV = std::clamp(kAccumulatorRegisters / N, 1, 8), TW = NV * W;
   const std::int64_t mp = (m + W - 1) / W * W;  // row stride of the partial results
   const auto [supers, per, col_blocks, cols_per] = split(k, m, TW);
   const std::int64_t rs_b = tb ? k : 1, ls_b = tb ? 1 : N;  // B(l, j) = b[j * rs_b + l * ls_b]
-  Tensor scratch = Tensor::empty(Shape{supers, N, mp}, dtype_of<T>::value);
-  T* partial = scratch.data<T>();
+  // With one super-block and rows of whole vectors, the tiles accumulate straight into the transposed
+  // output.
+  const bool direct = transpose_out && supers == 1 && mp == m;
+  Tensor scratch = Tensor::empty(Shape{direct ? 0 : supers, N, mp}, dtype_of<T>::value);
+  T* partial = direct ? out : scratch.data<T>();
   auto item = [&](std::int64_t s, std::int64_t cb) {
     const std::int64_t l_begin = std::min(k, s * per), l_end = std::min(k, l_begin + per);
     const std::int64_t i_begin = cb * cols_per, i_end = std::min(m, i_begin + cols_per);
@@ -270,21 +274,35 @@ void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
         for (std::int64_t it = s; it < e; ++it) item(it / col_blocks, it % col_blocks);
       },
       1);
-  for (std::int64_t i = 0; i < m; ++i)
+  // Super-blocks in order. The partial results hold the transposed product, so the transposed
+  // output is added up a contiguous row at a time (the strided loop cost a third as much as the
+  // product itself in the fused softmax GLM).
+  if (direct) return;
+  if (transpose_out) {
     for (int j = 0; j < N; ++j) {
-      T total = partial[j * mp + i];
-      for (std::int64_t s = 1; s < supers; ++s) total += partial[(s * N + j) * mp + i];
-      out[i * N + j] = total;
+      T* row = out + j * m;
+      std::copy(partial + j * mp, partial + j * mp + m, row);
+      for (std::int64_t s = 1; s < supers; ++s)
+        for (std::int64_t i = 0; i < m; ++i) row[i] += partial[(s * N + j) * mp + i];
     }
+  } else {
+    for (std::int64_t i = 0; i < m; ++i)
+      for (int j = 0; j < N; ++j) {
+        T total = partial[j * mp + i];
+        for (std::int64_t s = 1; s < supers; ++s) total += partial[(s * N + j) * mp + i];
+        out[i * N + j] = total;
+      }
+  }
 }
 
 // Calls axpy_backward with N = n, a compile-time constant.
 template <class T, int N>
-void dispatch_axpy(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb) {
+void dispatch_axpy(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb,
+                   bool transpose_out) {
   if constexpr (N < kAxpyMaxN) {
-    if (n > N) return dispatch_axpy<T, N + 1>(a, b, out, m, k, n, tb);
+    if (n > N) return dispatch_axpy<T, N + 1>(a, b, out, m, k, n, tb, transpose_out);
   }
-  axpy_backward<T, N>(a, b, out, m, k, tb);
+  axpy_backward<T, N>(a, b, out, m, k, tb, transpose_out);
 }
 
 // Small contracted dimension and many columns (U V^T in matrix factorization: k = 20). Eigen's
@@ -352,16 +370,18 @@ void dispatch_dot(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k
 }
 
 // Calls forward/backward with NV = ceil(n / lanes), a compile-time constant.
+// transpose_out (only with ta): out is stored n x m.
 template <class T, int NV>
-void dispatch(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb) {
+void dispatch(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb,
+              bool transpose_out) {
   constexpr int W = Simd<T>::lanes;
   if constexpr (NV * W < kSkinnyMaxN) {
-    if (n > NV * W) return dispatch<T, NV + 1>(a, b, out, m, k, n, ta, tb);
+    if (n > NV * W) return dispatch<T, NV + 1>(a, b, out, m, k, n, ta, tb, transpose_out);
   }
   if (ta && n <= kAxpyMaxN)
-    dispatch_axpy<T, 1>(a, b, out, m, k, n, tb);
+    dispatch_axpy<T, 1>(a, b, out, m, k, n, tb, transpose_out);
   else if (ta)
-    backward<T, NV>(a, b, out, m, k, n, tb);
+    backward<T, NV>(a, b, out, m, k, n, tb, transpose_out);
   else if (n <= kDotMaxN)
     dispatch_dot<T, 1>(a, b, out, m, k, n, tb);
   else
@@ -380,7 +400,12 @@ bool skinny_matmul_enabled() {
 
 template <class T>
 void skinny_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb) {
-  dispatch<T, 1>(a, b, out, m, k, n, ta, tb);
+  dispatch<T, 1>(a, b, out, m, k, n, ta, tb, false);
+}
+
+template <class T>
+void skinny_matmul_tn_transposed(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
+  dispatch<T, 1>(a, b, out, m, k, n, true, false, true);
 }
 
 template <class T>
@@ -396,5 +421,9 @@ template void skinny_matmul<float>(const float*, const float*, float*, std::int6
                                    bool);
 template void skinny_matmul<double>(const double*, const double*, double*, std::int64_t, std::int64_t, std::int64_t,
                                     bool, bool);
+template void skinny_matmul_tn_transposed<float>(const float*, const float*, float*, std::int64_t, std::int64_t,
+                                                 std::int64_t);
+template void skinny_matmul_tn_transposed<double>(const double*, const double*, double*, std::int64_t, std::int64_t,
+                                                  std::int64_t);
 
 }  // namespace variate::cpu

@@ -20,6 +20,12 @@ bool skinny_matmul_enabled();
 template <class T>
 void skinny_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb);
 
+/// out (n x m, row-major) = (A^T B)^T = B^T A for A's storage k x m and B's k x n, 1 <= n <= kSkinnyMaxN:
+/// skinny_matmul's X^T G with ta, stored transposed, the layout its kernels produce. A caller that
+/// sums it over blocks of rows then adds contiguous rows and transposes once, at the end.
+template <class T>
+void skinny_matmul_tn_transposed(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n);
+
 /// Largest contracted dimension k that small_k_matmul handles.
 inline constexpr std::int64_t kSmallKMaxK = 64;
 
