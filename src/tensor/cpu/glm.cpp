@@ -206,14 +206,16 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   double* ps = sums.data<double>();
   T* pw = partial_w.data<T>();
   T* pz = z_scratch.data<T>();
-  Tensor packed_w = Tensor::empty(Shape{fused ? c * kp : skinny ? d * c : 0}, dtype_of<T>::value);
-  T* pwp = packed_w.data<T>();
+  // w packed once for every block's product: w^T's columns for the fused tiles, and w^T as
+  // skinny_matmul_packed reads it otherwise.
+  Tensor packed_w;
   if (fused) {
-    pack_dot_columns(w.data<T>(), true, d, int(c), kp, pwp);
+    packed_w = Tensor::empty(Shape{c * kp}, dtype_of<T>::value);
+    pack_dot_columns(w.data<T>(), true, d, int(c), kp, packed_w.data<T>());
   } else if (skinny) {
-    for (std::int64_t k = 0; k < c; ++k)
-      for (std::int64_t j = 0; j < d; ++j) pwp[j * c + k] = W(k, j);
+    packed_w = skinny_pack_right<T>(w.data<T>(), d, c, true);
   }
+  const T* pwp = fused ? packed_w.data<T>() : nullptr;
   // Per block, one state's z and the labels as contiguous doubles, for the unfused row terms.
   Tensor row_scratch = Tensor::empty(Shape{fused ? 0 : blocks, 2, kRowsPerBlock}, DType::f64);
   double* pr = row_scratch.data<double>();
@@ -226,7 +228,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
       dispatch_fused<T>(int(c), px + r0 * d, py + r0, rows, d, pwp, kp, pa, Z.data(), pw + b * block_w, lp, ga);
     } else {
       if (skinny) {
-        skinny_matmul<T>(px + r0 * d, pwp, Z.data(), rows, d, c, false, false);
+        skinny_matmul_packed<T>(px + r0 * d, packed_w, Z.data(), rows, d, c);
       } else {
         Z.noalias() = ConstMap(px + r0 * d, rows, d) * W.transpose();  // rows x c
       }

@@ -52,11 +52,13 @@ std::int64_t rows_per_block(std::int64_t d, std::int64_t bytes) {
 template <class T>
 using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// z (rows x n) = x (rows x d) w (d x n).
+// z (rows x n) = x (rows x d) w (d x n); the skinny kernel reads w as packed once per call
+// (`packed`, from skinny_pack_right), Eigen reads w itself.
 template <class T>
-void logits_product(const T* x, const T* w, T* z, std::int64_t rows, std::int64_t d, std::int64_t n, bool skinny) {
+void logits_product(const T* x, const T* w, const Tensor& packed, T* z, std::int64_t rows, std::int64_t d,
+                    std::int64_t n, bool skinny) {
   if (skinny) {
-    skinny_matmul<T>(x, w, z, rows, d, n, false, false);
+    skinny_matmul_packed<T>(x, packed, z, rows, d, n);
   } else {
     Eigen::Map<RowMatrix<T>>(z, rows, n).noalias() =
         Eigen::Map<const RowMatrix<T>>(x, rows, d) * Eigen::Map<const RowMatrix<T>>(w, d, n);
@@ -179,6 +181,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
     for (std::int64_t j = 0; j < c; ++j)
       for (std::int64_t r = 0; r < d; ++r) std::copy_n(src + (j * d + r) * k, k, dst + r * ck + j * k);
   }
+  const Tensor skinny_w = skinny ? skinny_pack_right<T>(packed_w.data<T>(), d, ck, false) : Tensor{};
   // Scratch per super-block (from the tensor allocator, so steady-state calls allocate nothing): the
   // partial gradient for W in double (C K x D), the log-likelihood and b-gradient sums (C + C K), one
   // block's Z/G and its X^T G (in T), and the double row scratch.
@@ -214,7 +217,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
         const std::int64_t r0 = blk * rows, r = std::min(n, r0 + rows) - r0;
         if (r <= 0) continue;
         const T* xb = px + r0 * d;
-        logits_product(xb, pw, zg, r, d, ck, skinny);
+        logits_product(xb, pw, skinny_w, zg, r, d, ck, skinny);
         const int s = row_terms(zg, py + r0, pb, r, c, k, scratch, lp, gb);
         status[std::size_t(sb)] = std::max(status[std::size_t(sb)], s);
         gradient_product(xb, zg, block_gw, r, d, ck, skinny);

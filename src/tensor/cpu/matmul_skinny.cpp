@@ -126,13 +126,10 @@ void copy_rows(const T* c, std::int64_t ldc, int rows, std::int64_t cols, T* out
 }
 
 // A not transposed: blocks of rows of A (= rows of the result) in parallel; each tile of R rows
-// streams its rows of A once against the packed B.
+// streams its rows of A once against B packed by pack_right (k rows of NV vectors).
 template <class T, int NV>
-void forward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb) {
+void forward(const T* a, const T* bp, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
   constexpr int R = tile_rows(NV), ld = NV * Simd<T>::lanes;
-  Tensor packed = Tensor::empty(Shape{k, ld}, dtype_of<T>::value);
-  T* bp = packed.data<T>();
-  pack_b(b, tb, k, n, 0, k, 0, n, ld, bp);
   auto rows = [&]<int Rows>(std::int64_t i) {
     T c[Rows * ld];
     constexpr bool prefetch = Rows * sizeof(T) <= 64;
@@ -339,13 +336,11 @@ void small_k(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std
   });
 }
 
+// bt: B packed by pack_right (its N columns, each zero-padded to whole vectors).
 template <class T, int N>
-void dot_forward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, bool tb) {
+void dot_forward(const T* a, const T* bt, T* out, std::int64_t m, std::int64_t k) {
   constexpr int R = dot_tile_rows(N);
   const std::int64_t kp = dot_packed_length<T>(k);
-  Tensor packed = Tensor::empty(Shape{N, kp}, dtype_of<T>::value);
-  T* bt = packed.data<T>();
-  pack_dot_columns(b, tb, k, N, kp, bt);
   parallel_blocks(m, kForwardRowsPerBlock, [&](std::int64_t r0, std::int64_t r1) {
     std::int64_t i = r0;
     auto store = [&](std::int64_t row, int first, int count, const typename Simd<T>::Vec& sums) {
@@ -362,30 +357,56 @@ void dot_forward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k,
 
 // Calls dot_forward with N = n, a compile-time constant.
 template <class T, int N>
-void dispatch_dot(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb) {
+void dispatch_dot(const T* a, const T* bt, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
   if constexpr (N < kDotMaxN) {
-    if (n > N) return dispatch_dot<T, N + 1>(a, b, out, m, k, n, tb);
+    if (n > N) return dispatch_dot<T, N + 1>(a, bt, out, m, k, n);
   }
-  dot_forward<T, N>(a, b, out, m, k, tb);
+  dot_forward<T, N>(a, bt, out, m, k);
 }
 
-// Calls forward/backward with NV = ceil(n / lanes), a compile-time constant.
-// transpose_out (only with ta): out is stored n x m.
+// op(B) (k x n) in the layout the product with A not transposed reads: its n columns, each
+// zero-padded to whole vectors, for the inner-product form (n <= kDotMaxN); otherwise k rows of
+// whole vectors, zero past column n.
+template <class T>
+Tensor pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb) {
+  constexpr int W = Simd<T>::lanes;
+  if (n <= kDotMaxN) {
+    const std::int64_t kp = dot_packed_length<T>(k);
+    Tensor packed = Tensor::empty(Shape{n, kp}, dtype_of<T>::value);
+    pack_dot_columns(b, tb, k, int(n), kp, packed.data<T>());
+    return packed;
+  }
+  const std::int64_t ld = (n + W - 1) / W * W;
+  Tensor packed = Tensor::empty(Shape{k, ld}, dtype_of<T>::value);
+  pack_b(b, tb, k, n, 0, k, 0, n, ld, packed.data<T>());
+  return packed;
+}
+
+// Calls forward/backward with NV = ceil(n / lanes), a compile-time constant. Without ta, B comes
+// packed by pack_right (packed_b), or is packed here when packed_b is null. transpose_out (only
+// with ta): out is stored n x m.
 template <class T, int NV>
-void dispatch(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb,
-              bool transpose_out) {
+void dispatch(const T* a, const T* b, const T* packed_b, T* out, std::int64_t m, std::int64_t k, std::int64_t n,
+              bool ta, bool tb, bool transpose_out) {
   constexpr int W = Simd<T>::lanes;
   if constexpr (NV * W < kSkinnyMaxN) {
-    if (n > NV * W) return dispatch<T, NV + 1>(a, b, out, m, k, n, ta, tb, transpose_out);
+    if (n > NV * W) return dispatch<T, NV + 1>(a, b, packed_b, out, m, k, n, ta, tb, transpose_out);
   }
-  if (ta && n <= kAxpyMaxN)
+  if (ta && n <= kAxpyMaxN) {
     dispatch_axpy<T, 1>(a, b, out, m, k, n, tb, transpose_out);
-  else if (ta)
+  } else if (ta) {
     backward<T, NV>(a, b, out, m, k, n, tb, transpose_out);
-  else if (n <= kDotMaxN)
-    dispatch_dot<T, 1>(a, b, out, m, k, n, tb);
-  else
-    forward<T, NV>(a, b, out, m, k, n, tb);
+  } else {
+    Tensor packed;
+    if (packed_b == nullptr) {
+      packed = pack_right(b, k, n, tb);
+      packed_b = packed.data<T>();
+    }
+    if (n <= kDotMaxN)
+      dispatch_dot<T, 1>(a, packed_b, out, m, k, n);
+    else
+      forward<T, NV>(a, packed_b, out, m, k, n);
+  }
 }
 
 }  // namespace
@@ -400,12 +421,22 @@ bool skinny_matmul_enabled() {
 
 template <class T>
 void skinny_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb) {
-  dispatch<T, 1>(a, b, out, m, k, n, ta, tb, false);
+  dispatch<T, 1>(a, b, nullptr, out, m, k, n, ta, tb, false);
+}
+
+template <class T>
+Tensor skinny_pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb) {
+  return pack_right(b, k, n, tb);
+}
+
+template <class T>
+void skinny_matmul_packed(const T* a, const Tensor& packed_b, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
+  dispatch<T, 1>(a, nullptr, packed_b.data<T>(), out, m, k, n, false, false, false);
 }
 
 template <class T>
 void skinny_matmul_tn_transposed(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
-  dispatch<T, 1>(a, b, out, m, k, n, true, false, true);
+  dispatch<T, 1>(a, b, nullptr, out, m, k, n, true, false, true);
 }
 
 template <class T>
@@ -421,6 +452,12 @@ template void skinny_matmul<float>(const float*, const float*, float*, std::int6
                                    bool);
 template void skinny_matmul<double>(const double*, const double*, double*, std::int64_t, std::int64_t, std::int64_t,
                                     bool, bool);
+template Tensor skinny_pack_right<float>(const float*, std::int64_t, std::int64_t, bool);
+template Tensor skinny_pack_right<double>(const double*, std::int64_t, std::int64_t, bool);
+template void skinny_matmul_packed<float>(const float*, const Tensor&, float*, std::int64_t, std::int64_t,
+                                          std::int64_t);
+template void skinny_matmul_packed<double>(const double*, const Tensor&, double*, std::int64_t, std::int64_t,
+                                           std::int64_t);
 template void skinny_matmul_tn_transposed<float>(const float*, const float*, float*, std::int64_t, std::int64_t,
                                                  std::int64_t);
 template void skinny_matmul_tn_transposed<double>(const double*, const double*, double*, std::int64_t, std::int64_t,

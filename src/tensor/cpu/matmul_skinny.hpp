@@ -5,6 +5,8 @@
 // (k <= kSmallKMaxK), U V^T in matrix factorization. See matmul_skinny.cpp.
 #include <cstdint>
 
+#include "variate/tensor/tensor.hpp"
+
 namespace variate::cpu {
 
 /// Largest n (columns of the result) that skinny_matmul handles.
@@ -19,6 +21,17 @@ bool skinny_matmul_enabled();
 /// accumulated over the contracted index in the same order whatever the number of threads.
 template <class T>
 void skinny_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb);
+
+/// op(B) packed as skinny_matmul's product with A not transposed reads it, for a caller that multiplies
+/// many blocks of rows by the same B (skinny_matmul packs B at every call, which cost 10% of the fused
+/// softmax GLM's gradient at MNIST's shape).
+template <class T>
+Tensor skinny_pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb);
+
+/// out (m x n) = a (m x k) op(B), with op(B) packed by skinny_pack_right(b, k, n, tb): the same
+/// operations, and so the same result, as skinny_matmul(a, b, out, m, k, n, false, tb).
+template <class T>
+void skinny_matmul_packed(const T* a, const Tensor& packed_b, T* out, std::int64_t m, std::int64_t k, std::int64_t n);
 
 /// out (n x m, row-major) = (A^T B)^T = B^T A for A's storage k x m and B's k x n, 1 <= n <= kSkinnyMaxN:
 /// skinny_matmul's X^T G with ta, stored transposed, the layout its kernels produce. A caller that
