@@ -242,7 +242,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
       }
       // grad_w of this block = g^T x_b, while x_b is still in cache.
       if (skinny) {
-        skinny_matmul_tn_transposed<T>(px + r0 * d, Z.data(), pw + b * block_w, d, rows, c);
+        skinny_matmul_tn_transposed<T>(px + r0 * d, Z.data(), pw + b * block_w, d, rows, c, false);
       } else {
         Eigen::Map<Matrix> G(pw + b * block_w, c, d);
         G.noalias() = Z.transpose() * ConstMap(px + r0 * d, rows, d);

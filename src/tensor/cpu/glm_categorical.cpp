@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "tensor/cpu/cpu_backend.hpp"
@@ -65,16 +66,22 @@ void logits_product(const T* x, const T* w, const Tensor& packed, T* z, std::int
   }
 }
 
-// out (n x d) = g^T (n x rows) x (rows x d): the gradient x^T g transposed, so that summing it over
-// blocks adds contiguous rows.
+// out (n x d) = (accumulate ? out : 0) + g^T (n x rows) x (rows x d): the gradient x^T g transposed,
+// so that summing it over blocks adds contiguous rows.
 template <class T>
-void gradient_product(const T* x, const T* g, T* out, std::int64_t rows, std::int64_t d, std::int64_t n, bool skinny) {
+void gradient_product(const T* x, const T* g, T* out, std::int64_t rows, std::int64_t d, std::int64_t n, bool skinny,
+                      bool accumulate) {
   if (skinny) {
-    skinny_matmul_tn_transposed<T>(x, g, out, d, rows, n);
-  } else {
-    Eigen::Map<RowMatrix<T>>(out, n, d).noalias() =
-        Eigen::Map<const RowMatrix<T>>(g, rows, n).transpose() * Eigen::Map<const RowMatrix<T>>(x, rows, d);
+    skinny_matmul_tn_transposed<T>(x, g, out, d, rows, n, accumulate);
+    return;
   }
+  Eigen::Map<RowMatrix<T>> result(out, n, d);
+  const auto product =
+      Eigen::Map<const RowMatrix<T>>(g, rows, n).transpose() * Eigen::Map<const RowMatrix<T>>(x, rows, d);
+  if (accumulate)
+    result.noalias() += product;
+  else
+    result.noalias() = product;
 }
 
 // Per-block scratch in double: the shifted logits, then their exponentials (rows x C K); the row
@@ -184,12 +191,13 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
   const Tensor skinny_w = skinny ? skinny_pack_right<T>(packed_w.data<T>(), d, ck, false) : Tensor{};
   // Scratch per super-block (from the tensor allocator, so steady-state calls allocate nothing): the
   // partial gradient for W in double (C K x D), the log-likelihood and b-gradient sums (C + C K), one
-  // block's Z/G and its X^T G (in T), and the double row scratch.
+  // block's Z/G in T and, in single precision, its G^T X, and the double row scratch.
   const std::int64_t row_scratch = rows * (ck + 3 * c);
   Tensor partial_w = Tensor::empty(Shape{supers, d * ck}, DType::f64);
   Tensor partial_sums = Tensor::empty(Shape{supers, c + ck}, DType::f64);
   std::vector<int> status(std::size_t(supers), kLabelsValid);
-  Tensor zg_scratch = Tensor::empty(Shape{supers, rows * ck + d * ck}, t);
+  const std::int64_t block_gw_size = std::is_same_v<T, double> ? 0 : d * ck;
+  Tensor zg_scratch = Tensor::empty(Shape{supers, rows * ck + block_gw_size}, t);
   Tensor row_buffers = Tensor::empty(Shape{supers, row_scratch}, DType::f64);
   const T* px = x.data<T>();
   const T* pw = packed_w.data<T>();
@@ -206,7 +214,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
       double* lp = pps + sb * (c + ck);
       double* gb = lp + c;
       std::fill(lp, lp + c + ck, 0.0);
-      T* zg = pzg + sb * (rows * ck + d * ck);
+      T* zg = pzg + sb * (rows * ck + block_gw_size);
       T* block_gw = zg + rows * ck;
       double* buffer = prow + sb * row_scratch;
       const RowScratch scratch{buffer, buffer + rows * ck, buffer + rows * ck + rows * c,
@@ -220,13 +228,13 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
         logits_product(xb, pw, skinny_w, zg, r, d, ck, skinny);
         const int s = row_terms(zg, py + r0, pb, r, c, k, scratch, lp, gb);
         status[std::size_t(sb)] = std::max(status[std::size_t(sb)], s);
-        gradient_product(xb, zg, block_gw, r, d, ck, skinny);
-        if (started) {
-          for (std::int64_t q = 0; q < d * ck; ++q) gw[q] += double(block_gw[q]);
-        } else {
-          for (std::int64_t q = 0; q < d * ck; ++q) gw[q] = double(block_gw[q]);
-          started = true;
+        if constexpr (std::is_same_v<T, double>) {
+          gradient_product(xb, zg, gw, r, d, ck, skinny, started);  // straight into the partial gradient
+        } else {  // each block's product in T, summed in double
+          gradient_product(xb, zg, block_gw, r, d, ck, skinny, false);
+          for (std::int64_t q = 0; q < d * ck; ++q) gw[q] = (started ? gw[q] : 0.0) + double(block_gw[q]);
         }
+        started = true;
       }
       if (!started) std::fill(gw, gw + d * ck, 0.0);  // a super-block past the last row
     }

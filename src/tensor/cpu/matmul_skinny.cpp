@@ -168,7 +168,7 @@ Split split(std::int64_t k, std::int64_t m, std::int64_t unit) {
 // while the partial result, loaded and stored once per chunk, stays in L2.
 template <class T, int NV>
 void backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb,
-              bool transpose_out) {
+              bool transpose_out, bool accumulate) {
   constexpr int R = tile_rows(NV), ld = NV * Simd<T>::lanes;
   const auto [supers, per, col_blocks, cols_per] = split(k, m, R);
   Tensor scratch = Tensor::empty(Shape{supers, m, ld}, dtype_of<T>::value);
@@ -203,7 +203,8 @@ void backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, st
     for (std::int64_t j = 0; j < n; ++j) {
       T total = partial[i * ld + j];
       for (std::int64_t s = 1; s < supers; ++s) total += partial[(s * m + i) * ld + j];
-      out[transpose_out ? j * m + i : i * n + j] = total;
+      T& result = out[transpose_out ? j * m + i : i * n + j];
+      result = accumulate ? result + total : total;
     }
 }
 
@@ -221,7 +222,8 @@ void axpy_tile(int vectors, const T* bl, std::int64_t rs_b, std::int64_t ls_b, c
 }
 
 template <class T, int N>
-void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, bool tb, bool transpose_out) {
+void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, bool tb, bool transpose_out,
+                   bool accumulate) {
   constexpr int W = Simd<T>::lanes, NV = std::clamp(kAccumulatorRegisters / N, 1, 8), TW = NV * W;
   const std::int64_t mp = (m + W - 1) / W * W;  // row stride of the partial results
   const auto [supers, per, col_blocks, cols_per] = split(k, m, TW);
@@ -235,13 +237,15 @@ void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
     const std::int64_t l_begin = std::min(k, s * per), l_end = std::min(k, l_begin + per);
     const std::int64_t i_begin = cb * cols_per, i_end = std::min(m, i_begin + cols_per);
     T* acc = partial + s * N * mp;
-    if (l_begin == l_end)
+    // Accumulating straight into the output: the first chunk adds to what it holds.
+    const bool add_to_output = direct && accumulate;
+    if (l_begin == l_end && !add_to_output)
       for (int j = 0; j < N; ++j)
         std::fill(acc + j * mp + i_begin, acc + j * mp + std::min(mp, i_begin + cols_per), T(0));
     T padded[kChunk * TW];
     for (std::int64_t l0 = l_begin; l0 < l_end; l0 += kChunk) {
       const std::int64_t len = std::min(kChunk, l_end - l0);
-      const bool load = l0 != l_begin;
+      const bool load = add_to_output || l0 != l_begin;
       // The next chunk of rows of A, swept at the pace of this chunk's tiles (TW elements per row
       // and tile), when all of that lies inside A.
       const T* next = (l0 + len) * m + (m + TW - 1) / TW * TW * len <= k * m ? a + (l0 + len) * m : nullptr;
@@ -278,7 +282,7 @@ void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
   if (transpose_out) {
     for (int j = 0; j < N; ++j) {
       T* row = out + j * m;
-      std::copy(partial + j * mp, partial + j * mp + m, row);
+      for (std::int64_t i = 0; i < m; ++i) row[i] = accumulate ? row[i] + partial[j * mp + i] : partial[j * mp + i];
       for (std::int64_t s = 1; s < supers; ++s)
         for (std::int64_t i = 0; i < m; ++i) row[i] += partial[(s * N + j) * mp + i];
     }
@@ -287,7 +291,7 @@ void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
       for (int j = 0; j < N; ++j) {
         T total = partial[j * mp + i];
         for (std::int64_t s = 1; s < supers; ++s) total += partial[(s * N + j) * mp + i];
-        out[i * N + j] = total;
+        out[i * N + j] = accumulate ? out[i * N + j] + total : total;
       }
   }
 }
@@ -295,11 +299,11 @@ void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
 // Calls axpy_backward with N = n, a compile-time constant.
 template <class T, int N>
 void dispatch_axpy(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool tb,
-                   bool transpose_out) {
+                   bool transpose_out, bool accumulate) {
   if constexpr (N < kAxpyMaxN) {
-    if (n > N) return dispatch_axpy<T, N + 1>(a, b, out, m, k, n, tb, transpose_out);
+    if (n > N) return dispatch_axpy<T, N + 1>(a, b, out, m, k, n, tb, transpose_out, accumulate);
   }
-  axpy_backward<T, N>(a, b, out, m, k, tb, transpose_out);
+  axpy_backward<T, N>(a, b, out, m, k, tb, transpose_out, accumulate);
 }
 
 // Small contracted dimension and many columns (U V^T in matrix factorization: k = 20). Eigen's
@@ -383,19 +387,19 @@ Tensor pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb) {
 }
 
 // Calls forward/backward with NV = ceil(n / lanes), a compile-time constant. Without ta, B comes
-// packed by pack_right (packed_b), or is packed here when packed_b is null. transpose_out (only
-// with ta): out is stored n x m.
+// packed by pack_right (packed_b), or is packed here when packed_b is null. With ta only:
+// transpose_out stores out as n x m, and accumulate adds the product to what out holds.
 template <class T, int NV>
 void dispatch(const T* a, const T* b, const T* packed_b, T* out, std::int64_t m, std::int64_t k, std::int64_t n,
-              bool ta, bool tb, bool transpose_out) {
+              bool ta, bool tb, bool transpose_out, bool accumulate) {
   constexpr int W = Simd<T>::lanes;
   if constexpr (NV * W < kSkinnyMaxN) {
-    if (n > NV * W) return dispatch<T, NV + 1>(a, b, packed_b, out, m, k, n, ta, tb, transpose_out);
+    if (n > NV * W) return dispatch<T, NV + 1>(a, b, packed_b, out, m, k, n, ta, tb, transpose_out, accumulate);
   }
   if (ta && n <= kAxpyMaxN) {
-    dispatch_axpy<T, 1>(a, b, out, m, k, n, tb, transpose_out);
+    dispatch_axpy<T, 1>(a, b, out, m, k, n, tb, transpose_out, accumulate);
   } else if (ta) {
-    backward<T, NV>(a, b, out, m, k, n, tb, transpose_out);
+    backward<T, NV>(a, b, out, m, k, n, tb, transpose_out, accumulate);
   } else {
     Tensor packed;
     if (packed_b == nullptr) {
@@ -421,7 +425,7 @@ bool skinny_matmul_enabled() {
 
 template <class T>
 void skinny_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n, bool ta, bool tb) {
-  dispatch<T, 1>(a, b, nullptr, out, m, k, n, ta, tb, false);
+  dispatch<T, 1>(a, b, nullptr, out, m, k, n, ta, tb, false, false);
 }
 
 template <class T>
@@ -431,12 +435,13 @@ Tensor skinny_pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb) {
 
 template <class T>
 void skinny_matmul_packed(const T* a, const Tensor& packed_b, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
-  dispatch<T, 1>(a, nullptr, packed_b.data<T>(), out, m, k, n, false, false, false);
+  dispatch<T, 1>(a, nullptr, packed_b.data<T>(), out, m, k, n, false, false, false, false);
 }
 
 template <class T>
-void skinny_matmul_tn_transposed(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
-  dispatch<T, 1>(a, b, nullptr, out, m, k, n, true, false, true);
+void skinny_matmul_tn_transposed(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n,
+                                 bool accumulate) {
+  dispatch<T, 1>(a, b, nullptr, out, m, k, n, true, false, true, accumulate);
 }
 
 template <class T>
@@ -459,8 +464,8 @@ template void skinny_matmul_packed<float>(const float*, const Tensor&, float*, s
 template void skinny_matmul_packed<double>(const double*, const Tensor&, double*, std::int64_t, std::int64_t,
                                            std::int64_t);
 template void skinny_matmul_tn_transposed<float>(const float*, const float*, float*, std::int64_t, std::int64_t,
-                                                 std::int64_t);
+                                                 std::int64_t, bool);
 template void skinny_matmul_tn_transposed<double>(const double*, const double*, double*, std::int64_t, std::int64_t,
-                                                  std::int64_t);
+                                                  std::int64_t, bool);
 
 }  // namespace variate::cpu

@@ -33,11 +33,13 @@ Tensor skinny_pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb);
 template <class T>
 void skinny_matmul_packed(const T* a, const Tensor& packed_b, T* out, std::int64_t m, std::int64_t k, std::int64_t n);
 
-/// out (n x m, row-major) = (A^T B)^T = B^T A for A's storage k x m and B's k x n, 1 <= n <= kSkinnyMaxN:
-/// skinny_matmul's X^T G with ta, stored transposed, the layout its kernels produce. A caller that
-/// sums it over blocks of rows then adds contiguous rows and transposes once, at the end.
+/// out (n x m, row-major) = (accumulate ? out : 0) + B^T A for A's storage k x m and B's k x n,
+/// 1 <= n <= kSkinnyMaxN: skinny_matmul's X^T G with ta, stored transposed, the layout its kernels
+/// produce. A caller that sums it over blocks of rows adds each block straight into the sum, and
+/// transposes once, at the end.
 template <class T>
-void skinny_matmul_tn_transposed(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n);
+void skinny_matmul_tn_transposed(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std::int64_t n,
+                                 bool accumulate);
 
 /// Largest contracted dimension k that small_k_matmul handles.
 inline constexpr std::int64_t kSmallKMaxK = 64;
