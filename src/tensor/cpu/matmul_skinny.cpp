@@ -126,7 +126,7 @@ void copy_rows(const T* c, std::int64_t ldc, int rows, std::int64_t cols, T* out
 }
 
 // A not transposed: blocks of rows of A (= rows of the result) in parallel; each tile of R rows
-// streams its rows of A once against B packed by pack_right (k rows of NV vectors).
+// streams its rows of A once against B packed by skinny_pack_right (k rows of NV vectors).
 template <class T, int NV>
 void forward(const T* a, const T* bp, T* out, std::int64_t m, std::int64_t k, std::int64_t n) {
   constexpr int R = tile_rows(NV), ld = NV * Simd<T>::lanes;
@@ -282,7 +282,8 @@ void axpy_backward(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
   if (transpose_out) {
     for (int j = 0; j < N; ++j) {
       T* row = out + j * m;
-      for (std::int64_t i = 0; i < m; ++i) row[i] = accumulate ? row[i] + partial[j * mp + i] : partial[j * mp + i];
+      const T* first = partial + j * mp;
+      for (std::int64_t i = 0; i < m; ++i) row[i] = accumulate ? row[i] + first[i] : first[i];
       for (std::int64_t s = 1; s < supers; ++s)
         for (std::int64_t i = 0; i < m; ++i) row[i] += partial[(s * N + j) * mp + i];
     }
@@ -340,7 +341,7 @@ void small_k(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, std
   });
 }
 
-// bt: B packed by pack_right (its N columns, each zero-padded to whole vectors).
+// bt: B packed by skinny_pack_right (its N columns, each zero-padded to whole vectors).
 template <class T, int N>
 void dot_forward(const T* a, const T* bt, T* out, std::int64_t m, std::int64_t k) {
   constexpr int R = dot_tile_rows(N);
@@ -368,26 +369,8 @@ void dispatch_dot(const T* a, const T* bt, T* out, std::int64_t m, std::int64_t 
   dot_forward<T, N>(a, bt, out, m, k);
 }
 
-// op(B) (k x n) in the layout the product with A not transposed reads: its n columns, each
-// zero-padded to whole vectors, for the inner-product form (n <= kDotMaxN); otherwise k rows of
-// whole vectors, zero past column n.
-template <class T>
-Tensor pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb) {
-  constexpr int W = Simd<T>::lanes;
-  if (n <= kDotMaxN) {
-    const std::int64_t kp = dot_packed_length<T>(k);
-    Tensor packed = Tensor::empty(Shape{n, kp}, dtype_of<T>::value);
-    pack_dot_columns(b, tb, k, int(n), kp, packed.data<T>());
-    return packed;
-  }
-  const std::int64_t ld = (n + W - 1) / W * W;
-  Tensor packed = Tensor::empty(Shape{k, ld}, dtype_of<T>::value);
-  pack_b(b, tb, k, n, 0, k, 0, n, ld, packed.data<T>());
-  return packed;
-}
-
 // Calls forward/backward with NV = ceil(n / lanes), a compile-time constant. Without ta, B comes
-// packed by pack_right (packed_b), or is packed here when packed_b is null. With ta only:
+// packed by skinny_pack_right (packed_b), or is packed here when packed_b is null. With ta only:
 // transpose_out stores out as n x m, and accumulate adds the product to what out holds.
 template <class T, int NV>
 void dispatch(const T* a, const T* b, const T* packed_b, T* out, std::int64_t m, std::int64_t k, std::int64_t n,
@@ -403,7 +386,7 @@ void dispatch(const T* a, const T* b, const T* packed_b, T* out, std::int64_t m,
   } else {
     Tensor packed;
     if (packed_b == nullptr) {
-      packed = pack_right(b, k, n, tb);
+      packed = skinny_pack_right(b, k, n, tb);
       packed_b = packed.data<T>();
     }
     if (n <= kDotMaxN)
@@ -428,9 +411,22 @@ void skinny_matmul(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
   dispatch<T, 1>(a, b, nullptr, out, m, k, n, ta, tb, false, false);
 }
 
+// The layout the product with A not transposed reads: op(B)'s n columns, each zero-padded to whole
+// vectors, for the inner-product form (n <= kDotMaxN); otherwise k rows of whole vectors, zero past
+// column n.
 template <class T>
 Tensor skinny_pack_right(const T* b, std::int64_t k, std::int64_t n, bool tb) {
-  return pack_right(b, k, n, tb);
+  constexpr int W = Simd<T>::lanes;
+  if (n <= kDotMaxN) {
+    const std::int64_t kp = dot_packed_length<T>(k);
+    Tensor packed = Tensor::empty(Shape{n, kp}, dtype_of<T>::value);
+    pack_dot_columns(b, tb, k, int(n), kp, packed.data<T>());
+    return packed;
+  }
+  const std::int64_t ld = (n + W - 1) / W * W;
+  Tensor packed = Tensor::empty(Shape{k, ld}, dtype_of<T>::value);
+  pack_b(b, tb, k, n, 0, k, 0, n, ld, packed.data<T>());
+  return packed;
 }
 
 template <class T>
