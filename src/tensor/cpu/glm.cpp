@@ -194,8 +194,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   const std::int64_t kp = dot_packed_length<T>(d);
   // Per block: log-lik and grad_alpha (c each, in double) and grad_w in T, c x kp when fused and
   // c x d otherwise. Scratch comes from the tensor allocator, so steady-state calls allocate nothing.
-  const std::int64_t block_w = fused ? c * kp : c * d;
-  auto grad_at = [&](std::int64_t k, std::int64_t j) { return fused ? k * kp + j : k * d + j; };
+  const std::int64_t grad_stride = fused ? kp : d, block_w = c * grad_stride;
   Tensor sums = Tensor::empty(Shape{blocks, 2 * c}, DType::f64);
   Tensor partial_w = Tensor::empty(Shape{blocks, block_w}, dtype_of<T>::value);
   Tensor z_scratch = Tensor::empty(Shape{blocks, kRowsPerBlock, c}, dtype_of<T>::value);
@@ -265,7 +264,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   }
   for (std::int64_t k = 0; k < c; ++k)
     for (std::int64_t j = 0; j < d; ++j) {
-      const std::int64_t at = grad_at(k, j);
+      const std::int64_t at = k * grad_stride + j;
       double total = 0;
       for (std::int64_t b = 0; b < blocks; ++b) total += double(pw[b * block_w + at]);
       out_gw[k * d + j] = T(total);

@@ -215,7 +215,6 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
       double* gb = lp + c;
       std::fill(lp, lp + c + ck, 0.0);
       T* zg = pzg + sb * (rows * ck + block_gw_size);
-      T* block_gw = zg + rows * ck;
       double* buffer = prow + sb * row_scratch;
       const RowScratch scratch{buffer, buffer + rows * ck, buffer + rows * ck + rows * c,
                                buffer + rows * ck + 2 * rows * c};
@@ -231,6 +230,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
         if constexpr (std::is_same_v<T, double>) {
           gradient_product(xb, zg, gw, r, d, ck, skinny, started);  // straight into the partial gradient
         } else {  // each block's product in T, summed in double
+          T* block_gw = zg + rows * ck;
           gradient_product(xb, zg, block_gw, r, d, ck, skinny, false);
           for (std::int64_t q = 0; q < d * ck; ++q) gw[q] = (started ? gw[q] : 0.0) + double(block_gw[q]);
         }
