@@ -5,13 +5,19 @@
 // steps per second, min bulk ESS over the parameters and min bulk ESS per wall-second, with the
 // ratio to Stan's, and the memory bandwidth measured in the same run.
 //
+// The min over 52 parameters of an ESS estimate is a noisy figure (several runs of ours differ by
+// 20%, and Stan's reference is one run), so --seeds=K runs each configuration with K seeds and adds
+// the median ESS over the parameters and, after the K rows, the median and range of the ratios.
+//
 //   build/bench/nuts_sampling [logistic|logistic-small|eight-schools ...] [--only=threaded|vectorized]
-//   (default: every model, every chain layout)
+//                             [--seeds=K]
+//   (default: every model, every chain layout, one seed)
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -33,6 +39,8 @@ struct Config {
   DType dtype;
 };
 
+constexpr std::uint64_t kSeed = 20261129;  // the sampler's seed for the first (or only) run
+
 struct Reference {
   double stan_ess_per_second;
 };
@@ -40,11 +48,11 @@ struct Reference {
 /// Runs 4 chains x (1000 + 1000) and prints one row. A run shorter than a second is repeated (five
 /// runs, the same seed and so the same draws) and its median wall time is reported: on a shared
 /// machine one pause of a neighbour's making would otherwise decide a 0.1 s figure.
-void run(const char* model_name, const tracing::Program& model, const Config& config, const Reference& ref) {
-  const inference::Unconstrained space(model);
-  const inference::Target target = inference::make_target(space, config.dtype);
+/// Returns the run's min bulk ESS per wall-second over Stan's.
+double run_seed(const char* model_name, const inference::Target& target, const Config& config, const Reference& ref,
+                std::uint64_t seed) {
   inference::SamplerOptions o;
-  o.seed = 20261129;
+  o.seed = seed;
   o.vectorized = config.vectorized;
   std::vector<double> walls;
   inference::SampleResult r;
@@ -61,7 +69,7 @@ void run(const char* model_name, const tracing::Program& model, const Config& co
     for (const auto& s : c.stats) leapfrogs += s.n_leapfrog;
   // Min bulk ESS over the unconstrained coordinates (each is a monotone map of one constrained
   // scalar, so their bulk ESS equals the constrained one's: it is rank based).
-  double min_ess = 1e300;
+  std::vector<double> ess;
   for (std::int64_t i = 0; i < r.dimension; ++i) {
     inference::ChainDraws x;
     for (const auto& c : r.chains) {
@@ -69,15 +77,32 @@ void run(const char* model_name, const tracing::Program& model, const Config& co
       for (std::int64_t t = 0; t < c.draw_count(); ++t) v.push_back(c.draws[std::size_t(t * r.dimension + i)]);
       x.push_back(std::move(v));
     }
-    min_ess = std::min(min_ess, inference::ess_bulk(x));
+    ess.push_back(inference::ess_bulk(x));
   }
+  std::sort(ess.begin(), ess.end());
+  const double min_ess = ess.front(), median_ess = ess[ess.size() / 2];
   // Per chain, per gradient: a vectorized call serves 4 chains at once.
   const double calls = double(r.target_calls);
   const double ms_per_call = wall / calls * 1e3;
-  const double ess_per_s = min_ess / wall;
-  std::printf("%-15s %-22s %9.3f %12.0f %9.0f %9.1f %11.1f %8.2fx\n", model_name, config.label, ms_per_call,
-              double(leapfrogs) / wall, min_ess, wall, ess_per_s, ess_per_s / ref.stan_ess_per_second);
+  const double ess_per_s = min_ess / wall, ratio = ess_per_s / ref.stan_ess_per_second;
+  std::printf("%-15s %-16s %5llu %9.3f %12.0f %9.0f %9.0f %8.1f %10.1f %8.2fx\n", model_name, config.label,
+              static_cast<unsigned long long>(seed % 100), ms_per_call, double(leapfrogs) / wall, min_ess, median_ess,
+              wall, ess_per_s, ratio);
   std::fflush(stdout);
+  return ratio;
+}
+
+/// One row per seed and, for several seeds, the median and the range of the ratios.
+void run(const char* model_name, const tracing::Program& model, const Config& config, const Reference& ref,
+         int seeds) {
+  const inference::Unconstrained space(model);
+  const inference::Target target = inference::make_target(space, config.dtype);
+  std::vector<double> ratios;
+  for (int s = 0; s < seeds; ++s) ratios.push_back(run_seed(model_name, target, config, ref, kSeed + std::uint64_t(s)));
+  if (seeds == 1) return;
+  std::sort(ratios.begin(), ratios.end());
+  std::printf("%-15s %-16s over %d seeds: median %.2fx, range %.2fx-%.2fx\n", model_name, config.label, seeds,
+              ratios[ratios.size() / 2], ratios.front(), ratios.back());
 }
 
 tracing::Program logistic(std::int64_t n, std::int64_t d, DType dtype) {
@@ -119,6 +144,20 @@ bool wanted(int argc, char** argv, const char* name) {
   return !any_model;
 }
 
+/// --seeds=K, at least 1.
+int seed_count(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--seeds=", 8) == 0) {
+      const int k = std::atoi(argv[i] + 8);
+      if (k < 1) {
+        std::fprintf(stderr, "nuts_sampling: --seeds must be a positive integer, got '%s'\n", argv[i] + 8);
+        std::exit(2);
+      }
+      return k;
+    }
+  return 1;
+}
+
 bool layout_wanted(int argc, char** argv, const Config& c) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--only=threaded") == 0) return !c.vectorized;
@@ -130,6 +169,7 @@ bool layout_wanted(int argc, char** argv, const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const int seeds = seed_count(argc, argv);
   const int threads = omp_get_max_threads();
   // X (N = 100000, D = 51) stays in cache between calls: its floor is the re-read rate of a buffer its size.
   const std::size_t x_bytes = std::size_t(100000) * 51 * 8;
@@ -142,16 +182,17 @@ int main(int argc, char** argv) {
               "  logistic N=100000 D=51: 18.0; logistic N=10000 D=21: 786; eight schools non-centered: 18600\n");
   std::printf("floor: one read of X (N=100000, D=51) at %.1f GB/s = %.3f ms (f64), %.3f ms (f32)\n\n", read_gbs,
               100000.0 * 51 * 8 / (read_gbs * 1e9) * 1e3, 100000.0 * 51 * 4 / (read_gbs * 1e9) * 1e3);
-  std::printf("%-15s %-22s %9s %12s %9s %9s %11s %9s\n", "model", "chains", "ms/call", "leapfrog/s", "min ESS",
-              "wall s", "ESS/s", "vs Stan");
+  std::printf("%-15s %-16s %5s %9s %12s %9s %9s %8s %10s %9s\n", "model", "chains", "seed", "ms/call", "leapfrog/s",
+              "min ESS", "med ESS", "wall s", "ESS/s", "vs Stan");
   const Config configs[] = {{"threaded f64", false, DType::f64},
                             {"vectorized f64", true, DType::f64},
                             {"vectorized f32", true, DType::f32}};
   for (const Config& c : configs) {
     if (!layout_wanted(argc, argv, c)) continue;
-    if (wanted(argc, argv, "logistic")) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0});
-    if (wanted(argc, argv, "logistic-small")) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786});
-    if (wanted(argc, argv, "eight-schools") && c.dtype == DType::f64) run("eight-schools", eight_schools(), c, {18600});
+    if (wanted(argc, argv, "logistic")) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0}, seeds);
+    if (wanted(argc, argv, "logistic-small")) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786}, seeds);
+    if (wanted(argc, argv, "eight-schools") && c.dtype == DType::f64) run("eight-schools", eight_schools(), c, {18600}, seeds);
   }
-  std::printf("\nms/call: wall time per target call (a vectorized call evaluates all 4 chains)\n");
+  std::printf("\nms/call: wall time per target call (a vectorized call evaluates all 4 chains); seed: the last two\n"
+              "digits of the sampler's seed; min/med ESS: the min and the median bulk ESS over the parameters\n");
 }

@@ -88,7 +88,7 @@ void add_tile_gradient(const T* x, std::int64_t d, const T* g, T* grad, std::int
   constexpr int W = S::lanes;
   Vec gb[R * N];
 #pragma GCC unroll 32
-  for (int s = 0; s < R * N; ++s) gb[s] = Vec{} + g[s];
+  for (int s = 0; s < R * N; ++s) gb[s] = g[s] - Vec{};  // a broadcast: x - (+0) is x, while x + 0 is not for -0
   for (std::int64_t l = 0; l < kp; l += W) {
     Vec xr[R];
 #pragma GCC unroll 8
