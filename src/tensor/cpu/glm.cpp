@@ -262,13 +262,19 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
     out_lp[k] = T(total_lp);
     out_ga[k] = T(total_ga);
   }
-  for (std::int64_t k = 0; k < c; ++k)
-    for (std::int64_t j = 0; j < d; ++j) {
-      const std::int64_t at = k * grad_stride + j;
-      double total = 0;
-      for (std::int64_t b = 0; b < blocks; ++b) total += double(pw[b * block_w + at]);
-      out_gw[k * d + j] = T(total);
+  // Each coefficient's partials added in block order, with the blocks in the outer loop so that
+  // each block's partial gradient is read once, front to back, rather than one element per block
+  // and coefficient. This runs on one core while the others wait.
+  Tensor totals = Tensor::empty(Shape{c * d}, DType::f64);
+  double* total = totals.data<double>();
+  std::fill_n(total, c * d, 0.0);
+  for (std::int64_t b = 0; b < blocks; ++b)
+    for (std::int64_t k = 0; k < c; ++k) {
+      const T* partial = pw + b * block_w + k * grad_stride;
+      double* sum = total + k * d;
+      for (std::int64_t j = 0; j < d; ++j) sum[j] += double(partial[j]);
     }
+  for (std::int64_t q = 0; q < c * d; ++q) out_gw[q] = T(total[q]);
 }
 
 }  // namespace

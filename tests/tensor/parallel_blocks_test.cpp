@@ -1,0 +1,77 @@
+// parallel_blocks: every block runs once, with bounds that depend only on n and the block size,
+// and a thread that has finished its share takes blocks from a share still in progress.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "tensor/cpu/strided_loop.hpp"
+
+namespace variate::cpu {
+namespace {
+
+// Restores the thread count a test changes.
+class ThreadCount {
+ public:
+  explicit ThreadCount(int threads) : saved_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~ThreadCount() { omp_set_num_threads(saved_); }
+
+ private:
+  int saved_;
+};
+
+TEST(ParallelBlocks, RunsEveryBlockOnceWithItsBounds) {
+  for (const int threads : {1, 2, 3, 5}) {
+    const ThreadCount use(threads);
+    for (const std::int64_t n : {1, 7, 64, 1000}) {
+      for (const std::int64_t block : {1, 3, 64}) {
+        const std::int64_t blocks = (n + block - 1) / block;
+        std::vector<std::atomic<int>> runs(static_cast<std::size_t>(blocks));
+        std::atomic<bool> bounds_ok{true};
+        parallel_blocks(n, block, [&](std::int64_t begin, std::int64_t end) {
+          const std::int64_t k = begin / block;
+          if (begin != k * block || end != std::min(n, begin + block)) bounds_ok = false;
+          ++runs[static_cast<std::size_t>(k)];
+        });
+        EXPECT_TRUE(bounds_ok) << "threads " << threads << ", n " << n << ", block " << block;
+        for (std::int64_t k = 0; k < blocks; ++k)
+          EXPECT_EQ(runs[static_cast<std::size_t>(k)], 1)
+              << "block " << k << " of " << blocks << ", threads " << threads << ", n " << n;
+      }
+    }
+  }
+}
+
+TEST(ParallelBlocks, RunsEveryBlockInsideAnotherParallelRegion) {
+  const ThreadCount use(2);
+  constexpr int kBlocks = 9;
+  std::vector<std::atomic<int>> runs(2 * kBlocks);
+#pragma omp parallel num_threads(2)
+  {
+    const int outer = omp_get_thread_num();
+    parallel_blocks(kBlocks, 1, [&](std::int64_t begin, std::int64_t) { ++runs[std::size_t(outer * kBlocks + begin)]; });
+  }
+  for (int k = 0; k < 2 * kBlocks; ++k) EXPECT_EQ(runs[std::size_t(k)], 1) << "outer thread " << k / kBlocks << ", block " << k % kBlocks;
+}
+
+TEST(ParallelBlocks, AFinishedThreadTakesBlocksOfASlowShare) {
+  const ThreadCount use(2);
+  // Blocks 0-3 are thread 0's share and each takes 100 ms; thread 1's share, blocks 4-7, takes no
+  // time, so thread 1 goes on to take blocks from the back of thread 0's share while thread 0
+  // is still in its first block (unless thread 1 starts 300 ms late).
+  constexpr int kBlocks = 8;
+  std::vector<int> ran_on(kBlocks, -1);
+  parallel_blocks(kBlocks, 1, [&](std::int64_t begin, std::int64_t) {
+    ran_on[static_cast<std::size_t>(begin)] = omp_get_thread_num();
+    if (begin < kBlocks / 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  });
+  EXPECT_EQ(ran_on[0], 0);  // a share's owner starts at its front
+  EXPECT_EQ(ran_on[3], 1);  // the last block of the slow share was taken by the other thread
+  for (int k = kBlocks / 2; k < kBlocks; ++k) EXPECT_EQ(ran_on[std::size_t(k)], 1) << "block " << k;
+}
+
+}  // namespace
+}  // namespace variate::cpu
