@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include "tensor/cpu/cpu_backend.hpp"
+#include "variate/core/error.hpp"
 
 namespace variate::cpu {
 
@@ -122,6 +123,8 @@ void parallel_blocks(std::int64_t n, std::int64_t block, Fn&& fn) {
   }
   // A share's blocks still to run, [next, end), packed into one word so that the owner (taking
   // `next`) and a thief (taking `end - 1`) claim blocks with one compare-and-swap each.
+  VARIATE_CHECK(blocks < (std::int64_t(1) << 32), "parallel_blocks", "at most 2^32 blocks, got ", blocks,
+                " (n = ", n, ", block = ", block, ")");
   struct alignas(64) Share {
     std::atomic<std::uint64_t> range;
   };
