@@ -2,9 +2,11 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -62,7 +64,10 @@ class ChainBatch {
     }
   }
 
-  void run(const DrawCallback& on_draw, std::vector<ChainResult>& results) {
+  /// kernel_threads, if set, gives the OpenMP threads for this batch's kernels before each
+  /// transition (threaded runs hand the cores of finished workers to the chains still running).
+  void run(const DrawCallback& on_draw, std::vector<ChainResult>& results,
+           const std::function<int()>& kernel_threads = {}) {
     if (stop_requested()) {  // stopped before this batch began
       interrupted_ = true;
       return;
@@ -95,6 +100,7 @@ class ChainBatch {
         }
         phase_start = Clock::now();
       }
+      if (kernel_threads) omp_set_num_threads(kernel_threads());
       for (std::int64_t c = 0; c < n_; ++c) keys_[std::size_t(c)] = use_key(chain_keys_[std::size_t(c)], KeyUse::transition, std::uint64_t(it));
       kernel_->transition(evaluator_, metrics_, step_, keys_, all_, state_, stats_);
       if (warmup && adapting) adapt(it);
@@ -346,8 +352,14 @@ SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCal
   }
 
   // Threaded chains: workers take chains in order; each chain's kernels get the cores left over.
+  // A worker that finds no chain left hands its cores to the chains still running, so that the
+  // last chains of a run do not go on one core each while the others idle.
   const int workers = std::min(threads, o.chains);
   const int inner = std::max(1, threads / workers);
+  std::atomic<int> busy{workers};
+  const std::function<int()> kernel_threads = [&] {
+    return std::max(inner, threads / std::max(1, busy.load(std::memory_order_relaxed)));
+  };
   std::atomic<int> next{0};
   std::mutex mutex;
   // The error reported is the lowest-numbered failing chain's, whatever the timing: a chain is
@@ -365,7 +377,7 @@ SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCal
         }
         try {
           ChainBatch batch(target, o, {c});
-          batch.run(on_draw, result.chains);
+          batch.run(on_draw, result.chains, kernel_threads);
           std::lock_guard lock(mutex);
           result.interrupted = result.interrupted || batch.interrupted();
           result.target_calls += batch.target_calls();
@@ -375,6 +387,7 @@ SampleResult sample(const Target& target, const SamplerOptions& o, const DrawCal
           first_failed = std::min(first_failed, c);
         }
       }
+      --busy;
     });
   }
   for (auto& t : pool) t.join();

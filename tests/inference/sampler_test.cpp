@@ -2,9 +2,13 @@
 // lockstep chains against lone chains, determinism across thread counts, initialization errors
 // and interruption.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "support/expect_error.hpp"
 #include "variate/inference/sampler.hpp"
@@ -202,6 +206,28 @@ TEST(Sampler, SameSeedSameDrawsWhateverTheThreadCount) {
   EXPECT_EQ(one, three);
   o.seed = 43;
   EXPECT_NE(one, all_draws(sample(target, o)));
+}
+
+TEST(Sampler, FinishedWorkersHandTheirCoresToTheChainsStillRunning) {
+  // 3 threaded chains on 2 threads: one worker runs two chains, the other one, and once that one
+  // is done the second chain of the first gets both threads for its kernels, with the same draws.
+  // Each evaluation sleeps 50 µs, so that a chain lasts far longer than a worker takes to start.
+  const Target base = gaussian_target({1.0, 3.0});
+  std::atomic<int> most_threads{0};
+  Target target = base;
+  target.evaluate = [&](std::span<const double> q, std::int64_t batch, std::span<double> lp, std::span<double> g) {
+    const int threads = omp_get_max_threads();
+    for (int seen = most_threads.load(); threads > seen && !most_threads.compare_exchange_weak(seen, threads);) {
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    base.evaluate(q, batch, lp, g);
+  };
+  SamplerOptions o = small_run(3);
+  o.threads = 2;
+  const auto two = all_draws(sample(target, o));
+  EXPECT_EQ(most_threads.load(), 2);
+  o.threads = 1;
+  EXPECT_EQ(two, all_draws(sample(target, o)));
 }
 
 TEST(Sampler, ReportsStanStatistics) {
