@@ -129,8 +129,7 @@ void parallel_blocks(std::int64_t n, std::int64_t block, Fn&& fn) {
     std::atomic<std::uint64_t> range;
   };
   const auto pack = [](std::int64_t next, std::int64_t end) { return std::uint64_t(next) << 32 | std::uint64_t(end); };
-  const auto share_count = std::size_t(threads);
-  std::vector<Share> shares(share_count);
+  std::vector<Share> shares(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t)
     shares[std::size_t(t)].range.store(pack(blocks * t / threads, blocks * (t + 1) / threads), std::memory_order_relaxed);
   // Claims one block of share t, from its front or its back; -1 when the share is empty.
