@@ -166,7 +166,9 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
   // in the vectorized sampler (4 chains, X from L3 on 2 threads) about 20% in f32, while in f64
   // the memory stream hides the change (docs/inference.md).
   constexpr int group = std::max(1, kGroupRows / R);
-  Vec sums[group * vectors];  // the tiles' products, a vector of slots at a time
+  // The tiles' products, a vector of slots at a time. Declared out here: GCC 12 stops with an
+  // internal compiler error on this array inside the lambda below.
+  Vec sums[group * vectors];
   const auto run_group = [&](std::int64_t first_row, int tiles) {
     for (int t = 0; t < tiles; ++t)
       dot_tile<T, R, N>(x + (first_row + t * R) * d, d, d, wt, kp, first_row + t * R,
