@@ -16,6 +16,7 @@
 #include <future>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/expect_error.hpp"
@@ -317,6 +318,47 @@ TEST(Mesh, AnExceptionOnOneDeviceAbortsTheOthers) {
   // The mesh still works afterwards.
   const auto totals = within_deadline([&] { return mesh.run([] { return psum(Tensor(1.0), "data"); }); });
   for (const Tensor& t : totals) EXPECT_EQ(t.item(), 4.0);
+}
+
+// With no more devices than cores a waiting device spins for a while before it sleeps. Device 1
+// comes late by 0 ms (device 0 still spins) or 20 ms (device 0 sleeps by then), and then joins the
+// psum, throws or returns: each case ends as it does without spinning.
+TEST(Mesh, ADeviceWaitingInACollectiveMeetsALateOneWhetherItSpinsOrSleeps) {
+  Mesh mesh(2, "data");
+  for (int late_ms : {0, 20}) {
+    SCOPED_TRACE("device 1 late by " + std::to_string(late_ms) + " ms");
+    const auto delay = [late_ms] {
+      if (axis_index("data") == 1) std::this_thread::sleep_for(std::chrono::milliseconds(late_ms));
+    };
+    const auto sums = within_deadline([&] {
+      return mesh.run([&] {
+        delay();
+        return psum(Tensor(double(axis_index("data") + 1)), "data");
+      });
+    });
+    for (const Tensor& s : sums) EXPECT_EQ(s.item(), 3.0);
+    const std::string failed = within_deadline([&] {
+      return message_of([&] {
+        mesh.run([&] {
+          delay();
+          if (axis_index("data") == 1) throw std::runtime_error("late failure");
+          return psum(Tensor(1.0), "data");
+        });
+      });
+    });
+    EXPECT_NE(failed.find("device 1 of 2"), std::string::npos) << failed;
+    EXPECT_NE(failed.find("late failure"), std::string::npos) << failed;
+    const std::string returned = within_deadline([&] {
+      return error_of([&] {
+        mesh.run([&] {
+          delay();
+          if (axis_index("data") == 1) return Tensor(0.0);
+          return psum(Tensor(1.0), "data");
+        });
+      });
+    });
+    EXPECT_NE(returned.find("device 1 returned from the run's function"), std::string::npos) << returned;
+  }
 }
 
 TEST(Mesh, MismatchedCollectivesThrowInsteadOfHanging) {
