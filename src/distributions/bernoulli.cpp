@@ -28,6 +28,15 @@ Tensor Bernoulli::sample(random::Key key, const Shape& sample_shape) const {
 Tensor Bernoulli::log_prob(const Tensor& value) const {
   // Values are data, not differentiable: one node with the partial in probs or logits.
   const Tensor x = prim::cast(value, dtype());
+  if (is_logits_) {
+    // One pass each way instead of a dozen (the terms, their support mask and the partial), the
+    // same values (matrix factorization over MovieLens-100K: 1.6M Bernoulli terms per gradient).
+    const Tensor lp = prim::binary(BinaryOp::bernoulli_logit_log_prob, param_, x);
+    return autodiff::record(lp, {param_}, {param_, x}, [](const autodiff::BackwardContext& ctx) {
+      const Tensor score = prim::binary(BinaryOp::bernoulli_logit_score, ctx.saved(0), ctx.saved(1));
+      ctx.add(0, dist::detail::times_nonzero(ctx.grad(), score));
+    });
+  }
   const Tensor not_x = prim::binary(BinaryOp::sub, Tensor::scalar(1.0, dtype()), x);
   const Tensor lp =
       dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, Tensor::scalar(0.0, dtype()), x, not_x);

@@ -15,8 +15,11 @@ const char* name(UnaryOp op) {
 }
 
 const char* name(BinaryOp op) {
-  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "igamma", "igammac",
-                                "eq",  "ne",  "lt",  "le",  "gt",  "ge",      "logical_and", "logical_or"};
+  static const char* names[] = {"add",     "sub",     "mul",     "div", "pow",
+                                "maximum", "minimum", "igamma",  "igammac",
+                                "bernoulli_logit_log_prob", "bernoulli_logit_score",
+                                "eq",      "ne",      "lt",      "le",  "gt",
+                                "ge",      "logical_and", "logical_or"};
   return names[static_cast<int>(op)];
 }
 
@@ -91,10 +94,11 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_same_device(name(op), a, b);
   const Shape shape = broadcast_shapes(name(op), a.shape(), b.shape());
   DType t = promote(a.dtype(), b.dtype());
-  // True division, pow and the incomplete gamma functions are floating point, as in NumPy and
-  // SciPy; bool arithmetic counts as integer.
-  const bool floating_op =
-      op == BinaryOp::div || op == BinaryOp::pow || op == BinaryOp::igamma || op == BinaryOp::igammac;
+  // True division, pow, the incomplete gamma functions and the Bernoulli terms are floating point,
+  // as in NumPy and SciPy; bool arithmetic counts as integer.
+  const bool floating_op = op == BinaryOp::div || op == BinaryOp::pow || op == BinaryOp::igamma ||
+                           op == BinaryOp::igammac || op == BinaryOp::bernoulli_logit_log_prob ||
+                           op == BinaryOp::bernoulli_logit_score;
   if (floating_op && !is_floating(t)) t = DType::f64;
   if (t == DType::boolean && !is_comparison(op)) t = DType::i64;
   const Tensor ca = cast(a, t), cb = cast(b, t);

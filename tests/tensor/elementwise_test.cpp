@@ -181,6 +181,40 @@ TEST(Binary, AllOps) {
   EXPECT_EQ(values(prim::binary(BinaryOp::logical_or, p, q)), (Values{1, 1, 1, 0}));
 }
 
+// The fused Bernoulli-logit terms equal log_sigmoid(+-l) and +-sigmoid(-+l) at 1 and 0, bit for bit;
+// NaN values stay NaN; other values are outside the support (-inf, and 0 for the derivative). In both
+// precisions, since the loops run in the data's width.
+TEST(Binary, BernoulliLogitTermsAreLogSigmoidsOfTheSignedLogit) {
+  for (DType t : {DType::f64, DType::f32}) {
+    const Tensor l = prim::cast(Tensor::vec({-800, -40, -1.5, 0, 0.3, 40, 800, 2, 2, 2, 2}), t);
+    const Tensor x = prim::cast(Tensor::vec({1, 1, 1, 1, 0, 0, 0, NAN, 0.5, -1, 2}), t);
+    const Values lp = values(prim::binary(BinaryOp::bernoulli_logit_log_prob, l, x));
+    const Values score = values(prim::binary(BinaryOp::bernoulli_logit_score, l, x));
+    const Values ls_pos = values(prim::unary(UnaryOp::log_sigmoid, l)), ls_neg = values(prim::unary(UnaryOp::log_sigmoid, prim::neg(l)));
+    const Values sig_pos = values(prim::unary(UnaryOp::sigmoid, l)), sig_neg = values(prim::unary(UnaryOp::sigmoid, prim::neg(l)));
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(lp[i], ls_pos[i]) << "x = 1, l = " << l.at(std::int64_t(i));
+      EXPECT_EQ(score[i], sig_neg[i]) << "x = 1, l = " << l.at(std::int64_t(i));
+    }
+    for (std::size_t i = 4; i < 7; ++i) {
+      EXPECT_EQ(lp[i], ls_neg[i]) << "x = 0, l = " << l.at(std::int64_t(i));
+      EXPECT_EQ(score[i], -sig_pos[i]) << "x = 0, l = " << l.at(std::int64_t(i));
+    }
+    EXPECT_TRUE(std::isnan(lp[7]) && std::isnan(score[7]));
+    for (std::size_t i = 8; i < 11; ++i) {
+      EXPECT_EQ(lp[i], -INFINITY) << "x = " << x.at(std::int64_t(i));
+      EXPECT_EQ(score[i], 0.0) << "x = " << x.at(std::int64_t(i));
+    }
+    EXPECT_EQ(lp[0], -800.0);  // log sigmoid(-800) without underflow
+    EXPECT_EQ(prim::binary(BinaryOp::bernoulli_logit_log_prob, l, x).dtype(), t);
+  }
+  // Integer operands compute in double, as division does.
+  EXPECT_EQ(prim::binary(BinaryOp::bernoulli_logit_score, Tensor::from(std::vector<std::int64_t>{0}, {1}),
+                         Tensor::from(std::vector<std::int64_t>{1}, {1}))
+                .dtype(),
+            DType::f64);
+}
+
 TEST(Binary, DtypePromotion) {
   const Tensor i32 = Tensor::from(std::vector<std::int32_t>{7, -7}, {2});
   const Tensor i64 = Tensor::from(std::vector<std::int64_t>{2, 2}, {2});

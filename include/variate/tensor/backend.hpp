@@ -16,7 +16,10 @@ enum class UnaryOp : std::uint8_t {
 /// igamma(a, x) and igammac(a, x) are the regularized incomplete gamma functions P(a, x) and
 /// Q(a, x) = 1 - P(a, x).
 enum class BinaryOp : std::uint8_t {
-  add, sub, mul, div, pow, maximum, minimum, igamma, igammac, eq, ne, lt, le, gt, ge, logical_and, logical_or
+  add, sub, mul, div, pow, maximum, minimum, igamma, igammac,
+  // Bernoulli(logits = a) at the value b: log p(b) and d log p(b) / da (see the CPU element functions)
+  bernoulli_logit_log_prob, bernoulli_logit_score,
+  eq, ne, lt, le, gt, ge, logical_and, logical_or
 };
 enum class ReduceOp : std::uint8_t { sum, max, min, prod };
 

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -142,6 +143,26 @@ bool with_binary_function(BinaryOp op, Use&& use) {
         if (op == BinaryOp::igamma) return use([](T x, T y) { return T(igamma_p(double(x), double(y))); });
         return use([](T x, T y) { return T(igamma_q(double(x), double(y))); });
       }
+      return false;
+    // Bernoulli(logits = l) at x, one pass instead of the dozen of log sigmoid(l) x + log sigmoid(-l)
+    // (1 - x) with its support mask: log sigmoid(l) at 1, log sigmoid(-l) at 0, NaN at NaN, -inf
+    // elsewhere; and its derivative in l, sigmoid(-l) at 1, -sigmoid(l) at 0, NaN at NaN, 0 elsewhere
+    // (a constant -inf has none). One softplus or sigmoid of l or -l, chosen by a select, so that
+    // the loop vectorizes; they are the element functions of UnaryOp::log_sigmoid and sigmoid, so
+    // the results keep the bits of the composite form.
+    case BinaryOp::bernoulli_logit_log_prob:
+      if constexpr (std::is_floating_point_v<T>)
+        return use([](T l, T x) {
+          const T lp = -vsoftplus(x == T(1) ? -l : l);
+          return (x == T(1)) | (x == T(0)) ? lp : x != x ? x : -std::numeric_limits<T>::infinity();
+        });
+      return false;
+    case BinaryOp::bernoulli_logit_score:
+      if constexpr (std::is_floating_point_v<T>)
+        return use([](T l, T x) {
+          const T s = vsigmoid(x == T(1) ? -l : l);
+          return x == T(1) ? s : x == T(0) ? -s : x != x ? x : T(0);
+        });
       return false;
     case BinaryOp::eq: return use([](T x, T y) { return x == y; });
     case BinaryOp::ne: return use([](T x, T y) { return x != y; });
