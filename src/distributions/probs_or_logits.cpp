@@ -52,10 +52,7 @@ Tensor ProbsOrLogits::probs_times_complement() const {
   return is_logits ? sigmoid(param) * sigmoid(-param) : param * (1.0 - param);
 }
 
-Tensor times_nonzero(const Tensor& c, const Tensor& x) {
-  const Tensor cx = prim::mul(c, x);
-  return prim::where(prim::binary(BinaryOp::eq, c, 0.0), Tensor::scalar(0.0, cx.dtype()), cx);
-}
+Tensor times_nonzero(const Tensor& c, const Tensor& x) { return prim::binary(BinaryOp::times_nonzero, c, x); }
 
 Tensor bernoulli_trials_log_likelihood(const ProbsOrLogits& p, const Tensor& base, const Tensor& a, const Tensor& b) {
   const Tensor lp = prim::add(base, prim::add(times_nonzero(a, p.log_p()), times_nonzero(b, p.log1m_p())));

@@ -16,7 +16,7 @@ const char* name(UnaryOp op) {
 
 const char* name(BinaryOp op) {
   static const char* names[] = {"add",     "sub",     "mul",     "div", "pow",
-                                "maximum", "minimum", "igamma",  "igammac",
+                                "maximum", "minimum", "igamma",  "igammac", "times_nonzero",
                                 "bernoulli_logit_log_prob", "bernoulli_logit_score",
                                 "eq",      "ne",      "lt",      "le",  "gt",
                                 "ge",      "logical_and", "logical_or"};

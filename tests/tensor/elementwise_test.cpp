@@ -181,6 +181,19 @@ TEST(Binary, AllOps) {
   EXPECT_EQ(values(prim::binary(BinaryOp::logical_or, p, q)), (Values{1, 1, 1, 0}));
 }
 
+// A zero first factor wins over an infinite or NaN second one (0 log 0 = 0 in densities); a NaN
+// first factor stays NaN.
+TEST(Binary, TimesNonzero) {
+  const Values tn = values(prim::binary(BinaryOp::times_nonzero, Tensor::vec({0, 0, 2, NAN, -0.0}),
+                                        Tensor::vec({INFINITY, NAN, 3, 0, 5})));
+  ASSERT_EQ(tn.size(), 5u);
+  EXPECT_EQ(tn[0], 0.0);
+  EXPECT_EQ(tn[1], 0.0);
+  EXPECT_EQ(tn[2], 6.0);
+  EXPECT_TRUE(std::isnan(tn[3]));
+  EXPECT_FALSE(std::signbit(tn[4]));  // +0, as the where(c == 0, 0, c x) it replaced
+}
+
 // The fused Bernoulli-logit terms equal log_sigmoid(+-l) and +-sigmoid(-+l) at 1 and 0, bit for bit;
 // NaN values stay NaN; other values are outside the support (-inf, and 0 for the derivative). In both
 // precisions, since the loops run in the data's width.

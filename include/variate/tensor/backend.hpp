@@ -17,6 +17,7 @@ enum class UnaryOp : std::uint8_t {
 /// Q(a, x) = 1 - P(a, x).
 enum class BinaryOp : std::uint8_t {
   add, sub, mul, div, pow, maximum, minimum, igamma, igammac,
+  times_nonzero,  // a == 0 ? 0 : a * b: a zero factor wins over an infinite or NaN b
   // Bernoulli(logits = a) at the value b: log p(b) and d log p(b) / da (see the CPU element functions)
   bernoulli_logit_log_prob, bernoulli_logit_score,
   eq, ne, lt, le, gt, ge, logical_and, logical_or

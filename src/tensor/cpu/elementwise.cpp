@@ -132,6 +132,7 @@ bool with_binary_function(BinaryOp op, Use&& use) {
     case BinaryOp::add: return use([](T x, T y) { return T(x + y); });
     case BinaryOp::sub: return use([](T x, T y) { return T(x - y); });
     case BinaryOp::mul: return use([](T x, T y) { return T(x * y); });
+    case BinaryOp::times_nonzero: return use([](T x, T y) { return x == T(0) ? T(0) : T(x * y); });
     case BinaryOp::div: return use([](T x, T y) { return T(x / y); });
     case BinaryOp::pow: return use([](T x, T y) { return T(std::pow(x, y)); });
     case BinaryOp::maximum: return use([](T x, T y) { return nan_max(x, y); });
