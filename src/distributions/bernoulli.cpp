@@ -39,7 +39,7 @@ Tensor Bernoulli::log_prob(const Tensor& value) const {
   }
   const Tensor not_x = prim::binary(BinaryOp::sub, Tensor::scalar(1.0, dtype()), x);
   const Tensor lp =
-      dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, Tensor::scalar(0.0, dtype()), x, not_x);
+      dist::detail::bernoulli_trials_log_likelihood({param_, false}, Tensor::scalar(0.0, dtype()), x, not_x);
   return dist::mask_outside_support(support(), x, lp);
 }
 

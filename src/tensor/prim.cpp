@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace variate {
 
@@ -15,11 +16,17 @@ const char* name(UnaryOp op) {
 }
 
 const char* name(BinaryOp op) {
-  static const char* names[] = {"add",     "sub",     "mul",     "div", "pow",
-                                "maximum", "minimum", "igamma",  "igammac", "times_nonzero",
-                                "bernoulli_logit_log_prob", "bernoulli_logit_score",
-                                "eq",      "ne",      "lt",      "le",  "gt",
-                                "ge",      "logical_and", "logical_or"};
+  static constexpr const char* names[] = {"add",           "sub",
+                                          "mul",           "div",
+                                          "pow",           "maximum",
+                                          "minimum",       "igamma",
+                                          "igammac",       "times_nonzero",
+                                          "bernoulli_logit_log_prob", "bernoulli_logit_score",
+                                          "eq",            "ne",
+                                          "lt",            "le",
+                                          "gt",            "ge",
+                                          "logical_and",   "logical_or"};
+  static_assert(std::size(names) == static_cast<std::size_t>(BinaryOp::logical_or) + 1, "one name per BinaryOp");
   return names[static_cast<int>(op)];
 }
 
