@@ -10,6 +10,7 @@
 #include "distribute/communicator.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/tensor/prim.hpp"
+#include "variate/tensor/replay.hpp"
 
 namespace variate::distribute {
 
@@ -42,15 +43,20 @@ void check_same(const char* op, const Communicator& comm, std::span<const Tensor
   }
 }
 
-// The element-wise sum of every device's x, added in device order.
+// The element-wise sum of every device's x, added in device order. Kept in a kernel replay as one
+// step: the communicator is looked up again at each replay, so a replay outside the mesh's run
+// fails as an evaluation there would.
 Tensor sum_over_devices(const char* op, Communicator& comm, const Tensor& x) {
   check_defined(op, comm, x);
-  const std::span<const Tensor> xs = comm.exchange(op, x);
-  check_same(op, comm, xs, -1);
-  if (xs.size() == 1) return autodiff::stop_gradient(xs[0]);
-  Tensor total = prim::add(xs[0], xs[1]);
-  for (std::size_t i = 2; i < xs.size(); ++i) total = prim::add(total, xs[i]);
-  return total;
+  return replayable_collective({x}, [op, x, axis = comm.axis()]() {
+    Communicator& c = detail::communicator(op, axis);
+    const std::span<const Tensor> xs = c.exchange(op, x);
+    check_same(op, c, xs, -1);
+    if (xs.size() == 1) return autodiff::stop_gradient(xs[0]);
+    Tensor total = prim::add(xs[0], xs[1]);
+    for (std::size_t i = 2; i < xs.size(); ++i) total = prim::add(total, xs[i]);
+    return total;
+  });
 }
 
 }  // namespace
@@ -74,6 +80,7 @@ Tensor pmean(const Tensor& x, std::string_view axis) {
 
 Tensor pmax(const Tensor& x, std::string_view axis) {
   Communicator& comm = detail::communicator("pmax", axis);
+  not_replayable("pmax over devices");  // its kernels read the other devices' tensors
   check_defined("pmax", comm, x);
   const std::span<const Tensor> xs = comm.exchange("pmax", x);
   check_same("pmax", comm, xs, -1);
@@ -105,6 +112,7 @@ Tensor pbroadcast(const Tensor& x, std::string_view axis) {
 
 Tensor all_gather(const Tensor& x, std::string_view axis, int dim) {
   Communicator& comm = detail::communicator("all_gather", axis);
+  not_replayable("all_gather over devices");  // its concatenation reads the other devices' tensors
   check_defined("all_gather", comm, x);
   const std::span<const Tensor> xs = comm.exchange("all_gather", x);
   VARIATE_CHECK(xs[0].rank() >= 1, "all_gather", "over axis '", comm.axis(),

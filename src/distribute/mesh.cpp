@@ -21,7 +21,6 @@
 #include "distribute/communicator.hpp"
 #include "distribute/mpi_rank.hpp"
 #include "variate/core/error.hpp"
-#include "variate/tensor/replay.hpp"
 
 namespace variate::distribute {
 namespace {
@@ -372,8 +371,6 @@ detail::Communicator& detail::communicator(const char* op, std::string_view axis
                             " inside Mesh::run");
   if (axis != current->axis())
     ::variate::detail::fail(op, ": unknown axis '", axis, "' (known axes: '", current->axis(), "')");
-  // Other devices' values reach this one outside any kernel, where a kernel recording cannot see them.
-  not_replayable("a collective over devices");
   return *current;
 }
 

@@ -184,6 +184,7 @@ class RecordingBackend final : public Backend {
       ok = k_.cholesky(x, out);
     }
     add({&x}, {&out}, [&k = k_, x, out, ok]() mutable { return k.cholesky(x, out) == ok; });
+    state_.steps.back().may_differ = true;
     return ok;
   }
   void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) override {
@@ -323,8 +324,8 @@ std::unique_ptr<KernelReplay> KernelRecorder::finish(std::initializer_list<Tenso
     bool v = false;
     for (Block r : step.reads) v = v || variable.contains(r) || rewritten(r);
     for (Block w : step.writes) v = v || rewritten(w);
-    runs[i] = v;
-    if (v) variable.insert(step.writes.begin(), step.writes.end());
+    runs[i] = v || step.collective;
+    if (runs[i]) variable.insert(step.writes.begin(), step.writes.end());
   }
   // Keep only what the outputs (and the checks) depend on.
   std::unordered_set<Block> needed;
@@ -333,11 +334,20 @@ std::unique_ptr<KernelReplay> KernelRecorder::finish(std::initializer_list<Tenso
   for (std::size_t i = s.steps.size(); i-- > 0;) {
     const auto& step = s.steps[i];
     if (!runs[i]) continue;
-    bool live = step.guard;
+    bool live = step.guard || step.collective;
     for (Block w : step.writes) live = live || needed.contains(w);
     if (!live) continue;
     keep[i] = true;
     needed.insert(step.reads.begin(), step.reads.end());
+  }
+  bool collective = false, may_differ = false;
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    collective = collective || (keep[i] && s.steps[i].collective);
+    may_differ = may_differ || (keep[i] && s.steps[i].may_differ);
+  }
+  if (collective && may_differ) {
+    s.why_not = "a collective over devices and a kernel whose outcome may change at replay (Cholesky)";
+    return nullptr;
   }
   std::size_t bytes = 0;
   for (Block b : needed)
@@ -351,6 +361,35 @@ std::unique_ptr<KernelReplay> KernelRecorder::finish(std::initializer_list<Tenso
     if (keep[i]) kept.push_back(std::move(s.steps[i]));
   s.steps.clear();
   return std::make_unique<KernelReplay>(std::move(kept));
+}
+
+Tensor replayable_collective(std::initializer_list<Tensor> reads, std::function<Tensor()> compute) {
+  detail::RecordingState* state = detail::t_recording;
+  if (state == nullptr) return compute();
+  Tensor result;
+  {
+    detail::Suspend off;
+    result = compute();
+  }
+  // Allocated through the recording, so that the replay may write it.
+  Tensor out = Tensor::empty(result.shape(), result.dtype(), result.device());
+  {
+    detail::Suspend off;
+    backend(out.device()).copy(result, out);
+  }
+  KernelReplay::Step step;
+  step.collective = true;
+  for (const Tensor& t : reads)
+    if (t.defined()) step.reads.push_back(detail::block(t));
+  step.writes.push_back(detail::block(out));
+  step.run = [compute = std::move(compute), out]() mutable {
+    backend(out.device()).copy(compute(), out);
+    return true;
+  };
+  // Other devices' values: host code that reads the result reads something the replay changes.
+  state->depends.insert(step.writes[0]);
+  state->steps.push_back(std::move(step));
+  return out;
 }
 
 void not_replayable(const char* why) {

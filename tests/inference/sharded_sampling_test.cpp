@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "variate/distributions/normal.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/random/samplers.hpp"
+#include "variate/tensor/replay.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -127,6 +129,36 @@ TEST(ShardedSampling, VectorizedShardedChainsFollowTheirLoneChainPaths) {
   }
 }
 
+// Samples `hierarchical` on the mesh with kernel replay on or off (VARIATE_REPLAY is read when the
+// target is made), checking on every device that the target replays all calls but the recorded
+// first one, or none.
+std::vector<SampleResult> run_replayed_or_not(Mesh& mesh, const SamplerOptions& o, bool replay) {
+  if (!replay) setenv("VARIATE_REPLAY", "0", 1);
+  auto runs = mesh.run([&] {
+    Unconstrained space(hierarchical);
+    const Target target = make_target(space);
+    SampleResult r = sample(target, o);
+    EXPECT_EQ(target.replayed_calls(), replay ? r.target_calls - 1 : 0);
+    return r;
+  });
+  unsetenv("VARIATE_REPLAY");
+  return runs;
+}
+
+TEST(ShardedSampling, ReplayedShardedGradientsGiveTheSameDrawsAsEvaluatingEveryCall) {
+  // The replays make the log density's psum and the gradient's pbroadcast psum as collectives.
+  for (bool vectorized : {false, true}) {
+    SCOPED_TRACE(vectorized ? "vectorized" : "chains one after another");
+    Mesh mesh(2, "data");
+    const auto replayed = run_replayed_or_not(mesh, short_run(2, vectorized), true);
+    const auto evaluated = run_replayed_or_not(mesh, short_run(2, vectorized), false);
+    for (int d = 0; d < 2; ++d)
+      for (std::size_t c = 0; c < 2; ++c)
+        EXPECT_EQ(replayed[std::size_t(d)].chains[c].draws, evaluated[std::size_t(d)].chains[c].draws)
+            << "device " << d << ", chain " << c;
+  }
+}
+
 TEST(ShardedSampling, ADenseMetricOverShardedCoordinatesIsAnError) {
   Mesh mesh(2, "data");
   SamplerOptions o = short_run(1);
@@ -139,9 +171,19 @@ TEST(ShardedSampling, AnErrorOnOneDeviceEndsTheRunOnAllDevices) {
   Mesh mesh(2, "data");
   static std::atomic<int> calls{0};
   calls = 0;
+  // hierarchical() with a check on mu that fails on device 1 after 30 evaluations. The check is a
+  // host_check, which kernel replays run again (host code outside one would run only once), so
+  // device 1 fails inside a replay while device 0 waits in a replayed collective.
   const auto failing = [] {
-    if (distribute::axis_index("data") == 1 && ++calls > 30) ::variate::detail::fail("model", ": device one gave up");
-    hierarchical();
+    static const Tensor y = random::normal(random::Key(3), Shape{9}) + 1.0;
+    tracing::Condition data({{"y", shard(y, "data")}});
+    auto mu = Normal(0.0, 10.0, "mu");
+    host_check({mu}, [device = distribute::axis_index("data")] {
+      if (device == 1 && ++calls > 30) ::variate::detail::fail("model", ": device one gave up");
+    });
+    const std::int64_t mine = distribute::shard_range(9, "data").size();
+    auto z = Sharded(std::make_shared<dist::Normal>(expand_dims(mu, -1) + Tensor::zeros(Shape{mine}), 1.0), "data", "z");
+    Sharded(std::make_shared<dist::Normal>(z, 1.0), "data", "y");
   };
   const std::string error = variate::testing::error_of([&] {
     mesh.run([&] {

@@ -12,9 +12,12 @@
 //   ... write new values into input ...; if (replay && replay->run()) read out;
 //
 // Safety: a computation whose host code reads or writes a value it computed (control flow on
-// values, host-side loops, collectives over devices) is not replayable: `finish` returns null and
-// the caller keeps evaluating normally. Argument checks that read computed values are recorded with
-// `host_check` and run again at each replay, so a replay throws exactly where the evaluation would.
+// values, host-side loops) is not replayable: `finish` returns null and the caller keeps evaluating
+// normally. A collective over devices made through `replayable_collective` is kept as a step that
+// runs at every replay, in its place among the kernels, so that every device makes the same
+// collectives whether it replays or evaluates. Argument checks that read computed values are
+// recorded with `host_check` and run again at each replay, so a replay throws exactly where the
+// evaluation would.
 // A kernel whose host-visible result changes at replay time (Cholesky failing) makes `run` return
 // false. Kernels whose inputs are all constant run once, while recording; kernels nothing downstream
 // uses are dropped.
@@ -35,7 +38,9 @@ class KernelReplay {
     std::function<bool()> run;  // false: a host-visible kernel result differs from the recording's
     BoundKernel bound;          // the same call bound to its operands (run holds them), when bindable
     std::vector<const void*> reads, writes;  // blocks, by element pointer (views share it)
-    bool guard = false;  // a host_check
+    bool guard = false;       // a host_check
+    bool collective = false;  // a replayable_collective: always runs
+    bool may_differ = false;  // run can return false (a host-visible result that changed)
   };
   explicit KernelReplay(std::vector<Step> steps) : steps_(std::move(steps)) {}
   /// Runs the recorded kernels on the input's current values. Throws what the evaluation would
@@ -75,6 +80,15 @@ void not_replayable(const char* why);
 namespace detail {
 void keep_host_check(std::initializer_list<Tensor> reads, std::function<void()> check);
 }
+
+/// A collective over devices: `compute` returns its result from the current values of `reads` and
+/// from other devices' values, which reach this device outside any kernel. Outside a recording this
+/// is compute(). While recording, compute runs unrecorded, its result is copied into a block of the
+/// recording, and the replay keeps a step that runs compute again into that block, whether or not
+/// anything downstream changed: every device must make the same collectives in the same order. A
+/// recording with such a step and a kernel whose host-visible result may change at replay
+/// (Cholesky) is not replayable, since a replay that stopped halfway would have made some of them.
+Tensor replayable_collective(std::initializer_list<Tensor> reads, std::function<Tensor()> compute);
 
 /// Whether this thread is recording kernels.
 inline bool recording_kernels() { return detail::t_recording != nullptr; }
