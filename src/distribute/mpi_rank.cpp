@@ -132,7 +132,7 @@ void MpiRank::begin_run() {
   for (Device& d : devices_) d = Device{};
   running_ = local_count_;
   collective_ = 0;
-  concluded_ = false;
+  concluded_ = in_round_ = false;
   outcome_ = nullptr;
 }
 
@@ -144,7 +144,7 @@ std::span<const Tensor> MpiRank::exchange(int local, const char* op, const Tenso
     d.state = State::waiting;
     d.op = op;
     d.x = x;
-    if (--running_ == 0) settled_cv_.notify_one();
+    if (--running_ == 0) play_round(lock);
     released_cv_.wait(lock, [&] { return collective_ != k || concluded_; });
   }
   if (collective_ == k) {
@@ -261,37 +261,47 @@ void MpiRank::conclude(std::exception_ptr outcome) {
   concluded_ = true;
   outcome_ = std::move(outcome);
   released_cv_.notify_all();
+  settled_cv_.notify_one();  // the driver returns
+}
+
+// With every device settled and `lock` held: one round, then either the next collective's start
+// (devices released with the tensors) or the run's conclusion.
+void MpiRank::play_round(std::unique_lock<std::mutex>& lock) {
+  in_round_ = true;
+  const std::vector<char> mine = encode();
+  // The devices are all settled, so nothing changes the state while the lock is released for the
+  // (blocking) exchange with the other ranks.
+  lock.unlock();
+  std::vector<Entry> entries;
+  std::exception_ptr broken;
+  try {
+    entries = decode(transport_.all_gather_bytes(mine));
+  } catch (...) {
+    broken = std::current_exception();  // thrown alike on every rank (see all_gather_bytes)
+  }
+  lock.lock();
+  in_round_ = false;
+  if (broken) return conclude(broken);
+  if (!std::all_of(entries.begin(), entries.end(), [](const Entry& e) { return e.state == State::waiting; }))
+    return conclude(outcome_of(entries));
+  tensors_.clear();
+  ops_.clear();
+  for (Entry& e : entries) {
+    tensors_.push_back(std::move(e.x));
+    ops_.push_back(std::move(e.op));
+  }
+  for (Device& d : devices_) d = Device{};
+  running_ = local_count_;
+  ++collective_;
+  released_cv_.notify_all();
 }
 
 void MpiRank::drive() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    settled_cv_.wait(lock, [&] { return running_ == 0; });
-    const std::vector<char> mine = encode();
-    // The devices are all settled, so nothing changes the state while the lock is released for
-    // the (blocking) exchange with the other ranks.
-    lock.unlock();
-    std::vector<Entry> entries;
-    std::exception_ptr broken;
-    try {
-      entries = decode(transport_.all_gather_bytes(mine));
-    } catch (...) {
-      broken = std::current_exception();  // thrown alike on every rank (see all_gather_bytes)
-    }
-    lock.lock();
-    if (broken) return conclude(broken);
-    if (!std::all_of(entries.begin(), entries.end(), [](const Entry& e) { return e.state == State::waiting; }))
-      return conclude(outcome_of(entries));
-    tensors_.clear();
-    ops_.clear();
-    for (Entry& e : entries) {
-      tensors_.push_back(std::move(e.x));
-      ops_.push_back(std::move(e.op));
-    }
-    for (Device& d : devices_) d = Device{};
-    running_ = local_count_;
-    ++collective_;
-    released_cv_.notify_all();
+    settled_cv_.wait(lock, [&] { return concluded_ || (running_ == 0 && !in_round_); });
+    if (concluded_) return;
+    play_round(lock);
   }
 }
 
