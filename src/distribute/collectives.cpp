@@ -50,7 +50,9 @@ Tensor sum_over_devices(const char* op, Communicator& comm, const Tensor& x) {
   check_defined(op, comm, x);
   return replayable_collective({x}, [op, x, axis = comm.axis()]() {
     Communicator& c = detail::communicator(op, axis);
-    const std::span<const Tensor> xs = c.exchange(op, x);
+    // A copy: a thread device reads the others' tensors after the barrier, and in a kernel replay
+    // x's block is rewritten by this device's next replay, which may start before they have.
+    const std::span<const Tensor> xs = c.exchange(op, x.clone());
     check_same(op, c, xs, -1);
     if (xs.size() == 1) return autodiff::stop_gradient(xs[0]);
     Tensor total = prim::add(xs[0], xs[1]);
