@@ -27,6 +27,8 @@ namespace {
 constexpr std::int64_t kRowsPerBlock = 512;  // 512 x 51 doubles ~ 200 KB: stays in L2
 constexpr int kFusedMaxStates = 4;
 constexpr int kGroupRows = 32;  // rows whose tiles are taken together (see fused_block); 13 KB of f64 x at D = 51
+// How far ahead of a group of tiles its lines are prefetched (see fused_block).
+constexpr std::int64_t kPrefetchBytes = 16 * 1024;
 // A block's products of u = 1 + e^-|z| in [1, 2] (see row_terms) must stay below DBL_MAX = 2^1024.
 static_assert(kRowsPerBlock < 1024);
 
@@ -106,15 +108,15 @@ void add_tile_gradient(const T* x, std::int64_t d, const T* g, T* grad, std::int
 }
 
 // One block of rows with N <= 4 states, fused: z = x_b w^T a tile of rows at a time (wt: w packed
-// by pack_dot_columns), each tile's row terms at once (in T), g (rows x N), and the tile's share of
+// by pack_dot_columns), each tile's row terms at once (in T), g, and the tile's share of
 // grad = g^T x_b (N x kp, zeroed here).
 // Each result slot of a tile (row r, state j: slot r N + j) sums its own terms over the block, and
 // the slots are added in order at the end: the additions depend only on the shape. Labels, alphas,
 // terms and sums move a vector at a time (lane l of a tile's vector `first / W` is slot first + l),
 // so that the only scalar work per tile is the loop GCC vectorizes, over whole vectors in memory.
 template <class T, int N>
-void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
-                 const T* alpha, T* g, T* grad, double* lp, double* ga) {
+void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* x_end, const T* wt,
+                 std::int64_t kp, const T* alpha, T* grad, double* lp, double* ga) {
   using S = Simd<T>;
   using Vec = typename S::Vec;
   constexpr int W = S::lanes, R = dot_tile_rows(N), slots = R * N, vectors = (slots + W - 1) / W;
@@ -134,7 +136,7 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
   for (int l = 0; l < W; ++l) lane_ids[l] = typename S::Index(l);
   Wide slot_lp[vectors] = {}, slot_ga[vectors] = {}, slot_u_product[vectors];
   for (Wide& p : slot_u_product) p = Wide{} + 1.0;
-  auto terms = [&](std::int64_t row, int first, int count, const Vec& sums) {
+  auto terms = [&](std::int64_t row, int first, int count, const Vec& sums, T* g_tile) {
     const int v = first / W;
     alignas(64) T y_lane[W], z_lane[W], lp_lane[W], g_lane[W], u_lane[W];
     const std::int64_t first_row = row + first / N;
@@ -144,9 +146,9 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
     for (int l = 0; l < W; ++l) row_terms(y_lane[l], z_lane[l], lp_lane[l], g_lane[l], u_lane[l]);
     Vec lpv = S::load(lp_lane), gv = S::load(g_lane), uv = S::load(u_lane);
     if (count == W) {
-      S::store(g + row * N + first, gv);
+      S::store(g_tile + first, gv);
     } else {  // a single-row tile, or the last vector of slots: lanes past count are not slots of it
-      for (int l = 0; l < count; ++l) g[row * N + first + l] = gv[l];
+      for (int l = 0; l < count; ++l) g_tile[first + l] = gv[l];
       const auto kept = lane_ids < typename S::Index(count);
       lpv = kept ? lpv : Vec{};
       gv = kept ? gv : Vec{};
@@ -166,18 +168,33 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
   // in the vectorized sampler (4 chains, X from L3 on 2 threads) about 20% in f32, while in f64
   // the memory stream hides the change (docs/inference.md).
   constexpr int group = std::max(1, kGroupRows / R);
-  // The tiles' products, a vector of slots at a time. Declared out here: GCC 12 stops with an
-  // internal compiler error on this array inside the lambda below.
+  // The tiles' products, a vector of slots at a time, and their g (slot order), from one group to
+  // the next: g for a whole block (or gradient), written once and never read again after its group,
+  // was a stream of stores to memory that cost 10-20% of the 4-state gradient (N = 1e5, d = 51, f64
+  // and f32). Declared out here: GCC 12 stops with an internal compiler error on the arrays inside
+  // the lambda below.
   Vec sums[group * vectors];
+  alignas(64) T g[group * slots];
   const auto run_group = [&](std::int64_t first_row, int tiles) {
     for (int t = 0; t < tiles; ++t)
       dot_tile<T, R, N>(x + (first_row + t * R) * d, d, d, wt, kp, first_row + t * R,
                         [&](std::int64_t, int first, int, const Vec& s) { sums[t * vectors + first / W] = s; });
     for (int t = 0; t < tiles; ++t)
       for (int v = 0; v < vectors; ++v)
-        terms(first_row + t * R, v * W, std::min(W, slots - v * W), sums[t * vectors + v]);
-    for (int t = 0; t < tiles; ++t)
-      add_tile_gradient<T, R, N>(x + (first_row + t * R) * d, d, g + (first_row + t * R) * N, grad, kp);
+        terms(first_row + t * R, v * W, std::min(W, slots - v * W), sums[t * vectors + v], g + t * slots);
+    // The hardware prefetchers of the machines we measured do not run far enough ahead of this
+    // kernel's stream: prefetching the group kPrefetchBytes ahead into L1 took 14% off 4 states and
+    // 5-7% off one (f64, N = 1e5, d = 51, 2 threads, 5 alternated runs on an AMD EPYC guest; 4-64 KB
+    // ahead gave gains, 1 MB none), and 5% off 4 states in f32; one state in f32 lost 6%, so it is
+    // left out. Earlier machines showed no change (docs/inference.md). Bounded by X's end.
+    if constexpr (sizeof(T) == 8 || N > 1) {
+      const char* bytes = reinterpret_cast<const char*>(x);
+      const std::int64_t ahead = first_row * d * std::int64_t(sizeof(T)) + kPrefetchBytes;
+      const std::int64_t ahead_end = std::min(ahead + std::int64_t(tiles) * R * d * std::int64_t(sizeof(T)),
+                                              std::int64_t(x_end - x) * std::int64_t(sizeof(T)));
+      for (std::int64_t o = ahead; o < ahead_end; o += 64) __builtin_prefetch(bytes + o, 0, 3);
+    }
+    for (int t = 0; t < tiles; ++t) add_tile_gradient<T, R, N>(x + (first_row + t * R) * d, d, g + t * slots, grad, kp);
   };
   std::int64_t i = 0;
   while (rows - i >= R) {
@@ -186,8 +203,9 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
     i += tiles * R;
   }
   for (; i < rows; ++i) {
-    dot_tile<T, 1, N>(x + i * d, d, d, wt, kp, i, terms);
-    add_tile_gradient<T, 1, N>(x + i * d, d, g + i * N, grad, kp);
+    dot_tile<T, 1, N>(x + i * d, d, d, wt, kp, i,
+                      [&](std::int64_t row, int first, int count, const Vec& s) { terms(row, first, count, s, g); });
+    add_tile_gradient<T, 1, N>(x + i * d, d, g, grad, kp);
   }
   for (int j = 0; j < N; ++j) lp[j] = ga[j] = 0;
   for (int s = 0; s < slots; ++s) {
@@ -198,12 +216,12 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
 
 // Calls fused_block with N = c, a compile-time constant.
 template <class T, int N = 1>
-void dispatch_fused(int c, const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* wt, std::int64_t kp,
-                    const T* alpha, T* g, T* grad, double* lp, double* ga) {
+void dispatch_fused(int c, const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* x_end, const T* wt,
+                    std::int64_t kp, const T* alpha, T* grad, double* lp, double* ga) {
   if constexpr (N < kFusedMaxStates) {
-    if (c > N) return dispatch_fused<T, N + 1>(c, x, y, rows, d, wt, kp, alpha, g, grad, lp, ga);
+    if (c > N) return dispatch_fused<T, N + 1>(c, x, y, rows, d, x_end, wt, kp, alpha, grad, lp, ga);
   }
-  fused_block<T, N>(x, y, rows, d, wt, kp, alpha, g, grad, lp, ga);
+  fused_block<T, N>(x, y, rows, d, x_end, wt, kp, alpha, grad, lp, ga);
 }
 
 template <class T>
@@ -222,7 +240,8 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   const std::int64_t grad_stride = fused ? kp : d, block_w = c * grad_stride;
   Tensor sums = Tensor::empty(Shape{blocks, 2 * c}, DType::f64);
   Tensor partial_w = Tensor::empty(Shape{blocks, block_w}, dtype_of<T>::value);
-  Tensor z_scratch = Tensor::empty(Shape{blocks, kRowsPerBlock, c}, dtype_of<T>::value);
+  // The unfused path's z, then g (the fused kernel keeps its g per group of tiles).
+  Tensor z_scratch = Tensor::empty(Shape{fused ? 0 : blocks, kRowsPerBlock, c}, dtype_of<T>::value);
   const T* px = x.data<T>();
   const T* py = y.data<T>();
   const T* pa = alpha.data<T>();
@@ -245,12 +264,12 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   double* pr = row_scratch.data<double>();
   parallel_blocks(n, kRowsPerBlock, [&](std::int64_t r0, std::int64_t r1) {
     const std::int64_t b = r0 / kRowsPerBlock, rows = r1 - r0;
-    Eigen::Map<Matrix> Z(pz + b * kRowsPerBlock * c, rows, c);
     double* lp = ps + b * 2 * c;
     double* ga = lp + c;
     if (fused) {
-      dispatch_fused<T>(int(c), px + r0 * d, py + r0, rows, d, pwp, kp, pa, Z.data(), pw + b * block_w, lp, ga);
+      dispatch_fused<T>(int(c), px + r0 * d, py + r0, rows, d, px + n * d, pwp, kp, pa, pw + b * block_w, lp, ga);
     } else {
+      Eigen::Map<Matrix> Z(pz + b * kRowsPerBlock * c, rows, c);
       if (skinny) {
         skinny_matmul_packed<T>(px + r0 * d, packed_w, Z.data(), rows, d, c);
       } else {
