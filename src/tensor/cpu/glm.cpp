@@ -183,11 +183,11 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
       for (int v = 0; v < vectors; ++v)
         terms(first_row + t * R, v * W, std::min(W, slots - v * W), sums[t * vectors + v], g + t * slots);
     // The hardware prefetchers of the machines we measured do not run far enough ahead of this
-    // kernel's stream: prefetching the group kPrefetchBytes ahead into L1 took 14% off 4 states and
-    // 5-7% off one (f64, N = 1e5, d = 51, 2 threads, 5 alternated runs on an AMD EPYC guest; 4-64 KB
-    // ahead gave gains, 1 MB none), and 5% off 4 states in f32; one state in f32 lost 6%, so it is
-    // left out. Earlier machines showed no change (docs/inference.md). Bounded by X's end.
-    if constexpr (sizeof(T) == 8 || N > 1) {
+    // kernel's stream: prefetching the group kPrefetchBytes ahead into L1 took 14% off 4 states in
+    // f64 and 5% in f32 (N = 1e5, d = 51, 2 threads, alternated runs on an AMD EPYC guest; 4-64 KB
+    // ahead gave gains, 1 MB none). One state is left without: two threaded chains, each reading
+    // all of X on its own core, lost 8% with it (docs/inference.md). Bounded by X's end.
+    if constexpr (N > 1) {
       const char* bytes = reinterpret_cast<const char*>(x);
       const std::int64_t ahead = first_row * d * std::int64_t(sizeof(T)) + kPrefetchBytes;
       const std::int64_t ahead_end = std::min(ahead + std::int64_t(tiles) * R * d * std::int64_t(sizeof(T)),
