@@ -182,11 +182,12 @@ void fused_block(const T* x, const T* y, std::int64_t rows, std::int64_t d, cons
     for (int t = 0; t < tiles; ++t)
       for (int v = 0; v < vectors; ++v)
         terms(first_row + t * R, v * W, std::min(W, slots - v * W), sums[t * vectors + v], g + t * slots);
-    // The hardware prefetchers of the machines we measured do not run far enough ahead of this
-    // kernel's stream: prefetching the group kPrefetchBytes ahead into L1 took 14% off 4 states in
-    // f64 and 5% in f32 (N = 1e5, d = 51, 2 threads, alternated runs on an AMD EPYC guest; 4-64 KB
-    // ahead gave gains, 1 MB none). One state is left without: two threaded chains, each reading
-    // all of X on its own core, lost 8% with it (docs/inference.md). Bounded by X's end.
+    // Software prefetch of the group's size, kPrefetchBytes ahead, into L1: on an AMD EPYC guest
+    // (session 12) the hardware prefetchers did not run far enough ahead of this stream, and this
+    // took 14% off 4 states in f64 and 5% in f32 (N = 1e5, d = 51, 2 threads, alternated runs;
+    // 4-64 KB ahead gained, 1 MB nothing); the earlier guest showed no change either way. One
+    // state is left without: two threaded chains, each reading all of X on its own core, lost 8%
+    // with it (docs/inference.md). Bounded by X's end.
     if constexpr (N > 1) {
       const char* bytes = reinterpret_cast<const char*>(x);
       const std::int64_t ahead = first_row * d * std::int64_t(sizeof(T)) + kPrefetchBytes;
