@@ -331,6 +331,7 @@ std::unique_ptr<KernelReplay> KernelRecorder::finish(std::initializer_list<Tenso
   std::unordered_set<Block> needed;
   for (const Tensor& out : outputs) needed.insert(detail::block(out));
   std::vector<bool> keep(s.steps.size(), false);
+  bool collective = false, may_differ = false;  // among the kept steps
   for (std::size_t i = s.steps.size(); i-- > 0;) {
     const auto& step = s.steps[i];
     if (!runs[i]) continue;
@@ -338,12 +339,9 @@ std::unique_ptr<KernelReplay> KernelRecorder::finish(std::initializer_list<Tenso
     for (Block w : step.writes) live = live || needed.contains(w);
     if (!live) continue;
     keep[i] = true;
+    collective = collective || step.collective;
+    may_differ = may_differ || step.may_differ;
     needed.insert(step.reads.begin(), step.reads.end());
-  }
-  bool collective = false, may_differ = false;
-  for (std::size_t i = 0; i < s.steps.size(); ++i) {
-    collective = collective || (keep[i] && s.steps[i].collective);
-    may_differ = may_differ || (keep[i] && s.steps[i].may_differ);
   }
   if (collective && may_differ) {
     s.why_not = "a collective over devices and a kernel whose outcome may change at replay (Cholesky)";

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,15 +38,20 @@ void logistic() {
 }
 
 // z_i ~ N(mu, 1) per row, sharded, and y_i ~ N(z_i, 1) observed.
-void hierarchical() {
+// With `check_mu` (when set) called at every evaluation as a host_check on mu: kernel replays run
+// it again, where host code outside one would run only once.
+void hierarchical_checked(const std::function<void()>& check_mu) {
   static const Tensor y = random::normal(random::Key(3), Shape{9}) + 1.0;
   tracing::Condition data({{"y", shard(y, "data")}});
   auto mu = Normal(0.0, 10.0, "mu");
+  if (check_mu) host_check({mu}, check_mu);
   const std::int64_t mine = distribute::shard_range(9, "data").size();
   // Written to broadcast a leading chain dimension of mu (vectorized chains).
   auto z = Sharded(std::make_shared<dist::Normal>(expand_dims(mu, -1) + Tensor::zeros(Shape{mine}), 1.0), "data", "z");
   Sharded(std::make_shared<dist::Normal>(z, 1.0), "data", "y");
 }
+
+void hierarchical() { hierarchical_checked({}); }
 
 SamplerOptions short_run(int chains, bool vectorized = false) {
   SamplerOptions o;
@@ -171,19 +177,12 @@ TEST(ShardedSampling, AnErrorOnOneDeviceEndsTheRunOnAllDevices) {
   Mesh mesh(2, "data");
   static std::atomic<int> calls{0};
   calls = 0;
-  // hierarchical() with a check on mu that fails on device 1 after 30 evaluations. The check is a
-  // host_check, which kernel replays run again (host code outside one would run only once), so
-  // device 1 fails inside a replay while device 0 waits in a replayed collective.
+  // A check on mu that fails on device 1 after 30 evaluations, so device 1 fails inside a replay
+  // while device 0 waits in a replayed collective.
   const auto failing = [] {
-    static const Tensor y = random::normal(random::Key(3), Shape{9}) + 1.0;
-    tracing::Condition data({{"y", shard(y, "data")}});
-    auto mu = Normal(0.0, 10.0, "mu");
-    host_check({mu}, [device = distribute::axis_index("data")] {
+    hierarchical_checked([device = distribute::axis_index("data")] {
       if (device == 1 && ++calls > 30) ::variate::detail::fail("model", ": device one gave up");
     });
-    const std::int64_t mine = distribute::shard_range(9, "data").size();
-    auto z = Sharded(std::make_shared<dist::Normal>(expand_dims(mu, -1) + Tensor::zeros(Shape{mine}), 1.0), "data", "z");
-    Sharded(std::make_shared<dist::Normal>(z, 1.0), "data", "y");
   };
   const std::string error = variate::testing::error_of([&] {
     mesh.run([&] {
