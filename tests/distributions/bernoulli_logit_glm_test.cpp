@@ -65,15 +65,16 @@ TEST(BernoulliLogitGLM, ManyStatesShareOnePass) {
       {w, alpha});
 }
 
-// Up to four states take the fused tile path: whole tiles and leftover rows, a D with whole vectors
-// and a partial one in both precisions, every state's value and gradient against its own composite.
+// Up to four states take the fused path over x's panels: whole panels and a partial last one, whole
+// groups of panels and a partial last one, a D that is no multiple of the accumulator count, in both
+// precisions, every state's value and gradient against its own composite.
 TEST(BernoulliLogitGLM, FusedStatesMatchTheCompositeModelInBothPrecisions) {
   const Data data = make_data(1037, 19);
   for (const DType dtype : {DType::f64, DType::f32}) {
     // Relative: sums of ~1000 terms in different orders, each rounding at most 1.1e-16 or 6e-8.
     const double tol = dtype == DType::f64 ? 1e-9 : 2e-4;
     const Tensor x = prim::cast(data.x, dtype);
-    for (const std::int64_t states : {2, 4}) {
+    for (const std::int64_t states : {1, 2, 3, 4}) {
       const Tensor w = prim::cast(testing::random_tensor(Shape{states, 19}, 9, 0.3), dtype);
       const Tensor alpha = prim::cast(testing::random_tensor(Shape{states}, 10, 0.5), dtype);
       const auto fused = value_and_grad(
@@ -149,6 +150,21 @@ TEST(BernoulliLogitGLM, ManyStatesGiveTheSameBitsOnAnyThreadCount) {
   omp_set_num_threads(threads);
   EXPECT_EQ(std::memcmp(one.value.raw(), many.value.raw(), one.value.nbytes()), 0);
   EXPECT_EQ(std::memcmp(one.grads[0].raw(), many.grads[0].raw(), one.grads[0].nbytes()), 0);
+}
+
+// The fused kernel keeps a copy of x in its own layout: a write into x after an evaluation, through
+// any tensor sharing its storage, must reach the next one.
+TEST(BernoulliLogitGLM, WritesIntoXReachTheNextEvaluation) {
+  const Data data = make_data(300, 6);
+  const Tensor x = data.x.clone();
+  const Tensor w = testing::random_tensor(Shape{6}, 11, 0.5), alpha = Tensor::scalar(0.2);
+  const auto log_lik = [&] { return dist::BernoulliLogitGLM(x, w, alpha).log_prob(data.y).item(); };
+  EXPECT_NEAR(log_lik(), composite(x, data.y, w, alpha).item(), 1e-9 * std::abs(log_lik()));
+  Tensor view = x.view(Shape{300 * 6});
+  for (std::int64_t i = 0; i < 300 * 6; i += 7) view.data<double>()[i] += 1.5;
+  const double changed = composite(x, data.y, w, alpha).item();
+  EXPECT_NEAR(log_lik(), changed, 1e-9 * std::abs(changed));
+  EXPECT_GT(std::abs(log_lik() - composite(data.x, data.y, w, alpha).item()), 1.0);
 }
 
 TEST(BernoulliLogitGLM, LabelsOutsideZeroOneGiveMinusInfinityAndShapesAreChecked) {

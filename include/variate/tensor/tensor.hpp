@@ -17,6 +17,7 @@ namespace detail {
 /// recycles blocks, so steady-state loops make no heap allocation.
 struct Storage {
   std::atomic<std::int64_t> refs{1};
+  std::atomic<std::uint64_t> writes{0};  // see Tensor::write_count
   void* data = nullptr;
   std::size_t bytes = 0;
   Device device;
@@ -91,6 +92,7 @@ class Tensor {
   }
   void* raw() {
     watch_host_access(true);
+    storage_->writes.fetch_add(1, std::memory_order_relaxed);
     return storage_->data;
   }
   const void* raw() const {
@@ -110,6 +112,14 @@ class Tensor {
   Tensor view(const Shape& shape) const;
   /// A deep copy with its own storage.
   Tensor clone() const;
+
+  /// How many times the elements were handed out for writing (non-const data() or raw()), on
+  /// any tensor sharing this one's storage. A kernel that keeps a derived copy of an input (the
+  /// GLM's panels of x) compares it to see whether the input changed, as PyTorch's version counter;
+  /// so a pointer from data() may be written through only until the tensor is next used.
+  std::uint64_t write_count() const { return storage_ ? storage_->writes.load(std::memory_order_relaxed) : 0; }
+  /// How many tensors share this one's storage (0 when undefined).
+  std::int64_t use_count() const { return storage_ ? storage_->refs.load(std::memory_order_relaxed) : 0; }
 
   TapeRef tape_ref() const { return tape_ref_; }
   void set_tape_ref(TapeRef ref) { tape_ref_ = ref; }
