@@ -31,6 +31,25 @@ TEST(Reshape, InfersOneDimensionAndSharesStorage) {
   EXPECT_EQ(values(prim::reshape(x, Shape{6, 4})), values(x));
 }
 
+// Views share their storage's write count (kernels keeping a derived copy of an input compare it)
+// and its use count; reading through a const tensor writes nothing.
+TEST(Reshape, ViewsShareTheWriteAndUseCounts) {
+  Tensor x = Tensor::zeros({2, 3});
+  const std::uint64_t before = x.write_count();
+  EXPECT_EQ(x.use_count(), 1);
+  Tensor y = x.view(Shape{6});
+  EXPECT_EQ(x.use_count(), 2);
+  const Tensor& read_only = y;
+  EXPECT_EQ(read_only.data<double>()[4], 0.0);
+  EXPECT_EQ(x.write_count(), before);
+  y.data<double>()[4] = 1.0;
+  EXPECT_EQ(x.write_count(), before + 1);
+  EXPECT_EQ(x.at(4), 1.0);
+  y = Tensor();
+  EXPECT_EQ(x.use_count(), 1);
+  EXPECT_EQ(y.use_count(), 0);
+}
+
 TEST(Reshape, Errors) {
   const Tensor x = Tensor::zeros({2, 3});
   EXPECT_ERROR(reshape(x, {-1, -1}), "reshape: only one dimension may be -1");

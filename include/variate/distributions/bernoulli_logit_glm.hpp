@@ -9,8 +9,10 @@ namespace variate::dist {
 /// It computes the value and the partials for w and alpha in one pass over x (Stan's
 /// bernoulli_logit_glm), reading the design matrix once per gradient instead of twice. A leading
 /// batch dimension of w (C, D) and alpha (C) evaluates C states (chains) in that same pass.
-/// x is data: gradients flow to w and alpha only. Reference: Stan Functions Reference,
-/// "Bernoulli-logit generalized linear model".
+/// x is data: gradients flow to w and alpha only. With up to four states the CPU kernel reads a
+/// copy of x in a layout of its own, made at the first evaluation and kept while x lives (one more
+/// copy of x's memory); writing into x's elements (data()) makes the next evaluation copy it again.
+/// Reference: Stan Functions Reference, "Bernoulli-logit generalized linear model".
 class BernoulliLogitGLM final : public Distribution {
  public:
   BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha);

@@ -1,7 +1,7 @@
 #pragma once
 // The inner-product register tile for products X W with very few columns N (2 or 4 chains of a
-// regression): used by the skinny forward product (matmul_skinny.cpp) and by the fused GLM, which
-// turns each tile's results into row terms while the next rows of X stream in (glm.cpp).
+// regression), used by the skinny forward product (matmul_skinny.cpp). (The fused GLM, which may
+// keep a copy of X in a layout of its own, reads panels instead: glm_panels.hpp.)
 //
 // Broadcasting one element of X per multiply-add would leave most lanes idle and make the load
 // ports the limit; here each row of X is loaded as full vectors and multiplied by the N columns of

@@ -35,6 +35,8 @@ constexpr int kGroupPanels = 4;  // panels whose gradient shares are taken toget
 constexpr std::int64_t kPrefetchPanels = 4;
 // A block's products of u = 1 + e^-|z| in [1, 2] (see row_terms) must stay below DBL_MAX = 2^1024.
 static_assert(kRowsPerBlock < 1024);
+static_assert(kRowsPerBlock % Simd<float>::lanes == 0 && kRowsPerBlock % Simd<double>::lanes == 0,
+              "every block starts on a panel of x (glm_panels.hpp)");
 
 // The terms of one row and state, with z = x w + alpha: y z - softplus(z) for the log-likelihood,
 // and g = y - sigmoid(z) for the gradient (0 for labels other than 0 and 1, which make the
