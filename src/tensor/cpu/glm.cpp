@@ -10,8 +10,8 @@
 // memory stream of the following rows (see panel_block). Logarithms are taken once per block (see
 // row_terms). Against the row-major kernel this replaced (session 13, N = 1e5, D = 51, 2 threads,
 // alternated runs): one state per thread, each reading all of x (threaded chains), 2.9-3.3 ms to
-// 1.4-1.55 ms per call; four states on both threads 2.0-2.1 to 1.07-1.09 ms in f64 and 0.91-0.98
-// to 0.61-0.62 ms in f32.
+// 1.27-1.55 ms per call; four states on both threads 1.97-2.12 to 0.93-1.09 ms in f64 and
+// 0.91-0.98 to 0.55-0.62 ms in f32 (docs/inference.md).
 // More states use the skinny kernels of matmul_skinny.cpp (up to 32) or Eigen's GEMM, and a
 // separate pass for the row terms.
 #include <Eigen/Core>
@@ -247,7 +247,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
   const T* py = y.data<T>();
   const T* pa = alpha.data<T>();
   const T* pwt = w.data<T>();
-  const ConstMap W_(pwt, c, d);
+  const ConstMap w_matrix(pwt, c, d);
   double* ps = sums.data<double>();
   T* pw = partial_w.data<T>();
   T* pz = z_scratch.data<T>();
@@ -269,7 +269,7 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
       if (skinny) {
         skinny_matmul_packed<T>(px + r0 * d, packed_w, Z.data(), rows, d, c);
       } else {
-        Z.noalias() = ConstMap(px + r0 * d, rows, d) * W_.transpose();  // rows x c
+        Z.noalias() = ConstMap(px + r0 * d, rows, d) * w_matrix.transpose();  // rows x c
       }
       double* zd = pr + b * 2 * kRowsPerBlock;
       double* yd = zd + kRowsPerBlock;
