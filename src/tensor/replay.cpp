@@ -165,8 +165,13 @@ class RecordingBackend final : public Backend {
   }
   void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y, Tensor& log_lik,
                            Tensor& grad_w, Tensor& grad_alpha) override {
+    // The kernel keeps a copy of x while x is not written (cpu/glm_panels.hpp). An x computed from
+    // the input is rewritten at each replay, possibly by a bound kernel, whose pointer was taken at
+    // the recording and whose writes are therefore not counted: the step counts one itself.
+    const bool x_computed = state_.depends.contains(block(x));
     record({&x, &w, &alpha, &y}, {&log_lik, &grad_w, &grad_alpha},
-           [&k = k_, x, w, alpha, y, log_lik, grad_w, grad_alpha]() mutable {
+           [&k = k_, x = Tensor(x), w, alpha, y, log_lik, grad_w, grad_alpha, x_computed]() mutable {
+             if (x_computed) x.mark_written();
              k.bernoulli_logit_glm(x, w, alpha, y, log_lik, grad_w, grad_alpha);
            });
   }

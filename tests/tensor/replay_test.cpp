@@ -9,7 +9,9 @@
 #include <functional>
 
 #include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
+#include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -78,6 +80,37 @@ TEST(KernelReplay, RunsSmallElementwiseCallsAsBoundKernels) {
       ASSERT_TRUE(replay->run());
       EXPECT_TRUE(bitwise_equal(out, f(x))) << "draw " << i;
     }
+  }
+}
+
+// The GLM kernel keeps a copy of its x while x is not written (cpu/glm_panels.hpp). An x computed
+// from the input is rewritten at each replay by a bound kernel, which holds its element pointer
+// from the recording: the replay must still make the GLM see the new x.
+TEST(KernelReplay, AGlmOverADesignComputedFromTheInputSeesItsNewValues) {
+  const random::Key key(9);
+  const Tensor data = random::normal(random::fold_in(key, 0), Shape{40, 2});
+  const Tensor labels = random::bernoulli(random::fold_in(key, 1), Tensor::scalar(0.5), Shape{40});
+  const auto evaluate = [&](const Tensor& v) {
+    auto r = vjp(
+        [&](const Tensor& u) {
+          const Tensor x = autodiff::stop_gradient(data * exp(slice(u, 0, 0, 1)));
+          return dist::BernoulliLogitGLM(x, u, 0.0).log_prob(labels);
+        },
+        Tensor::ones(Shape{}), v);
+    return ValueAndGradient{r.value, r.grads[0]};
+  };
+  Tensor input = Tensor::vec({0.3, -0.2});
+  KernelRecorder recorder(input);
+  const ValueAndGradient recorded = evaluate(input);
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  for (const double first : {0.9, -1.1}) {
+    const Tensor v = Tensor::vec({first, 0.4});
+    write(input, v);
+    ASSERT_TRUE(replay->run());
+    const ValueAndGradient expected = evaluate(v);
+    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << first;
+    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << first;
   }
 }
 

@@ -92,7 +92,7 @@ class Tensor {
   }
   void* raw() {
     watch_host_access(true);
-    storage_->writes.fetch_add(1, std::memory_order_relaxed);
+    mark_written();
     return storage_->data;
   }
   const void* raw() const {
@@ -116,8 +116,11 @@ class Tensor {
   /// How many times the elements were handed out for writing (non-const data() or raw()), on
   /// any tensor sharing this one's storage. A kernel that keeps a derived copy of an input (the
   /// GLM's panels of x) compares it to see whether the input changed, as PyTorch's version counter;
-  /// so a pointer from data() may be written through only until the tensor is next used.
+  /// so a pointer from data() may be written through only until the tensor is next used, unless
+  /// the writer calls mark_written after writing.
   std::uint64_t write_count() const { return storage_ ? storage_->writes.load(std::memory_order_relaxed) : 0; }
+  /// Counts a write made through a pointer taken earlier (as a kernel replay's bound kernels do).
+  void mark_written() { storage_->writes.fetch_add(1, std::memory_order_relaxed); }
   /// How many tensors share this one's storage (0 when undefined).
   std::int64_t use_count() const { return storage_ ? storage_->refs.load(std::memory_order_relaxed) : 0; }
 

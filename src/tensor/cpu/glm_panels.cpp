@@ -61,7 +61,8 @@ Tensor glm_panels(const Tensor& x) {
     break;
   }
   if (copies.size() == kKeptCopies) copies.erase(copies.begin());
-  copies.push_back({x, x.dtype() == DType::f32 ? pack<float>(x) : pack<double>(x), x.write_count()});
+  const std::uint64_t writes = x.write_count();  // read first: a write landing during the copy shows next time
+  copies.push_back({x, x.dtype() == DType::f32 ? pack<float>(x) : pack<double>(x), writes});
   return copies.back().panels;
 }
 
