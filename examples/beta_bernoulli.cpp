@@ -20,7 +20,7 @@ int main() {
   Tensor x;
   {
     tracing::Trace trace;
-    tracing::Seed seed(random::Key(2018));
+    tracing::Seed seed{random::Key(2018)};
     tracing::Intervene truth({{"p", 0.7}});
     beta_bernoulli();
     x = trace.site("x").value;

@@ -90,10 +90,37 @@ bool is_tracked(const Tensor& x) {
   return t && x.tape_ref().slot >= 0 && x.tape_ref().epoch == t->epoch;
 }
 
-bool any_tracked(std::span<const Tensor> xs) {
-  for (const Tensor& x : xs)
-    if (is_tracked(x)) return true;
+namespace {
+// Whether `ref` belongs to a transform that encloses the active one.
+bool tracked_by_outer_tape(TapeRef ref) {
+  if (ref.slot < 0) return false;
+  for (int d = 0; d + 1 < tapes.depth; ++d)
+    if (tapes.stack[std::size_t(d)]->epoch == ref.epoch) return true;
   return false;
+}
+
+[[noreturn]] void fail_nested(const char* where) {
+  variate::detail::fail(where, ": a value tracked by an enclosing transform (value_and_grad, grad, vjp, jacobian) "
+                        "reached a transform nested inside it. Gradients of gradients are not supported: the "
+                        "inner result would be a constant to the outer transform, so second derivatives would "
+                        "come out as a silent zero");
+}
+}  // namespace
+
+bool any_tracked(std::span<const Tensor> xs) {
+  const Tape* t = active_tape();
+  if (t == nullptr) return false;
+  bool tracked = false;
+  for (const Tensor& x : xs) {
+    const TapeRef ref = x.tape_ref();
+    if (ref.slot < 0) continue;
+    if (ref.epoch == t->epoch) {
+      tracked = true;
+    } else if (tapes.depth > 1 && tracked_by_outer_tape(ref)) {
+      fail_nested("autodiff");
+    }
+  }
+  return tracked;
 }
 
 void* arena_allocate(Tape* tape, std::size_t bytes, std::size_t align) { return tape->arena.allocate(bytes, align); }
@@ -138,6 +165,7 @@ Tensor TapeScope::track(const Tensor& x) {
   VARIATE_CHECK(x.defined(), "value_and_grad", "an input tensor is undefined");
   VARIATE_CHECK(is_floating(x.dtype()), "value_and_grad", "inputs must be floating point to be differentiated, got ",
                 x.dtype(), " of shape ", x.shape());
+  if (tracked_by_outer_tape(x.tape_ref())) fail_nested("value_and_grad");
   Tensor t(x);
   t.set_tape_ref({tape_->epoch, tape_->num_slots++});
   return t;

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 #include <optional>
 
 #include "variate/autodiff/transforms.hpp"
@@ -66,6 +68,15 @@ class EvaluationPool {
   // recorded again. One that threw while recording (an initial point outside the support) may be.
   bool should_record() const { return enabled_ && !unreplayable_ && used_.load() < kSlots; }
   void mark_unreplayable() { unreplayable_ = true; }
+  /// Whether a batch of this size still has to be checked against its states alone.
+  bool unchecked(std::int64_t batch) {
+    std::lock_guard lock(checked_mutex_);
+    return std::find(checked_.begin(), checked_.end(), batch) == checked_.end();
+  }
+  void mark_checked(std::int64_t batch) {
+    std::lock_guard lock(checked_mutex_);
+    checked_.push_back(batch);
+  }
 
  private:
   static constexpr int kSlots = 64;  // threads x batch sizes in use at once
@@ -77,20 +88,23 @@ class EvaluationPool {
     return v == nullptr || std::strcmp(v, "0") != 0;
   }();
   std::atomic<bool> unreplayable_{false};
+  std::mutex checked_mutex_;
+  std::vector<std::int64_t> checked_;  // batch sizes whose terms matched their states' own
 };
 
 }  // namespace
 
-Target make_target(const Unconstrained& space, DType dtype) {
+Target make_target(Unconstrained unconstrained, DType dtype) {
   VARIATE_CHECK(dtype == DType::f64 || dtype == DType::f32, "make_target", "expected dtype f64 or f32, got ",
                 name(dtype));
   Target target;
-  target.dimension = space.dimension();
-  target.shard_axis = space.shard_axis();
-  target.replicated_dimension = space.replicated_dimension();
+  target.dimension = unconstrained.dimension();
+  target.shard_axis = unconstrained.shard_axis();
+  target.replicated_dimension = unconstrained.replicated_dimension();
   auto pool = std::make_shared<EvaluationPool>();
   target.replayed_calls = [pool] { return pool->replays(); };
-  target.evaluate = [&space, dtype, d = space.dimension(), pool](std::span<const double> positions, std::int64_t batch,
+  auto space = std::make_shared<const Unconstrained>(std::move(unconstrained));
+  target.evaluate = [space, dtype, d = space->dimension(), pool](std::span<const double> positions, std::int64_t batch,
                                                                  std::span<double> log_density,
                                                                  std::span<double> gradient) {
     VARIATE_CHECK(batch >= 1 && std::int64_t(positions.size()) == batch * d &&
@@ -120,9 +134,16 @@ Target make_target(const Unconstrained& space, DType dtype) {
     // A single position stays rank 1, so the model sees no batch dimension at all.
     const Shape shape = batch == 1 ? Shape{d} : Shape{batch, d};
     const Tensor input = Tensor::from(positions, shape);
+    // A model that does not broadcast a leading chain dim can still run on a batch whose size
+    // matches one of its own dims (8 chains of eight schools), with the chains mixed up.
+    if (batch > 1 && pool->unchecked(batch)) {
+      const std::string error = space->find_batching_error(prim::cast(input, dtype));
+      VARIATE_CHECK(error.empty(), "make_target", "vectorized states: ", error);
+      pool->mark_checked(batch);
+    }
     std::optional<KernelRecorder> recorder;
     if (slot == nullptr && pool->should_record()) recorder.emplace(input);
-    auto result = vjp([&space](const Tensor& x) { return space.log_density(x); },
+    auto result = vjp([&space](const Tensor& x) { return space->log_density(x); },
                       Tensor::ones(batch == 1 ? Shape{} : Shape{batch}, dtype), prim::cast(input, dtype));
     const Tensor lp = prim::cast(result.value, DType::f64);
     const Tensor g = prim::cast(result.grads[0], DType::f64);

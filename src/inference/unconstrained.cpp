@@ -1,9 +1,13 @@
 #include "variate/inference/unconstrained.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
+#include <sstream>
 
 #include "variate/autodiff/tape.hpp"
+#include "variate/autodiff/transforms.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distributions/default_bijector.hpp"
@@ -44,15 +48,87 @@ void check_replicated_sites(const std::vector<tracing::Site>& sites, const std::
                     "; a value split over the devices must be a Sharded site");
 }
 
+
+const LatentSite* find_site(const std::vector<LatentSite>& sites, std::string_view name) {
+  for (const LatentSite& s : sites)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+// The sum of a per-element term over everything after the batch dims.
+Tensor sum_to_batch(const Tensor& t, int batch_rank) {
+  std::vector<int> axes;
+  for (int i = batch_rank; i < t.rank(); ++i) axes.push_back(i);
+  return axes.empty() ? t : sum(t, axes);
+}
+
+// Sets each latent site's value from its piece of a point of the unconstrained space, through the
+// bijector of the site's support as the program makes it in this run (so that bounds depending on
+// other sites follow them), and puts log|det J| on the message for LogJoint. Inside a mesh run a
+// replicated site's piece passes through pbroadcast first, so that its Jacobian term, which LogJoint
+// counts once over the devices, gets the whole gradient on every device.
+class FromUnconstrained : public tracing::Tracer {
+ public:
+  FromUnconstrained(const std::vector<LatentSite>& sites, const Tensor& flat, const std::string* mesh_axis)
+      : sites_(sites), flat_(flat), mesh_axis_(mesh_axis), batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}) {}
+
+  void process(tracing::Message& m) override {
+    if (m.value.defined()) return;  // data, or set inside the program
+    const LatentSite* s = find_site(sites_, m.name);
+    VARIATE_CHECK(s != nullptr, "Unconstrained", "site '", m.name,
+                  "' has no value and was not a latent site when the program was traced; a program must make the "
+                  "same latent sites at every run");
+    const Constraint support = m.distribution->support();
+    VARIATE_CHECK(support.kind == s->support, "Unconstrained", "the support of site '", m.name, "' was ",
+                  Constraint{s->support, {}, {}}.str(), " when the program was traced and is now ", support.str(),
+                  "; a site's support may change its bounds but not its kind");
+    const Shape full = m.distribution->sample_full_shape(m.sample_shape);
+    bool same_shape = full.rank() >= s->shape.rank();
+    for (int i = 1; same_shape && i <= s->shape.rank(); ++i) same_shape = full[full.rank() - i] == s->shape[s->shape.rank() - i];
+    VARIATE_CHECK(same_shape, "Unconstrained", "site '", m.name, "' had shape ", s->shape,
+                  " when the program was traced and now has shape ", full, "; a latent site's shape must not change");
+    Tensor x = reshape(slice(flat_, -1, s->offset, s->offset + s->size), with_leading(batch_, s->unconstrained_shape).dims());
+    if (mesh_axis_ != nullptr && !s->sharded) {
+      x = distribute::pbroadcast(x, *mesh_axis_);
+      m.broadcast = true;
+    }
+    const BijectorPtr bijector = dist::default_bijector(support);
+    tracked_support_ = tracked_support_ || autodiff::detail::is_tracked(support.low) ||
+                       autodiff::detail::is_tracked(support.high);
+    m.value = bijector->forward(x);
+    m.log_jacobian = sum_to_batch(bijector->forward_log_det_jacobian(x), batch_.rank());
+    values_.emplace(m.name, m.value);
+  }
+
+  /// The latent sites' values; throws if a latent site was not made.
+  tracing::Values take_values() {
+    for (const LatentSite& s : sites_)
+      VARIATE_CHECK(values_.count(s.name) > 0, "Unconstrained", "latent site '", s.name,
+                    "' was not made in this run of the program; a program must make the same latent sites at "
+                    "every run");
+    return std::move(values_);
+  }
+  /// Whether some support's bounds were computed from tracked values (another site's, when the
+  /// point is tracked).
+  bool tracked_support() const { return tracked_support_; }
+
+ private:
+  const std::vector<LatentSite>& sites_;
+  const Tensor& flat_;
+  const std::string* mesh_axis_;
+  Shape batch_;
+  tracing::Values values_;
+  bool tracked_support_ = false;
+};
+
 }  // namespace
 
-Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
+Unconstrained::Unconstrained(tracing::Program program, random::Key key) : program_(std::move(program)) {
   std::vector<tracing::Site> traced;
   {
     tracing::Trace trace;
-    tracing::ProgramRun run;
     tracing::Seed seed(key);
-    program();
+    tracing::run_program(program_);
     traced = trace.sites();
   }
   // Replicated sites first, then the sharded ones, so that the replicated coordinates lead.
@@ -62,8 +138,10 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
     return mesh_axis != nullptr && !s.distribution->shard_axis().empty();
   };
   std::map<std::string, int, std::less<>> order;
-  for (const tracing::Site& s : traced)
+  for (const tracing::Site& s : traced) {
+    unbatched_[s.name] = s.distribution->local_log_prob(s.value).rank();
     if (!s.observed && !s.intervened) order.emplace(s.name, int(order.size()));
+  }
   std::stable_partition(traced.begin(), traced.end(), [&](const tracing::Site& s) { return !is_sharded(s); });
   for (const tracing::Site& s : traced) {
     if (s.observed || s.intervened) continue;
@@ -74,6 +152,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
     LatentSite site;
     site.name = s.name;
     site.shape = s.value.shape();
+    site.support = support.kind;
     site.bijector = dist::default_bijector(support);
     site.unconstrained_shape = site.bijector->inverse_shape(site.shape);
     site.offset = dimension_;
@@ -88,13 +167,26 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) {
     dimension_ += site.size;
     sites_.push_back(std::move(site));
   }
-  log_joint_ = tracing::make_log_joint(program, 0);
-  batched_log_joint_ = tracing::make_log_joint(program, 1);
+  // Whether a support depends on another site shows as bounds that depend on a tracked point.
+  try {
+    autodiff::detail::TapeScope scope;
+    const Tensor flat = scope.track(Tensor::zeros(Shape{dimension_}));
+    FromUnconstrained probe(sites_, flat, nullptr);
+    tracing::run_program(program_);
+    static_supports_ = !probe.tracked_support();
+  } catch (const Error&) {
+    static_supports_ = false;  // undecided: running the program every time is right in any case
+  }
 }
 
 tracing::Values Unconstrained::constrain(const Tensor& flat) const {
   const Shape batch = batch_of("Unconstrained::constrain", flat, dimension_);
   tracing::Values values;
+  if (!static_supports_) {
+    FromUnconstrained from(sites_, flat, nullptr);
+    tracing::run_program(program_);
+    return from.take_values();
+  }
   for (const LatentSite& s : sites_) {
     const Tensor piece = slice(flat, -1, s.offset, s.offset + s.size);
     values.emplace(s.name, s.bijector->forward(reshape(piece, with_leading(batch, s.unconstrained_shape).dims())));
@@ -102,33 +194,51 @@ tracing::Values Unconstrained::constrain(const Tensor& flat) const {
   return values;
 }
 
+namespace {
+
+// Unconstrains each latent site's given value through the bijector of its support in this run.
+class ToUnconstrained : public tracing::Tracer {
+ public:
+  ToUnconstrained(const std::vector<LatentSite>& sites, const tracing::Values& values) : sites_(sites), values_(values) {}
+  void process(tracing::Message& m) override {
+    if (m.value.defined() || find_site(sites_, m.name) == nullptr) return;
+    auto it = values_.find(m.name);
+    VARIATE_CHECK(it != values_.end(), "Unconstrained::unconstrain", "no value for latent site '", m.name, "'");
+    m.value = it->second;
+    unconstrained_.emplace(m.name, dist::default_bijector(m.distribution->support())->inverse(m.value));
+  }
+  const Tensor& at(const std::string& name) const {
+    auto it = unconstrained_.find(name);
+    VARIATE_CHECK(it != unconstrained_.end(), "Unconstrained::unconstrain", "latent site '", name,
+                  "' was not made when the program ran");
+    return it->second;
+  }
+
+ private:
+  const std::vector<LatentSite>& sites_;
+  const tracing::Values& values_;
+  tracing::Values unconstrained_;
+};
+
+}  // namespace
+
 Tensor Unconstrained::unconstrain(const tracing::Values& values) const {
+  for (const LatentSite& s : sites_)
+    VARIATE_CHECK(values.count(s.name) > 0, "Unconstrained::unconstrain", "no value for latent site '", s.name, "'");
+  std::optional<ToUnconstrained> dynamic;
+  if (!static_supports_) {
+    dynamic.emplace(sites_, values);
+    tracing::run_program(program_);
+  }
   std::vector<Tensor> pieces;
   Shape batch;
   for (const LatentSite& s : sites_) {
-    auto it = values.find(s.name);
-    VARIATE_CHECK(it != values.end(), "Unconstrained::unconstrain", "no value for latent site '", s.name, "'");
-    const Tensor x = s.bijector->inverse(it->second);
+    const Tensor x = dynamic ? dynamic->at(s.name) : s.bijector->inverse(values.find(s.name)->second);
     batch = x.rank() > s.unconstrained_shape.rank() ? Shape{x.dim(0)} : Shape{};
     pieces.push_back(reshape(x, with_leading(batch, Shape{s.size}).dims()));
   }
   if (pieces.empty()) return Tensor::zeros(Shape{0});
   return concat(pieces, -1);
-}
-
-Tensor Unconstrained::log_det_jacobian(const Tensor& flat) const {
-  const Shape batch = batch_of("Unconstrained::log_density", flat, dimension_);
-  Tensor total = Tensor::zeros(batch, flat.dtype()), sharded = total;
-  for (const LatentSite& s : sites_) {
-    const Tensor x = reshape(slice(flat, -1, s.offset, s.offset + s.size), with_leading(batch, s.unconstrained_shape).dims());
-    const Tensor ldj = s.bijector->forward_log_det_jacobian(x);
-    std::vector<int> axes;
-    for (int i = batch.rank(); i < ldj.rank(); ++i) axes.push_back(i);
-    Tensor& into = s.sharded ? sharded : total;
-    into = into + (axes.empty() ? ldj : sum(ldj, axes));
-  }
-  // The Jacobian terms of the sharded sites' parts add up over the devices, as their densities do.
-  return shard_axis_.empty() ? total : total + distribute::psum(sharded, shard_axis_);
 }
 
 tracing::Values Unconstrained::constrain_gathered(const Tensor& flat) const {
@@ -146,9 +256,54 @@ tracing::Values Unconstrained::constrain_gathered(const Tensor& flat) const {
 }
 
 Tensor Unconstrained::log_density(const Tensor& flat) const {
-  const tracing::Values values = constrain(flat);
-  const Tensor lp = flat.rank() == 2 ? batched_log_joint_(values) : log_joint_(values);
-  return lp + log_det_jacobian(flat);
+  batch_of("Unconstrained::log_density", flat, dimension_);
+  tracing::LogJoint log_joint(flat.rank() - 1, flat.rank() == 2 ? unbatched_ : tracing::SiteRanks{});
+  {
+    FromUnconstrained from(sites_, flat, shard_axis_.empty() ? nullptr : distribute::running_axis());
+    tracing::run_program(program_);
+    from.take_values();
+  }
+  return log_joint.value();
+}
+
+std::vector<tracing::LogJoint::Term> Unconstrained::site_terms(const Tensor& flat) const {
+  tracing::LogJoint log_joint(flat.rank() - 1, flat.rank() == 2 ? unbatched_ : tracing::SiteRanks{}, true);
+  FromUnconstrained from(sites_, flat, nullptr);
+  tracing::run_program(program_);
+  return log_joint.terms();
+}
+
+std::string Unconstrained::find_batching_error(const Tensor& flat) const {
+  const Shape batch = batch_of("Unconstrained::find_batching_error", flat, dimension_);
+  if (batch.rank() == 0 || !shard_axis_.empty()) return {};
+  const Tensor points = autodiff::stop_gradient(flat);
+  // Sums over the data run in another order for a batch: f32 rounding is that much coarser.
+  const double tolerance = points.dtype() == DType::f32 ? 1e-4 : 1e-8;
+  const std::vector<tracing::LogJoint::Term> together = site_terms(points);
+  for (std::int64_t b = 0; b < batch[0]; ++b) {
+    std::vector<tracing::LogJoint::Term> alone;
+    try {
+      alone = site_terms(reshape(slice(points, 0, b, b + 1), Shape{dimension_}.dims()));
+    } catch (const Error&) {
+      continue;  // a state outside the support: nothing to compare
+    }
+    for (std::size_t i = 0; i < together.size() && i < alone.size(); ++i) {
+      const Tensor term = together[i].value;
+      const double mine = term.rank() == 0 ? term.item() : prim::cast(slice(term, 0, b, b + 1), DType::f64).item();
+      const double own = alone[i].value.item();
+      const bool same = mine == own || std::abs(mine - own) <= tolerance * (1 + std::abs(own)) ||
+                        (std::isnan(mine) && std::isnan(own));
+      if (!same) {
+        std::ostringstream out;
+        out << "site '" << alone[i].name << "': in a batch of " << batch[0] << " states, state " << b
+            << "'s log density term is " << mine << ", but " << own << " for that state alone; the site's "
+            << "distribution does not broadcast a leading batch (chain) dimension (write the model with "
+            << "right-aligned broadcasting, e.g. expand_dims(mu, -1), or run threaded chains)";
+        return out.str();
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace variate::inference

@@ -1,6 +1,9 @@
 #include "variate/tracing/handlers.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <iterator>
 
 #include "variate/autodiff/tape.hpp"
 #include "variate/tracing/random_variable.hpp"
@@ -11,14 +14,59 @@ void Seed::process(Message& m) {
   if (!m.key) m.key = random::fold_in(key_, m.name);
 }
 
-void Substitute::process(Message& m) {
-  if (m.value.defined()) return;
-  if (auto it = values_.find(m.name); it != values_.end()) m.value = it->second;
+namespace {
+
+// Right-aligned broadcasting, as the site's log_prob will apply it.
+bool broadcasts(const Shape& a, const Shape& b) {
+  for (int i = 1; i <= std::min(a.rank(), b.rank()); ++i) {
+    const std::int64_t x = a[a.rank() - i], y = b[b.rank() - i];
+    if (x != y && x != 1 && y != 1) return false;
+  }
+  return true;
 }
 
-Condition::Condition(Values data) : data_(std::move(data)) {
-  for (const auto& [name, value] : data_) {
-    VARIATE_CHECK(value.defined(), "Condition", "the data for site '", name, "' is undefined");
+}  // namespace
+
+NamedValues::NamedValues(const char* handler, Values values)
+    : handler_(handler), values_(std::move(values)), met_(values_.size(), 0), created_in_(current_run()) {
+  for (const auto& [name, value] : values_)
+    VARIATE_CHECK(value.defined(), handler_, "the value for site '", name, "' is undefined");
+}
+
+NamedValues::~NamedValues() {
+  // A tracer that ends inside the program run it began in reports to that run; one that wraps the
+  // run is asked by the run itself (unmatched_names). None reports while an error unwinds.
+  if (std::uncaught_exceptions() > 0 || current_run() != created_in_) return;
+  std::vector<std::string> unmatched;
+  unmatched_names(created_in_, unmatched);
+  if (!unmatched.empty()) report_unmatched(std::move(unmatched));
+}
+
+void NamedValues::unmatched_names(std::uint64_t run, std::vector<std::string>& out) const {
+  std::size_t i = 0;
+  for (const auto& entry : values_) {
+    if (met_[i++] < run) out.push_back(std::string(handler_) + " '" + entry.first + "'");
+  }
+}
+
+const Tensor* NamedValues::find(const Message& m) {
+  auto it = values_.find(m.name);
+  if (it == values_.end()) return nullptr;
+  met_[std::size_t(std::distance(values_.begin(), it))] = current_run();
+  const Shape expected = m.distribution->sample_full_shape(m.sample_shape);
+  VARIATE_CHECK(broadcasts(it->second.shape(), expected), handler_, "the value for site '", m.name, "' has shape ",
+                it->second.shape(), ", which does not broadcast with the site's shape ", expected, " (",
+                m.distribution->name(), ")");
+  return &it->second;
+}
+
+void Substitute::process(Message& m) {
+  const Tensor* v = find(m);
+  if (v != nullptr && !m.value.defined()) m.value = *v;
+}
+
+Condition::Condition(Values data) : NamedValues("Condition", std::move(data)) {
+  for (const auto& [name, value] : values()) {
     const Tensor v = prim::cast(value, DType::f64);
     const double total = prim::sum(prim::unary(UnaryOp::abs, v)).item();
     if (!std::isfinite(total)) {
@@ -31,16 +79,15 @@ Condition::Condition(Values data) : data_(std::move(data)) {
 }
 
 void Condition::process(Message& m) {
-  if (m.value.defined()) return;
-  if (auto it = data_.find(m.name); it != data_.end()) {
-    m.value = autodiff::stop_gradient(it->second);
-    m.observed = true;
-  }
+  const Tensor* v = find(m);
+  if (v == nullptr || m.value.defined()) return;
+  m.value = autodiff::stop_gradient(*v);
+  m.observed = true;
 }
 
 void Intervene::process(Message& m) {
-  if (auto it = values_.find(m.name); it != values_.end()) {
-    m.value = it->second;
+  if (const Tensor* v = find(m)) {
+    m.value = *v;
     m.intervened = true;
   }
 }
@@ -55,9 +102,6 @@ void Block::process(Message& m) {
 }
 
 void Trace::postprocess(const Message& m) {
-  for (const Site& s : sites_)
-    VARIATE_CHECK(s.name != m.name, "Trace", "the site name '", m.name,
-                  "' occurs twice; site names must be unique within a program run (a Trace records one run)");
   sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.scale});
 }
 
@@ -69,8 +113,8 @@ const Site& Trace::site(std::string_view name) const {
   detail::fail("Trace", ": no site named '", name, "'; the recorded sites are: ", known.empty() ? "(none)" : known);
 }
 
-LogJoint::LogJoint(int batch_ndims, SiteRanks unbatched)
-    : batch_ndims_(batch_ndims), unbatched_(std::move(unbatched)), spmd_(spmd_context()) {
+LogJoint::LogJoint(int batch_ndims, SiteRanks unbatched, bool keep_terms)
+    : batch_ndims_(batch_ndims), unbatched_(std::move(unbatched)), keep_terms_(keep_terms), spmd_(spmd_context()) {
   VARIATE_CHECK(batch_ndims >= 0, "LogJoint", "batch_ndims must be >= 0, got ", batch_ndims);
 }
 
@@ -85,20 +129,18 @@ bool is_sharded(const Message& m, const SpmdContext& spmd) {
 }  // namespace
 
 void LogJoint::process(Message& m) {
-  if (!spmd_ || !m.value.defined() || is_sharded(m, spmd_)) return;
+  if (!spmd_ || !m.value.defined() || m.broadcast || is_sharded(m, spmd_)) return;
   m.value = spmd_.collectives->pbroadcast(m.value, *spmd_.axis);
-  broadcast_ = &m;
+  m.broadcast = true;
 }
 
 void LogJoint::postprocess(const Message& m) {
   // A replicated value set after this tracer saw the site (drawn, or supplied by a tracer outside
   // it) missed pbroadcast: its gradient would lack the other devices' terms.
-  VARIATE_CHECK(!spmd_ || m.intervened || is_sharded(m, spmd_) || broadcast_ == &m ||
-                    !autodiff::detail::is_tracked(m.value),
+  VARIATE_CHECK(!spmd_ || m.intervened || is_sharded(m, spmd_) || m.broadcast || !autodiff::detail::is_tracked(m.value),
                 "LogJoint", "inside a mesh run, the value of replicated site '", m.name,
                 "' must be supplied before the log joint sees the site (by make_log_joint, or a Substitute inside "
                 "the LogJoint scope); it was drawn or set by a tracer outside it");
-  broadcast_ = nullptr;  // the next site's message may live at the same address
   if (m.intervened) return;
   const Tensor lp = m.distribution->local_log_prob(m.value);
   int keep = 0;
@@ -113,6 +155,9 @@ void LogJoint::postprocess(const Message& m) {
   }
   Tensor term = sum_site_terms(lp, keep);
   if (m.scale != 1.0) term = term * m.scale;
+  // The change of variables is not part of the likelihood: unscaled.
+  if (m.log_jacobian.defined()) term = term + m.log_jacobian;
+  if (keep_terms_) terms_.push_back({m.name, term});
   Tensor& total = is_sharded(m, spmd_) ? sharded_ : replicated_;
   total = total.defined() ? total + term : term;
 }

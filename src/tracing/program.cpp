@@ -17,8 +17,6 @@ class StrictSubstitute : public Tracer {
  public:
   explicit StrictSubstitute(const Values& values) : values_(values) {}
   void process(Message& m) override {
-    VARIATE_CHECK(std::find(seen_.begin(), seen_.end(), m.name) == seen_.end(), "make_log_joint", "the site name '",
-                  m.name, "' occurs twice in the program; site names must be unique");
     seen_.push_back(m.name);
     if (m.value.defined()) return;
     auto it = values_.find(m.name);
@@ -44,20 +42,16 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
   SiteRanks unbatched;
   if (batch_ndims > 0) {
     Trace trace;
-    ProgramRun run;
-    {
-      Seed seed(random::Key(0));
-      program();
-    }
+    Seed seed(random::Key(0));
+    run_program(program);
     for (const Site& s : trace.sites()) unbatched[s.name] = s.distribution->local_log_prob(s.value).rank();
   }
   return [program = std::move(program), batch_ndims, unbatched = std::move(unbatched)](const Values& values) {
     LogJoint log_joint(batch_ndims, unbatched);
-    ProgramRun run;
     std::vector<std::string> seen;
     {
       StrictSubstitute substitute(values);
-      program();
+      run_program(program);
       seen = substitute.seen();
     }
     const std::set<std::string, std::less<>> sites(seen.begin(), seen.end());
@@ -68,12 +62,17 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
   };
 }
 
+void run_program(const Program& program) {
+  ProgramRun run;
+  program();
+  run.check_names_matched();
+}
+
 Values ProgramJoint::sample(random::Key key) const {
   Trace trace;
-  ProgramRun run;
   {
     Seed seed(key);
-    program_();
+    run_program(program_);
   }
   Values out;
   for (const Site& s : trace.sites()) out.emplace(s.name, s.value);
@@ -84,10 +83,9 @@ Tensor ProgramJoint::log_prob(const Values& values) const { return make_log_join
 
 std::vector<SiteInfo> ProgramJoint::sites(random::Key key) const {
   Trace trace;
-  ProgramRun run;
   {
     Seed seed(key);
-    program_();
+    run_program(program_);
   }
   std::vector<SiteInfo> out;
   for (const Site& s : trace.sites())

@@ -7,18 +7,33 @@
 namespace variate::tracing {
 namespace {
 
-// Per thread: the tracer stack, and the counters for generated site names of the current program
-// run (reset when the first tracer is pushed and when a transformation starts a run).
+// Per thread: the tracer stack and the current program run: its counters for generated site
+// names, the site names made so far, the unmatched names reported by named-value tracers that
+// ended inside it, and its id (reset when the first tracer is pushed and when a transformation
+// starts a run).
 struct ThreadState {
   std::vector<Tracer*> stack;
   std::map<std::string, int, std::less<>> generated;
+  std::vector<std::string> sites, unmatched;
+  std::uint64_t run = 0, next_run = 1;
 };
 thread_local ThreadState state;
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "(none)" : out;
+}
 
 }  // namespace
 
 Tracer::Tracer() {
-  if (state.stack.empty()) state.generated.clear();
+  if (state.stack.empty()) {
+    state.generated.clear();
+    state.sites.clear();
+    state.unmatched.clear();
+    state.run = state.next_run++;
+  }
   state.stack.push_back(this);
 }
 
@@ -28,10 +43,37 @@ Tracer::~Tracer() {
   if (it != state.stack.rend()) state.stack.erase(std::next(it).base());
 }
 
-bool tracing_active() { return !state.stack.empty(); }
+ProgramRun::ProgramRun() {
+  saved_.generated = std::move(state.generated);
+  saved_.sites = std::move(state.sites);
+  saved_.unmatched = std::move(state.unmatched);
+  saved_.id = state.run;
+  state.generated.clear();
+  state.sites.clear();
+  state.unmatched.clear();
+  state.run = state.next_run++;
+}
 
-ProgramRun::ProgramRun() : saved_(std::move(state.generated)) { state.generated.clear(); }
-ProgramRun::~ProgramRun() { state.generated = std::move(saved_); }
+ProgramRun::~ProgramRun() {
+  state.generated = std::move(saved_.generated);
+  state.sites = std::move(saved_.sites);
+  state.unmatched = std::move(saved_.unmatched);
+  state.run = saved_.id;
+}
+
+void ProgramRun::check_names_matched() const {
+  std::vector<std::string> unmatched = state.unmatched;
+  for (const Tracer* t : state.stack) t->unmatched_names(state.run, unmatched);
+  if (unmatched.empty()) return;
+  detail::fail("program: ", join(unmatched), unmatched.size() == 1 ? " names no site" : " name no site",
+               " of the program; its sites are: ", join(state.sites));
+}
+
+std::uint64_t current_run() { return state.run; }
+
+void report_unmatched(std::vector<std::string> names) {
+  for (auto& n : names) state.unmatched.push_back(std::move(n));
+}
 
 std::string generated_site_name(const char* family) {
   const int n = state.generated[family]++;
@@ -39,6 +81,11 @@ std::string generated_site_name(const char* family) {
 }
 
 void apply_stack(Message& m) {
+  // Checked here, not by a tracer, so that no combination of tracers lets a name through twice.
+  VARIATE_CHECK(std::find(state.sites.begin(), state.sites.end(), m.name) == state.sites.end(), "RandomVariable",
+                "the site name '", m.name,
+                "' occurs twice in one program run; site names must be unique (give each its own name)");
+  state.sites.push_back(m.name);
   // process: innermost first; past a Block only the tracers that see hidden sites (Seed).
   std::size_t reached = 0;  // how many tracers (from the innermost) saw the message unhidden
   for (auto it = state.stack.rbegin(); it != state.stack.rend(); ++it) {
@@ -50,9 +97,10 @@ void apply_stack(Message& m) {
     (*it)->process(m);
   }
   if (!m.value.defined()) {
-    VARIATE_CHECK(m.key.has_value(), "RandomVariable",
-                  "site '", m.name, "' has no value and no random key: run the program under tracing::Seed(key), "
-                  "or supply the value (Substitute, Condition, make_log_joint)");
+    VARIATE_CHECK(m.key.has_value(), "RandomVariable", "site '", m.name,
+                  "' has no value and no random key: run the program under a Seed (write "
+                  "`tracing::Seed seed{random::Key(n)};` with braces: `Seed seed(random::Key(n));` declares a "
+                  "function), or supply the value (Substitute, Condition, make_log_joint)");
     m.value = m.distribution->sample(*m.key, m.sample_shape);
   }
   // postprocess: from the outermost tracer that saw the message inwards.

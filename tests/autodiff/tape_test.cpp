@@ -8,6 +8,7 @@
 #include <new>
 
 #include "support/ad_check.hpp"
+#include "support/expect_error.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 
@@ -75,14 +76,32 @@ TEST(Tape, ValueAndGradOfLogisticRegressionMatchesClosedForm) {
 TEST(Tape, NestedScopesDoNotCorruptTheOuterTape) {
   const Tensor x0 = Tensor::vec({1.5, -2.0});
   auto outer = [](const Tensor& x) {
-    // An inner transform in the middle of the outer computation; its result is a constant here.
-    const Tensor inner_grad = grad([](const Tensor& u) { return sum(exp(u)); }, x);
+    // An inner transform in the middle of the outer computation, on a value made a constant
+    // explicitly (the outer transform's own x may not reach it: see the next test).
+    const Tensor inner_grad = grad([](const Tensor& u) { return sum(exp(u)); }, autodiff::stop_gradient(x));
     EXPECT_NEAR(inner_grad.at(0), std::exp(1.5), 1e-12);
     return sum(square(x)) + sum(inner_grad);
   };
   const Tensor g = grad(outer, x0);
   EXPECT_NEAR(g.at(0), 3.0, 1e-12);  // only d sum(x^2): the inner gradient is a constant
   EXPECT_NEAR(g.at(1), -4.0, 1e-12);
+}
+
+// Second derivatives are not supported, so a value the outer transform tracks reaching an inner one
+// is an error, not a silent zero (d/dx of 3x^2 at 2 is 12, which this used to give as 0).
+TEST(Tape, GradientsOfGradientsAreAnError) {
+  auto cube = [](const Tensor& y) { return sum(y * y * y); };
+  EXPECT_ERROR(grad([&](const Tensor& x) { return sum(grad(cube, x)); }, Tensor::scalar(2.0)),
+               "Gradients of gradients are not supported");
+  // The same through a closure: the outer x reaches the inner tape's ops, not its inputs.
+  EXPECT_ERROR(grad([&](const Tensor& x) { return sum(grad([&](const Tensor& y) { return sum(x * y * y); },
+                                                           Tensor::scalar(1.0))); },
+                    Tensor::scalar(2.0)),
+               "Gradients of gradients are not supported");
+  // A Hessian-vector product written as the gradient of a directional derivative.
+  const Tensor v = Tensor::vec({1.0, 0.0});
+  auto gradient_dot_v = [&](const Tensor& x) { return sum(grad(cube, x) * v); };
+  EXPECT_ERROR(grad(gradient_dot_v, Tensor::vec({2.0, 1.0})), "Gradients of gradients are not supported");
 }
 
 TEST(Tape, StopGradientBlocksTheFlow) {

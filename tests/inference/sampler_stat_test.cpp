@@ -96,6 +96,25 @@ TEST(SamplerPosterior, BetaBinomial) {
                  a * b / ((a + b) * (a + b) * (a + b + 1)), "theta");
 }
 
+// a ~ U(0, 1), b | a ~ U(0, a): a bound that depends on a parameter (Stan's <upper=a>). The joint
+// density is 1/a on 0 < b < a < 1, so a stays U(0, 1) (mean 1/2, variance 1/12), and b has mean
+// E[a]/2 = 1/4 and variance E[a^2]/3 - 1/16 = 7/144. A bound frozen at its traced value gave 0.41
+// and 0.14.
+TEST(SamplerPosterior, ABoundThatDependsOnAParameter) {
+  auto model = [] {
+    auto a = Uniform(0.0, 1.0, "a");
+    Uniform(0.0, a, "b");
+  };
+  for (bool vectorized : {false, true}) {
+    SamplerOptions o = four_chains(4);
+    o.vectorized = vectorized;
+    const Fit f = fit(model, o);
+    const std::string how = vectorized ? "vectorized" : "threaded";
+    expect_moments(site_draws(f, "a"), 0.5, 1.0 / 12, how + " a");
+    expect_moments(site_draws(f, "b"), 0.25, 7.0 / 144, how + " b");
+  }
+}
+
 // A correlated 2-D Gaussian (sd 1 and 10, correlation 0.95): the dense metric learns the
 // covariance, so its inverse metric's correlation is close to 0.95.
 TEST(SamplerPosterior, CorrelatedGaussianWithDenseMetric) {

@@ -72,5 +72,62 @@ TEST(Unconstrained, DiscreteLatentSitesAreNamed) {
   EXPECT_ERROR(inference::Unconstrained{discrete}, "latent site 'count' (Poisson) is discrete");
 }
 
+double log_sigmoid(double x) { return -std::log1p(std::exp(-x)); }
+
+// b's upper bound is a, another parameter (Stan's <lower=0, upper=a>): the bijector of b must be
+// built from a's value at every evaluation, not frozen at the value of the traced draw.
+void dependent_bound() {
+  auto a = Uniform(0.0, 1.0, "a");
+  Uniform(0.0, a, "b");
+}
+
+TEST(Unconstrained, ABoundThatDependsOnAParameterFollowsIt) {
+  const inference::Unconstrained space(dependent_bound);
+  EXPECT_FALSE(space.static_supports());
+  for (double x_a : {-2.0, 0.0, 1.5}) {
+    const double x_b = 0.7;
+    const Tensor flat = Tensor::vec({x_a, x_b});
+    const double a = 1 / (1 + std::exp(-x_a)), b = a / (1 + std::exp(-x_b));
+    const tracing::Values values = space.constrain(flat);
+    EXPECT_NEAR(values.at("a").item(), a, 1e-14);
+    EXPECT_NEAR(values.at("b").item(), b, 1e-14);
+    // log p(a) + log p(b | a) = 0 - log a; Jacobians: a (1-a) for a, a s (1-s) for b = a s(x_b).
+    const double expected = -std::log(a) + log_sigmoid(x_a) + log_sigmoid(-x_a) + std::log(a) + log_sigmoid(x_b) +
+                            log_sigmoid(-x_b);
+    EXPECT_NEAR(space.log_density(flat).item(), expected, 1e-12);
+    testing::expect_ad([&](std::span<const Tensor> v) { return space.log_density(v[0]); }, {flat});
+    const Tensor back = space.unconstrain(values);
+    EXPECT_NEAR(back.at(0), x_a, 1e-10);
+    EXPECT_NEAR(back.at(1), x_b, 1e-10);
+  }
+  // A batch of states: each with its own bound.
+  const Tensor both = Tensor::from(std::vector<double>{-2.0, 0.7, 1.5, 0.7}, Shape{2, 2});
+  const Tensor lp = space.log_density(both);
+  EXPECT_NEAR(lp.at(0), space.log_density(Tensor::vec({-2.0, 0.7})).item(), 1e-12);
+  EXPECT_NEAR(lp.at(1), space.log_density(Tensor::vec({1.5, 0.7})).item(), 1e-12);
+  EXPECT_NEAR(space.constrain(both).at("b").at(1), space.constrain(Tensor::vec({1.5, 0.7})).at("b").item(), 1e-14);
+}
+
+TEST(Unconstrained, ConstantBoundsNeedNoProgramRun) {
+  auto constant = [] { Uniform(0.0, 2.0, "b"); };
+  EXPECT_TRUE(inference::Unconstrained(constant).static_supports());
+  EXPECT_TRUE(inference::Unconstrained(model).static_supports());
+}
+
+TEST(Unconstrained, ASupportThatChangesKindIsAnError) {
+  auto switching = [] {
+    auto a = Normal(0.0, 1.0, "a");
+    if (a.value().item() > 0) {
+      HalfNormal(1.0, "b");
+    } else {
+      Normal(0.0, 1.0, "b");
+    }
+  };
+  const inference::Unconstrained space(switching, random::Key(3));
+  const bool traced_positive = space.sites()[1].support == Constraint::Kind::positive;
+  const Tensor other = Tensor::vec({traced_positive ? -1.0 : 1.0, 0.0});
+  EXPECT_ERROR(space.log_density(other), "the support of site 'b' was");
+}
+
 }  // namespace
 }  // namespace variate

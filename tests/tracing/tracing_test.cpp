@@ -68,6 +68,59 @@ TEST(Tracing, ErrorsNameTheSite) {
             std::string::npos);
   EXPECT_NE(error_of([&] { tracing::make_log_joint(twice)({{"z", 0.0}}); }).find("'z' occurs twice"),
             std::string::npos);
+  // Under Seed alone too (no Trace to notice).
+  EXPECT_NE(error_of([&] {
+              tracing::Seed seed{random::Key(0)};
+              twice();
+            }).find("'z' occurs twice"),
+            std::string::npos);
+}
+
+// A name given to Condition, Substitute or Intervene that is no site of the program (a misspelling)
+// would leave the real site latent: every program transformation rejects it, listing the sites.
+TEST(Tracing, NamesThatMeetNoSiteAreErrors) {
+  const Tensor y = Tensor::vec({0.5, 1.5, -0.2});
+  auto misspelt = [&] {
+    auto mu = Normal(0.0, 10.0, "mu");
+    tracing::Condition data({{"yy", y}});
+    Normal(mu, 1.0, "y", {3});
+  };
+  const std::string error = error_of([&] { tracing::ProgramJoint(misspelt).sample(random::Key(1)); });
+  EXPECT_NE(error.find("Condition 'yy' names no site"), std::string::npos) << error;
+  EXPECT_NE(error.find("its sites are: mu, y"), std::string::npos) << error;
+  EXPECT_NE(error_of([&] { tracing::make_log_joint(misspelt)({{"mu", 0.0}, {"y", y}}); }).find("Condition 'yy'"),
+            std::string::npos);
+  // Tracers around a transformation are checked by the run they wrap.
+  EXPECT_NE(error_of([&] {
+              tracing::Substitute values({{"muu", 1.0}});
+              tracing::ProgramJoint(model).sample(random::Key(1));
+            }).find("Substitute 'muu' names no site"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              tracing::Intervene values({{"x", Tensor::vec({1, 2, 3})}, {"sigma", 1.0}});
+              tracing::ProgramJoint(model).sample(random::Key(1));
+            }).find("Intervene 'sigma' names no site"),
+            std::string::npos);
+  // A name that does meet a site, inside or around the program, is fine.
+  auto spelt = [&] {
+    auto mu = Normal(0.0, 10.0, "mu");
+    tracing::Condition data({{"y", y}});
+    Normal(mu, 1.0, "y", {3});
+  };
+  EXPECT_NO_THROW(tracing::ProgramJoint(spelt).sample(random::Key(1)));
+  tracing::Substitute around({{"mu", 0.25}});
+  EXPECT_DOUBLE_EQ(tracing::ProgramJoint(spelt).sample(random::Key(1)).at("mu").item(), 0.25);
+}
+
+TEST(Tracing, GivenValuesMustFitTheSiteShape) {
+  auto model3 = [] {
+    tracing::Condition data({{"y", Tensor::vec({1.0, 2.0})}});
+    Normal(0.0, 1.0, "y", {3});
+  };
+  const std::string error = error_of([&] { tracing::ProgramJoint(model3).sample(random::Key(1)); });
+  EXPECT_NE(error.find("the value for site 'y' has shape [2], which does not broadcast with the site's shape [3]"),
+            std::string::npos)
+      << error;
 }
 
 TEST(Tracing, ALongLivedTraceSeesLaterRunsAsOneRun) {

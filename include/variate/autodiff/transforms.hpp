@@ -4,8 +4,9 @@
 //   auto [value, grads] = value_and_grad([](const Tensor& w) { return sum(square(w)); }, w0);
 //   // grads[0] == 2 * w0
 //
-// Inputs must be floating point. Transforms nest; inside an inner transform the outer one's
-// tensors are constants (gradients of gradients are not supported).
+// Inputs must be floating point. Transforms nest, but a value tracked by an outer transform must
+// not reach an inner one: gradients of gradients are not supported, and that is an error rather
+// than a silent zero second derivative.
 #include <array>
 #include <functional>
 #include <span>

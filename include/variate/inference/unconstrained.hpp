@@ -1,7 +1,9 @@
 #pragma once
 // The unconstrained parameterization inference works in (layer 7): trace the model once to find its
 // latent sites (neither observed nor intervened), their shapes and supports; lay them out in one
-// flat real vector through each support's default bijector, with the log|det J| terms.
+// flat real vector through each support's default bijector, with the log|det J| terms. The
+// bijector is built from the support as the program makes it at each evaluation, so a bound that
+// depends on another parameter (`Uniform(0, a)`, Stan's `<lower=0, upper=a>`) follows it.
 //
 //   inference::Unconstrained space(model);
 //   Tensor lp = space.log_density(flat);        // flat: (dimension) or (chains, dimension)
@@ -24,7 +26,8 @@ struct LatentSite {
   Shape unconstrained_shape;
   std::int64_t offset = 0;   // into the flat vector
   std::int64_t size = 0;
-  BijectorPtr bijector;      // unconstrained -> support
+  Constraint::Kind support = Constraint::Kind::real;  // must stay the same from run to run
+  BijectorPtr bijector;      // unconstrained -> support, as traced (see Unconstrained::static_supports)
   bool sharded = false;      // a Sharded site in a mesh run: shape and flat part are this device's
   int program_order = 0;     // the site's place among the latent sites in the program (sites() puts
                              // the sharded ones last)
@@ -43,9 +46,16 @@ class Unconstrained {
   const std::string& shard_axis() const { return shard_axis_; }
   /// How many leading coordinates belong to replicated sites (dimension() when not sharded).
   std::int64_t replicated_dimension() const { return replicated_dimension_; }
+  /// Whether no site's support depends on another site's value: then constrain and unconstrain
+  /// use the traced bijectors and need not run the program.
+  bool static_supports() const { return static_supports_; }
 
   /// The constrained value of every latent site; `flat` is (dimension) or (batch, dimension).
   tracing::Values constrain(const Tensor& flat) const;
+  /// The log density of each site (its Jacobian term included) at a batch of points, for each
+  /// point alone and for the batch: the first site whose batch term differs from its points' own
+  /// terms, described, or "" if none does (a model that does not broadcast a leading batch dim).
+  std::string find_batching_error(const Tensor& flat) const;
   /// The inverse: the flat vector (with the values' leading batch dim, if any).
   Tensor unconstrain(const tracing::Values& values) const;
   /// log p(constrain(flat)) + sum of log|det J|: the density HMC samples; shape () or (batch).
@@ -57,11 +67,13 @@ class Unconstrained {
   tracing::Values constrain_gathered(const Tensor& flat) const;
 
  private:
-  Tensor log_det_jacobian(const Tensor& flat) const;
+  std::vector<tracing::LogJoint::Term> site_terms(const Tensor& flat) const;
+  tracing::Program program_;
   std::vector<LatentSite> sites_;
   std::int64_t dimension_ = 0, replicated_dimension_ = 0;
   std::string shard_axis_;
-  std::function<Tensor(const tracing::Values&)> log_joint_, batched_log_joint_;
+  tracing::SiteRanks unbatched_;  // each site's log-density rank in an unbatched run
+  bool static_supports_ = true;
 };
 
 }  // namespace variate::inference

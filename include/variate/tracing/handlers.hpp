@@ -1,6 +1,7 @@
 #pragma once
 // The tracers (effect handlers). Each is an RAII scope: it acts on the random variables created
 // while it is alive, and composes with the tracers around it.
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -16,7 +17,9 @@ using Values = std::map<std::string, Tensor, std::less<>>;
 
 /// Gives every site the key fold_in(key, site name), so draws are reproducible and independent of
 /// the order of sites.
-///   tracing::Seed seed(random::Key(42));  auto z = Normal(0.0, 1.0, "z");
+///   tracing::Seed seed{random::Key(42)};  auto z = Normal(0.0, 1.0, "z");
+/// (Braces: `Seed seed(random::Key(n));` with a variable n declares a function, and the program then
+/// fails for want of a key.)
 class Seed : public Tracer {
  public:
   explicit Seed(random::Key key) : key_(key) {}
@@ -27,40 +30,51 @@ class Seed : public Tracer {
   random::Key key_;
 };
 
-/// Uses the given values for the named sites (latent values, e.g. an inference state).
-///   tracing::Substitute s({{"z", z0}});  model();
-class Substitute : public Tracer {
+/// The base of the tracers that take values by site name. A name that meets no site is an error
+/// (ProgramRun::check_names_matched, made by every program transformation): a misspelt data name
+/// would otherwise leave the site latent. A value must broadcast with the site's shape.
+class NamedValues : public Tracer {
  public:
-  explicit Substitute(Values values) : values_(std::move(values)) {}
-  void process(Message& m) override;
+  ~NamedValues() override;
+  void unmatched_names(std::uint64_t run, std::vector<std::string>& out) const override;
   const Values& values() const { return values_; }
 
+ protected:
+  NamedValues(const char* handler, Values values);
+  /// The value given for site `m` (checked against its shape), or null; marks the name as met.
+  const Tensor* find(const Message& m);
+
  private:
+  const char* handler_;
   Values values_;
+  std::vector<std::uint64_t> met_;  // per value in map order: the last program run it met a site in
+  std::uint64_t created_in_;        // the program run this tracer began in
+};
+
+/// Uses the given values for the named sites (latent values, e.g. an inference state).
+///   tracing::Substitute s({{"z", z0}});  model();
+class Substitute : public NamedValues {
+ public:
+  explicit Substitute(Values values) : NamedValues("Substitute", std::move(values)) {}
+  void process(Message& m) override;
 };
 
 /// Conditions the named sites on data: their values are fixed and marked observed. Data must be
 /// finite (a NaN or infinite datum is an error naming the site).
 ///   tracing::Condition c({{"y", y_data}});  model();
-class Condition : public Tracer {
+class Condition : public NamedValues {
  public:
   explicit Condition(Values data);
   void process(Message& m) override;
-
- private:
-  Values data_;
 };
 
 /// The do-operator: replaces the named sites by fixed values and removes their log-density terms;
 /// variables downstream see the intervened value.
 ///   tracing::Intervene d({{"treatment", 1.0}});  model();
-class Intervene : public Tracer {
+class Intervene : public NamedValues {
  public:
-  explicit Intervene(Values values) : values_(std::move(values)) {}
+  explicit Intervene(Values values) : NamedValues("Intervene", std::move(values)) {}
   void process(Message& m) override;
-
- private:
-  Values values_;
 };
 
 /// Multiplies the log density of the sites inside by `factor` (minibatch likelihoods: N / batch).
@@ -115,8 +129,8 @@ class Trace : public Tracer {
 /// The rank of each site's log density in one unbatched run of a program.
 using SiteRanks = std::map<std::string, int, std::less<>>;
 
-/// Accumulates the log joint density: the sum over sites of scale * log_prob(value), except
-/// intervened sites. Each term is summed to a scalar; with `batch_ndims` > 0 (a batch of program
+/// Accumulates the log joint density: the sum over sites of scale * log_prob(value) (plus the
+/// site's log_jacobian when its value came from the unconstrained space), except intervened sites. Each term is summed to a scalar; with `batch_ndims` > 0 (a batch of program
 /// states, e.g. chains) a site's log density whose rank exceeds its unbatched rank (`unbatched`) by
 /// batch_ndims keeps those leading dims, and a site without them (data that no state touches)
 /// counts once for every state.
@@ -133,21 +147,29 @@ using SiteRanks = std::map<std::string, int, std::less<>>;
 /// later is an error naming the site.
 class LogJoint : public Tracer {
  public:
+  /// One site's term of the log joint (batch-shaped), kept on request.
+  struct Term {
+    std::string name;
+    Tensor value;
+  };
+
   LogJoint() : LogJoint(0, {}) {}
-  LogJoint(int batch_ndims, SiteRanks unbatched);
+  /// With `keep_terms`, each site's term is also kept (terms()), e.g. to find the site at fault.
+  LogJoint(int batch_ndims, SiteRanks unbatched, bool keep_terms = false);
   void process(Message& m) override;
   void postprocess(const Message& m) override;
   /// The accumulated log density (0 when no site contributed). Inside a mesh run this is a
   /// collective: every device must call it.
   Tensor value() const;
+  /// This device's term of each site, in program order (with keep_terms).
+  const std::vector<Term>& terms() const { return terms_; }
 
  private:
   int batch_ndims_ = 0;
   SiteRanks unbatched_;
+  bool keep_terms_ = false;
+  std::vector<Term> terms_;
   SpmdContext spmd_;
-  // The site whose value process() passed through pbroadcast: a site's process and postprocess
-  // see the same message, one site at a time, so no set of names (no allocation per site).
-  const Message* broadcast_ = nullptr;
   Tensor replicated_, sharded_;  // sums of the replicated terms and of this device's sharded terms
 };
 

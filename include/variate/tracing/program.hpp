@@ -19,6 +19,10 @@ namespace variate::tracing {
 
 using Program = std::function<void()>;
 
+/// Runs `program` once as a program run of its own (ProgramRun) and checks that every name given to
+/// Substitute, Condition or Intervene met a site; the way every transformation runs a program.
+void run_program(const Program& program);
+
 /// f(values by name) -> log joint density of the program with every site set to its value. A site
 /// without a value (and not conditioned inside the program) is an error naming it and the values
 /// given; a value for a name that is no site is an error listing the sites. With batch_ndims > 0

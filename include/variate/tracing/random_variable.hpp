@@ -2,7 +2,7 @@
 // The one user-facing abstraction: a random variable is a distribution, a site name and a value.
 // It converts to its value, so arithmetic on random variables is arithmetic on tensors:
 //
-//   tracing::Seed seed(random::Key(0));
+//   tracing::Seed seed{random::Key(0)};
 //   auto mu = variate::Normal(0.0, 10.0, "mu");
 //   auto x = variate::Normal(mu, 1.0, "x", {100});   // 100 draws around mu
 //   Tensor centered = x - mu;

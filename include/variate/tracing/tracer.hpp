@@ -8,9 +8,11 @@
 //
 // Tracers are RAII objects: constructing one pushes it, destroying it pops it, so a tracer used
 // inside a model still composes with tracers that wrap the whole model (make_log_joint).
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "variate/distributions/distribution.hpp"
 #include "variate/random/key.hpp"
@@ -28,6 +30,10 @@ struct Message {
   bool intervened = false;              // do-operator: the value is fixed and has no density term
   double scale = 1.0;                   // multiplies the site's log density (minibatching)
   bool stop = false;                    // set by Block: tracers further out do not see the site
+  // Set when the value was made from a point of the unconstrained space (inference): log|det J| of
+  // that map, summed to the batch dims; LogJoint adds it to the site's term.
+  Tensor log_jacobian;
+  bool broadcast = false;               // inside a mesh run: the value already passed through pbroadcast
 };
 
 /// An effect handler. Subclasses override what they need; the defaults forward untouched.
@@ -45,6 +51,9 @@ class Tracer {
   /// Whether process() still runs for sites a Block further in has hidden. Only Seed says yes:
   /// keys are plumbing, so a blocked site can still be drawn.
   virtual bool sees_blocked_sites() const { return false; }
+  /// Names this tracer was given values for (Substitute, Condition, Intervene) that met no site
+  /// since program run `run` began; appended to `out` as "Handler 'name'".
+  virtual void unmatched_names(std::uint64_t /*run*/, std::vector<std::string>& /*out*/) const {}
 };
 
 /// Runs `message` through the active tracers, drawing the value if none was supplied. Throws if the
@@ -55,9 +64,9 @@ void apply_stack(Message& message);
 /// order of creation within the current program run (deterministic across runs).
 std::string generated_site_name(const char* family);
 
-/// A program run inside a scope: generated names count from the start again, and the counters of a
-/// run that encloses it (a transformation called inside a traced model) are restored at scope exit.
-/// A run also starts whenever the first tracer is pushed.
+/// A program run inside a scope: generated names count from the start again, site names must be
+/// unique within it, and the state of a run that encloses it (a transformation called inside a
+/// traced model) is restored at scope exit. A run also starts whenever the first tracer is pushed.
 class ProgramRun {
  public:
   ProgramRun();
@@ -65,11 +74,24 @@ class ProgramRun {
   ProgramRun(const ProgramRun&) = delete;
   ProgramRun& operator=(const ProgramRun&) = delete;
 
+  /// Throws, listing the run's sites, if a name given to Substitute, Condition or Intervene met no
+  /// site in this run: a misspelt data name would otherwise leave the site latent.
+  void check_names_matched() const;
+
  private:
-  std::map<std::string, int, std::less<>> saved_;
+  struct State {
+    std::map<std::string, int, std::less<>> generated;
+    std::vector<std::string> sites, unmatched;
+    std::uint64_t id = 0;
+  };
+  State saved_;
 };
 
-/// Whether any tracer is active on this thread.
-bool tracing_active();
+/// The id of the current program run on this thread (increasing: a run nested in another has a
+/// larger id).
+std::uint64_t current_run();
+/// A named-value tracer that ends inside a run reports the names it never matched here; the run's
+/// check_names_matched() throws with them.
+void report_unmatched(std::vector<std::string> names);
 
 }  // namespace variate::tracing
