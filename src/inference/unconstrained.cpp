@@ -11,6 +11,8 @@
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distributions/default_bijector.hpp"
+#include "variate/distributions/improper_uniform.hpp"
+#include "variate/random/samplers.hpp"
 
 namespace variate::inference {
 namespace {
@@ -121,12 +123,28 @@ class FromUnconstrained : public tracing::Tracer {
   bool tracked_support_ = false;
 };
 
+bool is_latent(const tracing::Site& s) { return !s.observed && !s.intervened && !s.deterministic; }
+
+// A site with an improper prior has no draws: it starts where inference starts a chain, uniform in
+// (-2, 2) on the unconstrained space (Stan's default). Goes outside Seed, which gives the key.
+class StartImproperSites : public tracing::Tracer {
+ public:
+  void process(tracing::Message& m) override {
+    if (m.value.defined() || dynamic_cast<const dist::ImproperUniform*>(m.distribution.get()) == nullptr) return;
+    const BijectorPtr bijector = dist::default_bijector(m.distribution->support());
+    const Shape shape = bijector->inverse_shape(m.distribution->sample_full_shape(m.sample_shape));
+    const Tensor u = random::uniform(*m.key, shape, m.distribution->dtype());
+    m.value = bijector->forward(4.0 * u - 2.0);
+  }
+};
+
 }  // namespace
 
 Unconstrained::Unconstrained(tracing::Program program, random::Key key) : program_(std::move(program)) {
   std::vector<tracing::Site> traced;
   {
     tracing::Trace trace;
+    StartImproperSites start;
     tracing::Seed seed(key);
     tracing::run_program(program_);
     traced = trace.sites();
@@ -139,12 +157,16 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
   };
   std::map<std::string, int, std::less<>> order;
   for (const tracing::Site& s : traced) {
+    if (s.deterministic) {
+      generated_sites_.push_back({s.name, s.value.shape()});
+      continue;
+    }
     unbatched_[s.name] = s.distribution->local_log_prob(s.value).rank();
-    if (!s.observed && !s.intervened) order.emplace(s.name, int(order.size()));
+    if (is_latent(s)) order.emplace(s.name, int(order.size()));
   }
   std::stable_partition(traced.begin(), traced.end(), [&](const tracing::Site& s) { return !is_sharded(s); });
   for (const tracing::Site& s : traced) {
-    if (s.observed || s.intervened) continue;
+    if (!is_latent(s)) continue;
     const Constraint support = s.distribution->support();
     VARIATE_CHECK(!support.is_discrete(), "Unconstrained", "latent site '", s.name, "' (", s.distribution->name(),
                   ") is discrete; gradient-based inference needs continuous latent sites (condition it on data or "
@@ -264,6 +286,20 @@ Tensor Unconstrained::log_density(const Tensor& flat) const {
     from.take_values();
   }
   return log_joint.value();
+}
+
+tracing::Values Unconstrained::generated_quantities(const Tensor& flat) const {
+  batch_of("Unconstrained::generated_quantities", flat, dimension_);
+  tracing::Trace trace;
+  {
+    FromUnconstrained from(sites_, flat, nullptr);
+    tracing::run_program(program_);
+    from.take_values();
+  }
+  tracing::Values out;
+  for (const tracing::Site& s : trace.sites())
+    if (s.deterministic) out.emplace(s.name, autodiff::stop_gradient(s.value));
+  return out;
 }
 
 std::vector<tracing::LogJoint::Term> Unconstrained::site_terms(const Tensor& flat) const {

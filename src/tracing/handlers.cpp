@@ -102,7 +102,7 @@ void Block::process(Message& m) {
 }
 
 void Trace::postprocess(const Message& m) {
-  sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.scale});
+  sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.deterministic, m.scale});
 }
 
 const Site& Trace::site(std::string_view name) const {
@@ -129,7 +129,8 @@ bool is_sharded(const Message& m, const SpmdContext& spmd) {
 }  // namespace
 
 void LogJoint::process(Message& m) {
-  if (!spmd_ || !m.value.defined() || m.broadcast || is_sharded(m, spmd_)) return;
+  // A deterministic site's value is made of values that passed here already.
+  if (!spmd_ || !m.value.defined() || m.broadcast || m.deterministic || is_sharded(m, spmd_)) return;
   m.value = spmd_.collectives->pbroadcast(m.value, *spmd_.axis);
   m.broadcast = true;
 }
@@ -137,12 +138,18 @@ void LogJoint::process(Message& m) {
 void LogJoint::postprocess(const Message& m) {
   // A replicated value set after this tracer saw the site (drawn, or supplied by a tracer outside
   // it) missed pbroadcast: its gradient would lack the other devices' terms.
-  VARIATE_CHECK(!spmd_ || m.intervened || is_sharded(m, spmd_) || m.broadcast || !autodiff::detail::is_tracked(m.value),
+  VARIATE_CHECK(!spmd_ || m.intervened || m.deterministic || is_sharded(m, spmd_) || m.broadcast ||
+                    !autodiff::detail::is_tracked(m.value),
                 "LogJoint", "inside a mesh run, the value of replicated site '", m.name,
                 "' must be supplied before the log joint sees the site (by make_log_joint, or a Substitute inside "
                 "the LogJoint scope); it was drawn or set by a tracer outside it");
-  if (m.intervened) return;
-  const Tensor lp = m.distribution->local_log_prob(m.value);
+  if (m.intervened || m.deterministic) return;
+  Tensor lp;
+  try {
+    lp = m.distribution->local_log_prob(m.value);
+  } catch (const Error& e) {
+    rethrow_naming_site(m.name, e);
+  }
   int keep = 0;
   if (batch_ndims_ > 0) {
     auto it = unbatched_.find(m.name);

@@ -16,6 +16,21 @@ RandomVariable::RandomVariable(DistributionPtr distribution, std::string name, S
   value_ = std::move(m.value);
 }
 
+RandomVariable::RandomVariable(DistributionPtr distribution, std::string name, Tensor value, GivenValue role)
+    : distribution_(std::move(distribution)) {
+  VARIATE_CHECK(distribution_ != nullptr, "RandomVariable", "the distribution of site '", name, "' is null");
+  VARIATE_CHECK(value.defined(), "RandomVariable", "the value given for site '", name, "' is undefined");
+  name_ = name.empty() ? tracing::generated_site_name(distribution_->name()) : std::move(name);
+  tracing::Message m;
+  m.name = name_;
+  m.distribution = distribution_;
+  m.value = std::move(value);
+  m.observed = role == GivenValue::observed;
+  m.deterministic = role == GivenValue::deterministic;
+  tracing::apply_stack(m);
+  value_ = std::move(m.value);
+}
+
 Tensor RandomVariable::log_prob() const { return tracing::sum_site_terms(distribution_->log_prob(value_)); }
 
 namespace tracing {

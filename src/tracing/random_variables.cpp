@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "variate/autodiff/tape.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/distributions/half_normal.hpp"
 #include "variate/distributions/log_normal.hpp"
@@ -31,128 +32,150 @@
 #include "variate/distributions/multivariate_normal.hpp"
 #include "variate/distributions/lkj_cholesky.hpp"
 #include "variate/distributions/deterministic.hpp"
+#include "variate/distributions/factor.hpp"
+#include "variate/distributions/improper_uniform.hpp"
 
 namespace variate {
 namespace {
 
-template <class D>
-RandomVariable site(D&& d, std::string name, Shape sample_shape) {
-  return RandomVariable(std::make_shared<std::decay_t<D>>(std::forward<D>(d)), std::move(name), sample_shape);
+// The distribution is made inside, so that an invalid parameter names the site.
+template <class Make>
+RandomVariable site(std::string name, Shape sample_shape, Make make) {
+  DistributionPtr distribution;
+  try {
+    auto d = make();
+    distribution = std::make_shared<decltype(d)>(std::move(d));
+  } catch (const Error& e) {
+    tracing::rethrow_naming_site(name.empty() ? std::string_view("(unnamed)") : std::string_view(name), e);
+  }
+  return RandomVariable(std::move(distribution), std::move(name), sample_shape);
 }
 
 }  // namespace
 
 RandomVariable Normal(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::Normal(std::move(loc), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Normal(std::move(loc), std::move(scale)); });
 }
 RandomVariable HalfNormal(Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::HalfNormal(std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::HalfNormal(std::move(scale)); });
 }
 RandomVariable LogNormal(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::LogNormal(std::move(loc), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::LogNormal(std::move(loc), std::move(scale)); });
 }
 RandomVariable StudentT(Tensor df, Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::StudentT(std::move(df), std::move(loc), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::StudentT(std::move(df), std::move(loc), std::move(scale)); });
 }
 RandomVariable Cauchy(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::Cauchy(std::move(loc), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Cauchy(std::move(loc), std::move(scale)); });
 }
 RandomVariable HalfCauchy(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::HalfCauchy(std::move(loc), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::HalfCauchy(std::move(loc), std::move(scale)); });
 }
 RandomVariable Laplace(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::Laplace(std::move(loc), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Laplace(std::move(loc), std::move(scale)); });
 }
 RandomVariable Logistic(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::Logistic(std::move(loc), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Logistic(std::move(loc), std::move(scale)); });
 }
 RandomVariable Exponential(Tensor rate, std::string name, Shape sample_shape) {
-  return site(dist::Exponential(std::move(rate)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Exponential(std::move(rate)); });
 }
 RandomVariable Gamma(Tensor concentration, Tensor rate, std::string name, Shape sample_shape) {
-  return site(dist::Gamma(std::move(concentration), std::move(rate)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Gamma(std::move(concentration), std::move(rate)); });
 }
 RandomVariable InverseGamma(Tensor concentration, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::InverseGamma(std::move(concentration), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::InverseGamma(std::move(concentration), std::move(scale)); });
 }
 RandomVariable Beta(Tensor concentration1, Tensor concentration0, std::string name, Shape sample_shape) {
-  return site(dist::Beta(std::move(concentration1), std::move(concentration0)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Beta(std::move(concentration1), std::move(concentration0)); });
 }
 RandomVariable Uniform(Tensor low, Tensor high, std::string name, Shape sample_shape) {
-  return site(dist::Uniform(std::move(low), std::move(high)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Uniform(std::move(low), std::move(high)); });
 }
 RandomVariable Chi2(Tensor df, std::string name, Shape sample_shape) {
-  return site(dist::Chi2(std::move(df)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Chi2(std::move(df)); });
 }
 RandomVariable Weibull(Tensor concentration, Tensor scale, std::string name, Shape sample_shape) {
-  return site(dist::Weibull(std::move(concentration), std::move(scale)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Weibull(std::move(concentration), std::move(scale)); });
 }
 RandomVariable Poisson(Tensor rate, std::string name, Shape sample_shape) {
-  return site(dist::Poisson(std::move(rate)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Poisson(std::move(rate)); });
 }
 RandomVariable Dirichlet(Tensor concentration, std::string name, Shape sample_shape) {
-  return site(dist::Dirichlet(std::move(concentration)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Dirichlet(std::move(concentration)); });
 }
 RandomVariable Bernoulli(Probs probs, std::string name, Shape sample_shape) {
-  return site(dist::Bernoulli::from_probs(std::move(probs.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Bernoulli::from_probs(std::move(probs.value)); });
 }
 RandomVariable Bernoulli(Logits logits, std::string name, Shape sample_shape) {
-  return site(dist::Bernoulli::from_logits(std::move(logits.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Bernoulli::from_logits(std::move(logits.value)); });
 }
 RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string name) {
-  return site(dist::BernoulliLogitGLM(std::move(x), std::move(w), std::move(alpha)), std::move(name), {});
+  return site(std::move(name), {}, [&] { return dist::BernoulliLogitGLM(std::move(x), std::move(w), std::move(alpha)); });
 }
 RandomVariable CategoricalLogitGLM(Tensor x, Tensor w, Tensor b, std::string name) {
-  return site(dist::CategoricalLogitGLM(std::move(x), std::move(w), std::move(b)), std::move(name), {});
+  return site(std::move(name), {}, [&] { return dist::CategoricalLogitGLM(std::move(x), std::move(w), std::move(b)); });
 }
 RandomVariable Binomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
-  return site(dist::Binomial::from_probs(std::move(total_count), std::move(probs.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Binomial::from_probs(std::move(total_count), std::move(probs.value)); });
 }
 RandomVariable Binomial(Tensor total_count, Logits logits, std::string name, Shape sample_shape) {
-  return site(dist::Binomial::from_logits(std::move(total_count), std::move(logits.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Binomial::from_logits(std::move(total_count), std::move(logits.value)); });
 }
 RandomVariable Categorical(Probs probs, std::string name, Shape sample_shape) {
-  return site(dist::Categorical::from_probs(std::move(probs.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Categorical::from_probs(std::move(probs.value)); });
 }
 RandomVariable Categorical(Logits logits, std::string name, Shape sample_shape) {
-  return site(dist::Categorical::from_logits(std::move(logits.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Categorical::from_logits(std::move(logits.value)); });
 }
 RandomVariable NegativeBinomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
-  return site(dist::NegativeBinomial::from_probs(std::move(total_count), std::move(probs.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::NegativeBinomial::from_probs(std::move(total_count), std::move(probs.value)); });
 }
 RandomVariable NegativeBinomial(Tensor total_count, Logits logits, std::string name, Shape sample_shape) {
-  return site(dist::NegativeBinomial::from_logits(std::move(total_count), std::move(logits.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::NegativeBinomial::from_logits(std::move(total_count), std::move(logits.value)); });
 }
 RandomVariable Geometric(Probs probs, std::string name, Shape sample_shape) {
-  return site(dist::Geometric::from_probs(std::move(probs.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Geometric::from_probs(std::move(probs.value)); });
 }
 RandomVariable Geometric(Logits logits, std::string name, Shape sample_shape) {
-  return site(dist::Geometric::from_logits(std::move(logits.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Geometric::from_logits(std::move(logits.value)); });
 }
 RandomVariable Multinomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
-  return site(dist::Multinomial::from_probs(std::move(total_count), std::move(probs.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Multinomial::from_probs(std::move(total_count), std::move(probs.value)); });
 }
 RandomVariable Multinomial(Tensor total_count, Logits logits, std::string name, Shape sample_shape) {
-  return site(dist::Multinomial::from_logits(std::move(total_count), std::move(logits.value)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::Multinomial::from_logits(std::move(total_count), std::move(logits.value)); });
 }
 RandomVariable MultivariateNormalTriL(Tensor loc, Tensor scale_tril, std::string name, Shape sample_shape) {
-  return site(dist::MultivariateNormal::from_scale_tril(std::move(loc), std::move(scale_tril)), std::move(name),
-              sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::MultivariateNormal::from_scale_tril(std::move(loc), std::move(scale_tril)); });
 }
 RandomVariable MultivariateNormalFullCovariance(Tensor loc, Tensor covariance_matrix, std::string name,
                                                 Shape sample_shape) {
-  return site(dist::MultivariateNormal::from_covariance(std::move(loc), std::move(covariance_matrix)), std::move(name),
-              sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::MultivariateNormal::from_covariance(std::move(loc), std::move(covariance_matrix)); });
 }
 RandomVariable MultivariateNormalDiag(Tensor loc, Tensor scale_diag, std::string name, Shape sample_shape) {
-  return site(dist::MultivariateNormal::from_scale_diag(std::move(loc), std::move(scale_diag)), std::move(name),
-              sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::MultivariateNormal::from_scale_diag(std::move(loc), std::move(scale_diag)); });
 }
 RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::string name, Shape sample_shape) {
-  return site(dist::LKJCholesky(dimension, std::move(concentration)), std::move(name), sample_shape);
+  return site(std::move(name), sample_shape, [&] { return dist::LKJCholesky(dimension, std::move(concentration)); });
 }
-RandomVariable Deterministic(Tensor loc, std::string name) {
-  return site(dist::Deterministic(std::move(loc)), std::move(name), {});
+RandomVariable Deterministic(Tensor value, std::string name) {
+  DistributionPtr d = std::make_shared<dist::Deterministic>(autodiff::stop_gradient(value));
+  return RandomVariable(std::move(d), std::move(name), std::move(value), GivenValue::deterministic);
+}
+
+void factor(std::string name, Tensor log_weight) {
+  DistributionPtr d;
+  try {
+    d = std::make_shared<dist::Factor>(log_weight);
+  } catch (const Error& e) {
+    tracing::rethrow_naming_site(name, e);
+  }
+  RandomVariable(std::move(d), std::move(name), autodiff::stop_gradient(log_weight), GivenValue::observed);
+}
+
+RandomVariable ImproperUniform(Constraint support, std::string name, Shape shape, DType dtype) {
+  return site(std::move(name), {}, [&] { return dist::ImproperUniform(std::move(support), shape, dtype); });
 }
 
 }  // namespace variate

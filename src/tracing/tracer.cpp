@@ -75,6 +75,12 @@ void report_unmatched(std::vector<std::string> names) {
   for (auto& n : names) state.unmatched.push_back(std::move(n));
 }
 
+void rethrow_naming_site(std::string_view site, const Error& e) {
+  const std::string_view what = e.what();
+  if (what.rfind("site '", 0) == 0) throw e;
+  throw Error("site '" + std::string(site) + "': " + std::string(what));
+}
+
 std::string generated_site_name(const char* family) {
   const int n = state.generated[family]++;
   return n == 0 ? std::string(family) : std::string(family) + "_" + std::to_string(n);
@@ -101,7 +107,11 @@ void apply_stack(Message& m) {
                   "' has no value and no random key: run the program under a Seed (write "
                   "`tracing::Seed seed{random::Key(n)};` with braces: `Seed seed(random::Key(n));` declares a "
                   "function), or supply the value (Substitute, Condition, make_log_joint)");
-    m.value = m.distribution->sample(*m.key, m.sample_shape);
+    try {
+      m.value = m.distribution->sample(*m.key, m.sample_shape);
+    } catch (const Error& e) {
+      rethrow_naming_site(m.name, e);
+    }
   }
   // postprocess: from the outermost tracer that saw the message inwards.
   const std::size_t first = state.stack.size() - reached;

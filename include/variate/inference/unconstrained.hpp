@@ -33,6 +33,12 @@ struct LatentSite {
                              // the sharded ones last)
 };
 
+/// A deterministic site (a generated quantity): computed by the program, reported per draw.
+struct GeneratedSite {
+  std::string name;
+  Shape shape;
+};
+
 class Unconstrained {
  public:
   /// Traces `program` once under Seed(key). Throws naming the site if a latent site is discrete.
@@ -41,6 +47,8 @@ class Unconstrained {
   explicit Unconstrained(tracing::Program program, random::Key key = random::Key(0));
 
   const std::vector<LatentSite>& sites() const { return sites_; }
+  /// The program's deterministic sites, in program order.
+  const std::vector<GeneratedSite>& generated_sites() const { return generated_sites_; }
   std::int64_t dimension() const { return dimension_; }
   /// The mesh axis the sharded sites are split over; empty when there are none or no mesh runs.
   const std::string& shard_axis() const { return shard_axis_; }
@@ -52,6 +60,9 @@ class Unconstrained {
 
   /// The constrained value of every latent site; `flat` is (dimension) or (batch, dimension).
   tracing::Values constrain(const Tensor& flat) const;
+  /// The value of every deterministic site at `flat` ((dimension) or (batch, dimension)): runs the
+  /// program once.
+  tracing::Values generated_quantities(const Tensor& flat) const;
   /// The log density of each site (its Jacobian term included) at a batch of points, for each
   /// point alone and for the batch: the first site whose batch term differs from its points' own
   /// terms, described, or "" if none does (a model that does not broadcast a leading batch dim).
@@ -70,6 +81,7 @@ class Unconstrained {
   std::vector<tracing::LogJoint::Term> site_terms(const Tensor& flat) const;
   tracing::Program program_;
   std::vector<LatentSite> sites_;
+  std::vector<GeneratedSite> generated_sites_;
   std::int64_t dimension_ = 0, replicated_dimension_ = 0;
   std::string shard_axis_;
   tracing::SiteRanks unbatched_;  // each site's log-density rank in an unbatched run

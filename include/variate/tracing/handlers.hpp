@@ -111,6 +111,7 @@ struct Site {
   Tensor value;
   bool observed;
   bool intervened;
+  bool deterministic;  // a generated quantity
   double scale;
 };
 

@@ -12,11 +12,20 @@
 
 namespace variate {
 
+/// The role of a site whose value the program gives itself.
+enum class GivenValue {
+  observed,       // data: its density term counts (factor())
+  deterministic,  // a quantity computed by the program (generated quantity): no density term
+};
+
 class RandomVariable {
  public:
   /// Creates the site: the value comes from the active tracers, or is drawn with the site's key.
   /// An empty name is replaced by a generated one ("Normal", "Normal_1", ...).
   RandomVariable(DistributionPtr distribution, std::string name = "", Shape sample_shape = {});
+  /// Creates a site whose value the program gives (`role` says how it counts); tracers still see
+  /// it (Trace records it, Intervene may replace it).
+  RandomVariable(DistributionPtr distribution, std::string name, Tensor value, GivenValue role);
 
   const std::string& name() const { return name_; }
   const Distribution& distribution() const { return *distribution_; }

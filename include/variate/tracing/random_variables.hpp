@@ -72,6 +72,19 @@ RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::st
                            Shape sample_shape = {});
 
 // Wrappers.
-RandomVariable Deterministic(Tensor loc, std::string name = "");
+/// A quantity the program computes, recorded as a site (Stan's generated quantities, NumPyro's
+/// deterministic): it has no density term and is not a parameter; samplers report its value per
+/// draw. Returns the value.
+RandomVariable Deterministic(Tensor value, std::string name = "");
+
+/// Adds `log_weight` to the model's log density as it is (Stan's `target += log_weight`, NumPyro's
+/// factor), as an observed site named `name`.
+void factor(std::string name, Tensor log_weight);
+
+/// A parameter with a flat, improper prior on `support` (real, positive, unit_interval,
+/// greater_than or interval): Stan's parameter declared without a sampling statement.
+///   auto mu = variate::ImproperUniform(Constraint::real(), "mu");
+///   auto sigma = variate::ImproperUniform(Constraint::positive(), "sigma", {3});
+RandomVariable ImproperUniform(Constraint support, std::string name = "", Shape shape = {}, DType dtype = DType::f64);
 
 }  // namespace variate

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "variate/distributions/distribution.hpp"
@@ -28,6 +29,7 @@ struct Message {
   std::optional<random::Key> key;       // the site's key, when some tracer seeded it
   bool observed = false;                // the value is data (condition)
   bool intervened = false;              // do-operator: the value is fixed and has no density term
+  bool deterministic = false;           // a quantity the program computes (generated quantity): no density term
   double scale = 1.0;                   // multiplies the site's log density (minibatching)
   bool stop = false;                    // set by Block: tracers further out do not see the site
   // Set when the value was made from a point of the unconstrained space (inference): log|det J| of
@@ -93,5 +95,9 @@ std::uint64_t current_run();
 /// A named-value tracer that ends inside a run reports the names it never matched here; the run's
 /// check_names_matched() throws with them.
 void report_unmatched(std::vector<std::string> names);
+
+/// Rethrows `e` with "site '<site>': " in front, so that an error deep inside a density says which
+/// site it came from (an error that already names a site is rethrown as it is).
+[[noreturn]] void rethrow_naming_site(std::string_view site, const Error& e);
 
 }  // namespace variate::tracing

@@ -1,0 +1,18 @@
+#include "variate/distributions/factor.hpp"
+
+#include "variate/distributions/parameters.hpp"
+
+namespace variate::dist {
+
+Factor::Factor(Tensor log_weight)
+    : Distribution(log_weight.shape(), {}, dist::common_float_type({log_weight})), log_weight_(std::move(log_weight)) {
+  dist::check_defined("Factor", "log_weight", log_weight_);
+}
+
+Tensor Factor::sample(random::Key, const Shape&) const {
+  variate::detail::fail("Factor: a factor is a term of the log density, not a random quantity; it has no draws");
+}
+
+Tensor Factor::log_prob(const Tensor&) const { return log_weight_; }
+
+}  // namespace variate::dist
