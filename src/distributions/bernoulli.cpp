@@ -1,5 +1,6 @@
 #include "variate/distributions/bernoulli.hpp"
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -22,7 +23,8 @@ Tensor Bernoulli::logits_parameter() const { return ProbsOrLogits{param_, is_log
 
 Tensor Bernoulli::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor probs = ProbsOrLogits{autodiff::stop_gradient(param_), is_logits_}.probs();
-  return random::bernoulli(key, probs, sample_full_shape(sample_shape));
+  const Tensor draw = random::bernoulli(key, probs, sample_full_shape(sample_shape));
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {param_});
 }
 
 Tensor Bernoulli::log_prob(const Tensor& value) const {

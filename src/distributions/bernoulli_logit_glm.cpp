@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "distributions/draw_gradients.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -34,7 +35,9 @@ Tensor BernoulliLogitGLM::logits() const {
 }
 
 Tensor BernoulliLogitGLM::sample(random::Key key, const Shape& sample_shape) const {
-  return random::bernoulli(key, prim::unary(UnaryOp::sigmoid, logits()), sample_full_shape(sample_shape));
+  const Tensor draw =
+      random::bernoulli(key, prim::unary(UnaryOp::sigmoid, logits()), sample_full_shape(sample_shape));
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {x_, w_, alpha_});
 }
 
 Tensor BernoulliLogitGLM::mean() const { return sigmoid(logits()); }

@@ -1,5 +1,6 @@
 #include "variate/distributions/beta.hpp"
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/prim_math.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
@@ -18,7 +19,8 @@ Beta::Beta(Tensor concentration1, Tensor concentration0)
 }
 
 Tensor Beta::sample(random::Key key, const Shape& sample_shape) const {
-  return random::beta(key, concentration1_, concentration0_, sample_full_shape(sample_shape));
+  // Differentiable in both concentrations through the two gamma draws (draw_gradients.hpp).
+  return dist::detail::beta_draw(key, concentration1_, concentration0_, sample_full_shape(sample_shape));
 }
 
 Tensor Beta::log_prob(const Tensor& value) const {

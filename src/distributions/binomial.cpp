@@ -1,5 +1,6 @@
 #include "variate/distributions/binomial.hpp"
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -15,7 +16,7 @@ Binomial::Binomial(const Tensor& total_count, const Tensor& param, bool is_logit
       param_(ProbsOrLogits::make("Binomial", param, is_logits, dtype()).param),
       is_logits_(is_logits) {
   dist::detail::check_count("Binomial", "total_count", total_count);
-  total_count_ = prim::cast(total_count, dtype());
+  total_count_ = dist::as_dtype(total_count, dtype());  // keeps a tracked count tracked, so it can throw
 }
 
 Binomial Binomial::from_probs(Tensor total_count, Tensor probs) { return Binomial(total_count, probs, false); }
@@ -30,7 +31,9 @@ Constraint Binomial::support() const {
 
 Tensor Binomial::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor probs = ProbsOrLogits{autodiff::stop_gradient(param_), is_logits_}.probs();
-  return random::binomial(key, total_count_, probs, sample_full_shape(sample_shape));
+  const Tensor draw = random::binomial(key, autodiff::stop_gradient(total_count_), probs, sample_full_shape(sample_shape));
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw,
+                                             {total_count_, param_});
 }
 
 Tensor Binomial::log_prob(const Tensor& value) const {
@@ -41,7 +44,9 @@ Tensor Binomial::log_prob(const Tensor& value) const {
     return prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, x, 1.0));
   };
   const Tensor log_choose = prim::sub(log_factorial(n), prim::add(log_factorial(k), log_factorial(failures)));
-  const Tensor lp = dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, log_choose, k, failures);
+  const Tensor lp = dist::detail::not_differentiable_in(
+      name(), "total_count", "a count, defined at integers only",
+      dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, log_choose, k, failures), n);
   return dist::mask_outside_support(support(), k, lp);
 }
 

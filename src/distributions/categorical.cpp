@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -47,7 +48,8 @@ Constraint Categorical::support() const {
 
 Tensor Categorical::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor logits = is_logits_ ? autodiff::stop_gradient(param_) : prim::unary(UnaryOp::log, param_);
-  return random::categorical(key, logits, sample_full_shape(sample_shape));
+  const Tensor draw = random::categorical(key, logits, sample_full_shape(sample_shape));
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {param_});
 }
 
 Tensor Categorical::log_prob(const Tensor& value) const {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "distributions/draw_gradients.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -57,7 +58,8 @@ Tensor CategoricalLogitGLM::logits() const {
 }
 
 Tensor CategoricalLogitGLM::sample(random::Key key, const Shape& sample_shape) const {
-  return random::categorical(key, logits(), sample_full_shape(sample_shape));
+  const Tensor draw = random::categorical(key, logits(), sample_full_shape(sample_shape));
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {x_, w_, b_});
 }
 
 Tensor CategoricalLogitGLM::log_prob(const Tensor& value) const {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "distributions/probs_or_logits.hpp"
 #include "variate/distributions/parameters.hpp"
 
 namespace variate::dist {
@@ -19,7 +20,11 @@ Tensor Deterministic::log_prob(const Tensor& value) const {
   const Tensor x = prim::cast(value, dtype());
   const Tensor elsewhere =
       prim::where(prim::binary(BinaryOp::ne, x, x), Tensor::scalar(NAN, dtype()), Tensor::scalar(-INFINITY, dtype()));
-  return prim::where(prim::binary(BinaryOp::eq, x, loc_), Tensor::scalar(0.0, dtype()), elsewhere);
+  const Tensor lp = prim::where(prim::binary(BinaryOp::eq, x, loc_), Tensor::scalar(0.0, dtype()), elsewhere);
+  // A point mass: 0 at loc and -inf at every other point, so no derivative in loc or in the value.
+  const char* why = "a point mass: the log density jumps from 0 to -inf off loc";
+  return dist::detail::not_differentiable_in(name(), "the value", why,
+                                             dist::detail::not_differentiable_in(name(), "loc", why, lp, loc_), value);
 }
 
 Tensor Deterministic::mean() const { return loc_; }

@@ -1,5 +1,6 @@
 #include "variate/distributions/dirichlet.hpp"
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -32,7 +33,8 @@ Dirichlet::Dirichlet(Tensor concentration)
 Tensor Dirichlet::sample(random::Key key, const Shape& sample_shape) const {
   Shape shape = sample_shape;
   for (auto d : batch_shape()) shape.push_back(d);
-  return random::dirichlet(key, autodiff::stop_gradient(concentration_), shape);
+  // Differentiable in concentration through the gamma draws (draw_gradients.hpp).
+  return dist::detail::dirichlet_draw(key, concentration_, shape);
 }
 
 Tensor Dirichlet::log_prob(const Tensor& value) const {

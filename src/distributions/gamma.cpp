@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/prim_math.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
@@ -21,8 +22,9 @@ Gamma::Gamma(Tensor concentration, Tensor rate)
 
 Tensor Gamma::sample(random::Key key, const Shape& sample_shape) const {
   // A tiny standard draw divided by a large rate could underflow to 0, outside the support: clamp
-  // at the smallest normal number, as the samplers do.
-  const Tensor g = random::gamma(key, concentration_, sample_full_shape(sample_shape));
+  // at the smallest normal number, as the samplers do. Differentiable in concentration implicitly
+  // (draw_gradients.hpp) and in rate pathwise.
+  const Tensor g = dist::detail::gamma_draw(key, concentration_, sample_full_shape(sample_shape));
   const double tiny = dtype() == DType::f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
   return maximum(g / rate_, Tensor::scalar(tiny, dtype()));
 }

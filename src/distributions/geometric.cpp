@@ -1,5 +1,6 @@
 #include "variate/distributions/geometric.hpp"
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -26,7 +27,8 @@ Tensor Geometric::sample(random::Key key, const Shape& sample_shape) const {
   // p = 1, E / inf = 0.
   const Tensor e = random::exponential(key, sample_full_shape(sample_shape), dtype());
   const Tensor rate = prim::neg(autodiff::stop_gradient(log1m_probs()));
-  return prim::unary(UnaryOp::floor, prim::div(e, rate));
+  const Tensor draw = prim::unary(UnaryOp::floor, prim::div(e, rate));
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {param_});
 }
 
 Tensor Geometric::log_prob(const Tensor& value) const {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/prim_math.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
@@ -22,8 +23,9 @@ InverseGamma::InverseGamma(Tensor concentration, Tensor scale)
 
 Tensor InverseGamma::sample(random::Key key, const Shape& sample_shape) const {
   // Dividing by a gamma draw near the smallest normal number could overflow to +inf, where the
-  // log density is -inf: clamp at the largest finite number.
-  const Tensor g = random::gamma(key, concentration_, sample_full_shape(sample_shape));
+  // log density is -inf: clamp at the largest finite number. Differentiable in concentration
+  // implicitly (draw_gradients.hpp) and in scale pathwise.
+  const Tensor g = dist::detail::gamma_draw(key, concentration_, sample_full_shape(sample_shape));
   const double huge = dtype() == DType::f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
   return minimum(scale_ / g, Tensor::scalar(huge, dtype()));
 }

@@ -4,6 +4,7 @@
 #include <numbers>
 #include <vector>
 
+#include "distributions/draw_gradients.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -75,7 +76,10 @@ Tensor LKJCholesky::log_prob(const Tensor& value) const {
 Tensor LKJCholesky::sample(random::Key key, const Shape& sample_shape) const {
   const std::int64_t d = dimension();
   const DType dt = dtype();
-  const Tensor eta = autodiff::stop_gradient(concentration_);
+  // The onion method (Lewandowski, Kurowicka & Joe 2009, as in TFP): differentiable in the
+  // concentration through the beta draws' implicit gradients (draw_gradients.hpp), the rest being a
+  // smooth function of them and of the concentration-free directions u.
+  const Tensor& eta = concentration_;
   Shape rows_shape = sample_shape;  // sample + batch + [d - 1]: one y per row 1, ..., d - 1
   for (auto s : batch_shape()) rows_shape.push_back(s);
   rows_shape.push_back(d - 1);
@@ -85,11 +89,11 @@ Tensor LKJCholesky::sample(random::Key key, const Shape& sample_shape) const {
   // y_i ~ Beta(i / 2, eta + (d - 1 - i) / 2), the squared length of row i's off-diagonal part.
   const Tensor half_i = vector_of(d - 1, dt, [](std::int64_t i) { return double(i + 1) / 2; });
   const Tensor tail = vector_of(d - 1, dt, [d](std::int64_t i) { return double(d - 2 - i) / 2; });
-  const Tensor y_rows = random::beta(beta_key, half_i, prim::add(prim::expand_dims(eta, -1), tail), rows_shape);
+  const Tensor y_rows = dist::detail::beta_draw(beta_key, half_i, expand_dims(eta, -1) + tail, rows_shape);
   Shape first_shape = rows_shape;
   first_shape[first_shape.rank() - 1] = 1;
   const Tensor parts[] = {Tensor::zeros(first_shape, y_rows.dtype()), y_rows};
-  const Tensor y = prim::concat(parts, -1);  // row 0 has no off-diagonal part
+  const Tensor y = concat(parts, -1);  // row 0 has no off-diagonal part
 
   // u: the strictly lower part of each row of a normal matrix, scaled to unit length.
   const Tensor strictly_lower = matrix_of(d, dt, [](std::int64_t i, std::int64_t j) { return j < i ? 1.0 : 0.0; });
@@ -100,10 +104,11 @@ Tensor LKJCholesky::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor u = prim::div(z, safe_norms);
 
   const Tensor identity = matrix_of(d, dt, [](std::int64_t i, std::int64_t j) { return i == j ? 1.0 : 0.0; });
-  const Tensor off = prim::mul(prim::expand_dims(prim::unary(UnaryOp::sqrt, y), -1), u);
-  const Tensor one_minus_y = prim::binary(BinaryOp::sub, Tensor::scalar(1.0, y.dtype()), y);
-  const Tensor on = prim::mul(prim::expand_dims(prim::unary(UnaryOp::sqrt, one_minus_y), -1), identity);
-  return prim::cast(prim::add(off, on), dt);
+  // Row 0's sqrt(0) has an infinite derivative, but it multiplies u's empty row 0 and belongs to the
+  // constant zeros of the concat, whose backward drops it.
+  const Tensor off = expand_dims(sqrt(y), -1) * u;
+  const Tensor on = expand_dims(sqrt(1.0 - y), -1) * identity;
+  return cast(off + on, dt);
 }
 
 }  // namespace variate::dist

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "distributions/draw_gradients.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -75,7 +76,12 @@ Tensor MixtureSameFamily::sample(random::Key key, const Shape& sample_shape) con
   Shape index_shape = concat_shapes(leading, Shape{1});
   for (int i = 0; i < event_shape().rank(); ++i) index_shape.push_back(1);
   const int axis = leading.rank();
-  return squeeze(gather(draws, axis, prim::reshape(index, index_shape)), axis);
+  // The chosen component's draw keeps its gradient in the component parameters; the choice itself
+  // is discrete, so there is none in the mixture logits.
+  const Tensor draw = squeeze(gather(draws, axis, prim::reshape(index, index_shape)), axis);
+  return dist::detail::without_draw_gradient(name(), "the choice of component is discrete; the draw is differentiable "
+                                                     "in the components' parameters only",
+                                             draw, {logits_});
 }
 
 Tensor MixtureSameFamily::weights() const {

@@ -1,5 +1,6 @@
 #include "variate/distributions/multinomial.hpp"
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -33,7 +34,7 @@ Multinomial::Multinomial(const Tensor& total_count, const Tensor& param, bool is
     // check must be the one that throws.
     : Distribution(checked_batch(total_count, param, is_logits), Shape{param.rank() > 0 ? param.dim(-1) : 0},
                    dist::common_float_type({total_count, param})),
-      total_count_(prim::cast(total_count, dtype())),
+      total_count_(dist::as_dtype(total_count, dtype())),  // a tracked count stays tracked, so it can throw
       param_(dist::as_dtype(param, dtype())),
       is_logits_(is_logits) {}
 
@@ -48,7 +49,9 @@ Tensor Multinomial::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor probs = autodiff::stop_gradient(probs_parameter());
   Shape shape = sample_shape;
   for (auto d : batch_shape()) shape.push_back(d);
-  return random::multinomial(key, total_count_, probs, shape);
+  const Tensor draw = random::multinomial(key, autodiff::stop_gradient(total_count_), probs, shape);
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw,
+                                             {total_count_, param_});
 }
 
 Tensor Multinomial::log_prob(const Tensor& value) const {
@@ -73,7 +76,9 @@ Tensor Multinomial::log_prob(const Tensor& value) const {
                       : times_nonzero(x, prim::unary(UnaryOp::reciprocal, ctx.saved(0)));
         ctx.add(0, times_nonzero(prim::expand_dims(ctx.grad(), -1), partial));
       });
-  return dist::mask_outside_support(support(), x, out);
+  return dist::mask_outside_support(
+      support(), x, dist::detail::not_differentiable_in(name(), "total_count", "a count, defined at integers only", out,
+                                                        total_count_));
 }
 
 Tensor Multinomial::mean() const {

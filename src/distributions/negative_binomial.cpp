@@ -1,5 +1,6 @@
 #include "variate/distributions/negative_binomial.hpp"
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -15,7 +16,7 @@ NegativeBinomial::NegativeBinomial(const Tensor& total_count, const Tensor& para
       param_(ProbsOrLogits::make("NegativeBinomial", param, is_logits, dtype(), ProbsOrLogits::Range::below_one).param),
       is_logits_(is_logits) {
   dist::check_positive("NegativeBinomial", "total_count", total_count);
-  total_count_ = prim::cast(total_count, dtype());
+  total_count_ = dist::as_dtype(total_count, dtype());  // prim::cast would drop a tracked r's gradient
 }
 
 NegativeBinomial NegativeBinomial::from_probs(Tensor total_count, Tensor probs) {
@@ -32,8 +33,10 @@ Tensor NegativeBinomial::odds() const { return is_logits_ ? exp(param_) : param_
 Tensor NegativeBinomial::sample(random::Key key, const Shape& sample_shape) const {
   const Shape shape = sample_full_shape(sample_shape);
   const auto [gamma_key, poisson_key] = random::split(key);
-  const Tensor rate = prim::mul(random::gamma(gamma_key, total_count_, shape), autodiff::stop_gradient(odds()));
-  return random::poisson(poisson_key, rate, shape);
+  const Tensor rate = prim::mul(random::gamma(gamma_key, autodiff::stop_gradient(total_count_), shape),
+                                autodiff::stop_gradient(odds()));
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization",
+                                             random::poisson(poisson_key, rate, shape), {total_count_, param_});
 }
 
 Tensor NegativeBinomial::log_prob(const Tensor& value) const {
@@ -42,7 +45,21 @@ Tensor NegativeBinomial::log_prob(const Tensor& value) const {
   auto lgamma = [](const Tensor& x) { return prim::unary(UnaryOp::lgamma, x); };
   const Tensor log_coefficient =
       prim::sub(lgamma(prim::add(k, r)), prim::add(lgamma(r), lgamma(prim::binary(BinaryOp::add, k, 1.0))));
-  const Tensor lp = dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, log_coefficient, k, r);
+  const ProbsOrLogits p{param_, is_logits_};
+  const Tensor lp_in_p = dist::detail::bernoulli_trials_log_likelihood(p, log_coefficient, k, r);
+  // The dispersion's partial, d/dr = digamma(k + r) - digamma(r) + log(1 - p); a masked value's zero
+  // cotangent wins over its (possibly infinite) partial.
+  const Tensor lp = autodiff::record(autodiff::stop_gradient(lp_in_p), {lp_in_p, r}, {k, r, p.log1m_p()},
+                                     [](const autodiff::BackwardContext& ctx) {
+                                       if (ctx.needs_grad(0)) ctx.add(0, ctx.grad());
+                                       if (!ctx.needs_grad(1)) return;
+                                       const Tensor &k = ctx.saved(0), &r = ctx.saved(1);
+                                       const Tensor partial = prim::add(
+                                           prim::sub(prim::unary(UnaryOp::digamma, prim::add(k, r)),
+                                                     prim::unary(UnaryOp::digamma, r)),
+                                           ctx.saved(2));
+                                       ctx.add(1, dist::detail::times_nonzero(ctx.grad(), partial));
+                                     });
   return dist::mask_outside_support(support(), k, lp);
 }
 

@@ -38,6 +38,12 @@ struct ProbsOrLogits {
 /// successes when p = 0).
 Tensor bernoulli_trials_log_likelihood(const ProbsOrLogits& p, const Tensor& base, const Tensor& a, const Tensor& b);
 
+/// `value` (whose own gradient passes through) as a function that is not differentiable in `param`:
+/// a backward pass that reaches it while `param` is tracked throws "<family>: ... <role> (<why>)".
+/// The strings must outlive the tape (string literals).
+Tensor not_differentiable_in(const char* family, const char* role, const char* why, const Tensor& value,
+                             const Tensor& param);
+
 /// c * x, but 0 wherever c is 0: 0 log 0 = 0 in densities, and a zero cotangent times an infinite
 /// partial is 0 in backward rules (masked-out values must not make NaN gradients).
 Tensor times_nonzero(const Tensor& c, const Tensor& x);

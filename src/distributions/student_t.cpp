@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "distributions/draw_gradients.hpp"
 #include "distributions/prim_math.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
@@ -23,13 +24,12 @@ StudentT::StudentT(Tensor df, Tensor loc, Tensor scale)
 
 Tensor StudentT::sample(random::Key key, const Shape& sample_shape) const {
   // chi2(df) / df = Gamma(df / 2, 1) / (df / 2); the gamma draw is clamped positive, so the ratio
-  // is finite.
+  // is finite. Differentiable in df through the gamma draw's implicit gradient (draw_gradients.hpp).
   const auto [normal_key, gamma_key] = random::split(key);
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor half_df = prim::binary(BinaryOp::mul, df_, 0.5);
-  const Tensor g = random::gamma(gamma_key, half_df, shape);
-  const Tensor t =
-      prim::div(random::normal(normal_key, shape, dtype()), prim::unary(UnaryOp::sqrt, prim::div(g, half_df)));
+  const Tensor half_df = df_ * 0.5;
+  const Tensor g = dist::detail::gamma_draw(gamma_key, half_df, shape);
+  const Tensor t = random::normal(normal_key, shape, dtype()) / sqrt(g / half_df);
   return loc_ + scale_ * t;
 }
 

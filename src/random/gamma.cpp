@@ -72,13 +72,16 @@ Tensor gamma(Key key, const Tensor& concentration, const Shape& shape) {
   return out;
 }
 
-Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0, const Shape& shape) {
+Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0, const Shape& shape,
+            Tensor* log_gammas) {
   const Tensor a = detail::broadcast_values("beta", "concentration1",
                                             checked_concentration("beta", "concentration1", concentration1), shape);
   const Tensor b = detail::broadcast_values("beta", "concentration0",
                                             checked_concentration("beta", "concentration0", concentration0), shape);
   const DType dtype = prim::float_type(promote(concentration1.dtype(), concentration0.dtype()));
   Tensor out = Tensor::empty(shape, dtype);
+  if (log_gammas != nullptr) *log_gammas = Tensor::empty(detail::with_event("beta", shape, 2), DType::f64);
+  double* logs = log_gammas != nullptr ? log_gammas->data<double>() : nullptr;
   const double* av = a.data<double>();
   const double* bv = b.data<double>();
   detail::dispatch_float(dtype, [&](auto t) {
@@ -87,7 +90,9 @@ Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0,
     detail::for_each_element(out.numel(), [&](std::int64_t i) {
       // Streams 2i and 2i + 1: the layout of a two-component dirichlet.
       detail::Stream sx(key, 2 * std::uint64_t(i)), sy(key, 2 * std::uint64_t(i) + 1);
-      const double d = detail::sample_log_gamma(sx, av[i]) - detail::sample_log_gamma(sy, bv[i]);
+      const double log_x = detail::sample_log_gamma(sx, av[i]), log_y = detail::sample_log_gamma(sy, bv[i]);
+      if (logs != nullptr) logs[2 * i] = log_x, logs[2 * i + 1] = log_y;
+      const double d = log_x - log_y;
       // X / (X + Y) = sigmoid(log X - log Y), with the exponent kept non-positive.
       const double x = d >= 0.0 ? 1.0 / (1.0 + std::exp(-d)) : std::exp(d) / (1.0 + std::exp(d));
       y[i] = detail::clamp_unit<T>(x);
@@ -96,7 +101,7 @@ Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0,
   return out;
 }
 
-Tensor dirichlet(Key key, const Tensor& concentration, const Shape& shape) {
+Tensor dirichlet(Key key, const Tensor& concentration, const Shape& shape, Tensor* log_gammas) {
   const Tensor alpha = checked_concentration("dirichlet", "concentration", concentration);
   VARIATE_CHECK(alpha.rank() >= 1 && alpha.dim(-1) >= 1, "dirichlet",
                 "concentration must have a non-empty last (event) axis, got shape ", alpha.shape());
@@ -130,6 +135,7 @@ Tensor dirichlet(Key key, const Tensor& concentration, const Shape& shape) {
       for (std::int64_t j = 0; j < k; ++j) y[i * k + j] = detail::clamp_positive<T>(std::exp(l[j] - log_total));
     });
   });
+  if (log_gammas != nullptr) *log_gammas = logs;
   return out;
 }
 

@@ -20,7 +20,8 @@ const char* name(BinaryOp op) {
                                           "mul",           "div",
                                           "pow",           "maximum",
                                           "minimum",       "igamma",
-                                          "igammac",       "times_nonzero",
+                                          "igammac",       "gamma_log_draw_grad",
+                                          "times_nonzero",
                                           "bernoulli_logit_log_prob", "bernoulli_logit_score",
                                           "eq",            "ne",
                                           "lt",            "le",
@@ -104,7 +105,8 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   // True division, pow, the incomplete gamma functions and the Bernoulli terms are floating point,
   // as in NumPy and SciPy; bool arithmetic counts as integer.
   const bool floating_op = op == BinaryOp::div || op == BinaryOp::pow || op == BinaryOp::igamma ||
-                           op == BinaryOp::igammac || op == BinaryOp::bernoulli_logit_log_prob ||
+                           op == BinaryOp::igammac || op == BinaryOp::gamma_log_draw_grad ||
+                           op == BinaryOp::bernoulli_logit_log_prob ||
                            op == BinaryOp::bernoulli_logit_score;
   if (floating_op && !is_floating(t)) t = DType::f64;
   if (t == DType::boolean && !is_comparison(op)) t = DType::i64;

@@ -175,8 +175,7 @@ std::vector<DistributionCase> cases() {
                        double x) { return boost_log_pdf(boost::math::negative_binomial(p[0], 1 - p[1]), x); },
        .provenance = "Boost.Math negative_binomial(r, 1 - p) pdf",
        .outside = t({-2, 0.5, INFINITY}),
-       .differentiable_value = false,
-       .differentiable_params = {1}},
+       .differentiable_value = false},
       {.name = "NegativeBinomial_large_count",
        .make = [](S p) { return std::make_shared<NegativeBinomial>(NegativeBinomial::from_probs(p[0], p[1])); },
        .params = {t({1e6}), t({0.5})},
@@ -185,7 +184,6 @@ std::vector<DistributionCase> cases() {
                        double x) { return boost_log_pdf(boost::math::negative_binomial(p[0], 1 - p[1]), x); },
        .provenance = "Boost.Math negative_binomial(r, 1 - p) pdf",
        .differentiable_value = false,
-       .differentiable_params = {1},
        .reference_tolerance = 1e-8},
       {.name = "NegativeBinomial_logits",
        .make = [](S p) { return std::make_shared<NegativeBinomial>(NegativeBinomial::from_logits(p[0], p[1])); },
@@ -197,8 +195,7 @@ std::vector<DistributionCase> cases() {
                     p[0] * log_sigmoid(-p[1]);
            },
        .provenance = "closed form lgamma(k + r) - lgamma(r) - lgamma(k + 1) + k log_sigmoid(l) + r log_sigmoid(-l)",
-       .differentiable_value = false,
-       .differentiable_params = {1}},
+       .differentiable_value = false},
   };
 }
 

@@ -69,8 +69,9 @@ Tensor erfc(const Tensor& x);
 Tensor floor(const Tensor& x);
 
 // Regularized incomplete gamma and beta functions (the cdfs of the gamma and beta laws), with NaN
-// for parameters a, b <= 0. They are differentiable in x only: a gradient with respect to a or b
-// throws, and only when one is requested, so they stay usable as functions of x.
+// for parameters a, b <= 0. igamma and igammac are differentiable in a and x; betainc in x only: a
+// gradient with respect to its a or b throws, and only when one is requested, so it stays usable as
+// a function of x.
 /// P(a, x) = gamma(a, x) / Gamma(a) (DLMF 8.2.4): 0 for x <= 0, 1 for x = inf.
 Tensor igamma(const Tensor& a, const Tensor& x);
 /// Q(a, x) = 1 - P(a, x), accurate where it is small.

@@ -7,8 +7,10 @@ namespace variate::dist {
 /// b = concentration0: log p(x) = (a - 1) log(x) + (b - 1) log1p(-x) - lbeta(a, b),
 /// lbeta(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b).
 /// Reference: Stan Functions Reference, "Beta distribution"; TFP `tfd.Beta`. Samples come from
-/// random::beta (two gamma draws) and are not reparameterized. The cdf is I_x(concentration1,
-/// concentration0), differentiable in x; a gradient with respect to a concentration throws.
+/// random::beta (two gamma draws) and are differentiable in both concentrations through the gamma
+/// draws' implicit reparameterization gradients (Figurnov et al. 2018). The cdf is
+/// I_x(concentration1, concentration0), differentiable in x; a gradient with respect to a
+/// concentration throws.
 class Beta final : public Distribution {
  public:
   Beta(Tensor concentration1, Tensor concentration0);

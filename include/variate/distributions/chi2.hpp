@@ -6,8 +6,8 @@ namespace variate::dist {
 /// Chi2(df), the Gamma(df / 2, rate 1 / 2) law, on x > 0; with h = df / 2:
 /// log p(x) = -h log(2) - lgamma(h) + (h - 1) log(x) - x / 2.
 /// Reference: Stan Functions Reference, "Chi-square distribution"; TFP `tfd.Chi2`. Samples are
-/// 2 g with g ~ Gamma(df / 2, 1), not reparameterized. The cdf is P(df / 2, x / 2), differentiable
-/// in x; a gradient with respect to df throws.
+/// 2 g with g ~ Gamma(df / 2, 1), differentiable in df through g's implicit reparameterization
+/// gradient (Figurnov et al. 2018). The cdf is P(df / 2, x / 2), differentiable in x and df.
 class Chi2 final : public Distribution {
  public:
   explicit Chi2(Tensor df);

@@ -5,7 +5,8 @@ namespace variate::dist {
 
 /// Deterministic(loc) (TFP): all mass at `loc`; log p(x) = 0 where x == loc, -inf elsewhere (NaN
 /// for a NaN value). batch_shape is loc's shape; draws are loc broadcast to the sample shape (and
-/// carry loc's gradient).
+/// carry loc's gradient). The log density has no derivative in loc or in the value (it jumps to
+/// -inf off loc): a gradient with respect to either throws.
 class Deterministic final : public Distribution {
  public:
   explicit Deterministic(Tensor loc);

@@ -7,7 +7,8 @@ namespace variate::dist {
 ///   log p(x) = sum_k (alpha_k - 1) log x_k + lgamma(sum_k alpha_k) - sum_k lgamma(alpha_k),
 /// a density with respect to Lebesgue measure on the first K - 1 coordinates (as in TFP and Stan),
 /// with 0 log 0 = 0 where alpha_k = 1. Differentiable in x and alpha; samples are normalized gamma
-/// draws and are not reparameterized. Reference: TFP tfd.Dirichlet; Stan Functions Reference,
+/// draws, differentiable in alpha through the gamma draws' implicit reparameterization gradients
+/// (Figurnov et al. 2018). Reference: TFP tfd.Dirichlet; Stan Functions Reference,
 /// "Dirichlet distribution".
 class Dirichlet final : public Distribution {
  public:

@@ -6,9 +6,9 @@ namespace variate::dist {
 /// Gamma(concentration, rate) on x > 0, with a = concentration and b = rate:
 /// log p(x) = a log(b) - lgamma(a) + (a - 1) log(x) - b x.
 /// Reference: Stan Functions Reference, "Gamma distribution"; TFP `tfd.Gamma`. Samples are
-/// g / rate with g ~ Gamma(concentration, 1) (Marsaglia & Tsang): reparameterized in rate, not in
-/// concentration. The cdf is P(concentration, rate x), differentiable in x and rate; a gradient
-/// with respect to concentration throws.
+/// g / rate with g ~ Gamma(concentration, 1) (Marsaglia & Tsang): reparameterized in rate, and
+/// implicitly in concentration (Figurnov et al. 2018: dg/da = -(dP(a, g)/da) / p(g; a)). The cdf
+/// is P(concentration, rate x), differentiable in x, rate and concentration.
 class Gamma final : public Distribution {
  public:
   Gamma(Tensor concentration, Tensor rate);

@@ -20,7 +20,8 @@ namespace variate::dist {
 /// Cholesky factor: row i (i = 1, ..., d - 1, from 0) is (sqrt(y) u, sqrt(1 - y), 0, ...) with
 /// y ~ Beta(i / 2, eta + (d - 1 - i) / 2) and u uniform on the unit sphere in R^i. Each
 /// off-diagonal correlation then has the marginal Beta(eta - 1 + d / 2, eta - 1 + d / 2) on
-/// (-1, 1), with variance 1 / (2 eta + d - 1).
+/// (-1, 1), with variance 1 / (2 eta + d - 1). Draws are differentiable in eta through the beta
+/// draws' implicit reparameterization gradients.
 class LKJCholesky final : public Distribution {
  public:
   LKJCholesky(std::int64_t dimension, Tensor concentration);

@@ -6,8 +6,8 @@ namespace variate::dist {
 /// Multinomial(total_count n, p) over count vectors x (event shape [K]) with sum(x) = n:
 ///   log p(x) = lgamma(n + 1) - sum_k lgamma(x_k + 1) + sum_k x_k log p_k.
 /// Built from `probs` (..., K) on the simplex or `logits` (..., K) (p = softmax(logits)); batch
-/// shape = broadcast(total_count.shape, param.shape[:-1]). total_count is a non-negative integer,
-/// not differentiated. Reference: TFP tfd.Multinomial; Stan Functions Reference, "Multinomial
+/// shape = broadcast(total_count.shape, param.shape[:-1]). total_count is a non-negative integer: a
+/// gradient of the log density with respect to it throws, as does any gradient of a draw. Reference: TFP tfd.Multinomial; Stan Functions Reference, "Multinomial
 /// distribution".
 class Multinomial final : public Distribution {
  public:

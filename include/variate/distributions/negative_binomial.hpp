@@ -10,7 +10,8 @@ namespace variate::dist {
 /// (Boost's and Stan's neg_binomial count failures before r successes: TFP's NegativeBinomial(r, p)
 /// is Boost's negative_binomial(r, 1 - p).) r > 0 may be real (the gamma-Poisson mixture); probs
 /// in [0, 1), or logits = log(p / (1 - p)) (stable for large |logits|). Samples are Poisson draws
-/// with a Gamma(r, rate (1 - p) / p) rate. The cdf at k >= 0 is I_{1-p}(r, floor(k) + 1) (Boost's
+/// with a Gamma(r, rate (1 - p) / p) rate; a gradient of a draw throws (discrete). The log density
+/// is differentiable in r and in p's parameter. The cdf at k >= 0 is I_{1-p}(r, floor(k) + 1) (Boost's
 /// negative_binomial cdf with success fraction 1 - p), differentiable in p's parameter; a gradient
 /// with respect to total_count throws. Reference: TFP tfd.NegativeBinomial.
 class NegativeBinomial final : public Distribution {

@@ -6,7 +6,8 @@ namespace variate::dist {
 /// Poisson(rate) on {0, 1, ...}: log p(k) = k log(rate) - rate - lgamma(k + 1).
 /// Built from `rate` >= 0 (rate 0 is the point mass at 0, with 0 log 0 = 0) or, via from_log_rate,
 /// from log(rate), which keeps the density and its gradient finite where the rate underflows.
-/// The cdf at k >= 0 is Q(floor(k) + 1, rate), differentiable in the rate.
+/// The cdf at k >= 0 is Q(floor(k) + 1, rate), differentiable in the rate. A gradient of a draw
+/// with respect to the rate throws (a discrete law has no reparameterization).
 /// Reference: TFP tfd.Poisson; Stan Functions Reference, "Poisson distribution" (poisson_log).
 class Poisson final : public Distribution {
  public:

@@ -7,7 +7,8 @@ namespace variate::dist {
 /// log p(x) = lgamma((df + 1) / 2) - lgamma(df / 2) - log(df pi) / 2 - log(scale)
 ///            - (df + 1) / 2 log1p(z^2 / df).
 /// Reference: Stan Functions Reference, "Student-t distribution"; TFP `tfd.StudentT`. Samples are
-/// loc + scale * eps / sqrt(chi2(df) / df): reparameterized in loc and scale, not in df.
+/// loc + scale * eps / sqrt(chi2(df) / df): reparameterized in loc and scale, and in df through the
+/// chi2 draw's implicit reparameterization gradient (Figurnov et al. 2018).
 /// As in TFP, the mean is NaN where df <= 1 and the variance is +inf where 1 < df <= 2 and NaN
 /// where df <= 1 (the moments do not exist there). The cdf is I_{df / (df + z^2)}(df / 2, 1 / 2) / 2
 /// for z <= 0 and one minus that for z > 0 (as in TFP); it is differentiable in x, loc and scale,

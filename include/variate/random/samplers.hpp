@@ -26,11 +26,14 @@ Tensor exponential(Key key, const Shape& shape, DType dtype = DType::f64);
 Tensor gamma(Key key, const Tensor& concentration, const Shape& shape);
 /// Beta(concentration1, concentration0) as X / (X + Y) of gamma draws, formed in logs so that small
 /// concentrations do not underflow; equals dirichlet(key, [concentration1, concentration0])[..., 0]
-/// up to rounding.
-Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0, const Shape& shape);
+/// up to rounding. With `log_gammas`, also stores there log X and log Y (f64, shape + [2]), which
+/// the draw's implicit reparameterization gradient needs (distributions/draw_gradients.hpp).
+Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0, const Shape& shape,
+            Tensor* log_gammas = nullptr);
 /// Dirichlet(concentration) with concentration of shape (..., K); returns shape + [K]. Normalized
-/// gamma draws, normalized in logs (stable for concentrations far below 1).
-Tensor dirichlet(Key key, const Tensor& concentration, const Shape& shape);
+/// gamma draws, normalized in logs (stable for concentrations far below 1). With `log_gammas`, also
+/// stores there the logs of the K gamma draws (f64, shape + [K]).
+Tensor dirichlet(Key key, const Tensor& concentration, const Shape& shape, Tensor* log_gammas = nullptr);
 
 /// Poisson(rate), rate >= 0: multiplication method below rate 10, PTRS (Hörmann 1993) above.
 Tensor poisson(Key key, const Tensor& rate, const Shape& shape);

@@ -140,8 +140,11 @@ bool with_binary_function(BinaryOp op, Use&& use) {
     // Evaluated in double and rounded to T; prim::binary gives these ops floating operands only.
     case BinaryOp::igamma:
     case BinaryOp::igammac:
+    case BinaryOp::gamma_log_draw_grad:
       if constexpr (std::is_floating_point_v<T>) {
         if (op == BinaryOp::igamma) return use([](T x, T y) { return T(igamma_p(double(x), double(y))); });
+        if (op == BinaryOp::gamma_log_draw_grad)
+          return use([](T x, T y) { return T(gamma_log_draw_grad(double(x), double(y))); });
         return use([](T x, T y) { return T(igamma_q(double(x), double(y))); });
       }
       return false;

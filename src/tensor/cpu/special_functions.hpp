@@ -200,6 +200,65 @@ inline double igamma_q(double a, double x) {
   return a < 1 ? igamma_q_small_a(a, x) : 1 - igamma_p_series(a, x);
 }
 
+/// d log x / d a along P(a, x) = u held fixed: the implicit reparameterization gradient of a draw
+/// x ~ Gamma(a, 1) (Figurnov, Mohamed & Mnih, "Implicit reparameterization gradients", NeurIPS 2018),
+/// dx/da = -(dP(a, x)/da) / (dP(a, x)/dx), divided by x. It is a function of log x so that a draw
+/// below the smallest double (small a) keeps its gradient; it is positive (the law grows with a).
+/// Both forms below are differentiated term by term, with a relative error of a few hundred
+/// epsilons at most (the cancellation in log x - psi(a + n + 1) near x = a for large a):
+///  - for x < a + 1, the series P = x^a e^-x sum_n x^n / Gamma(a + n + 1) (DLMF 8.7.1) gives
+///      d log x / d a = sum_n c_n (psi(a + n + 1) - log x),  c_n = x^n / (a (a + 1) ... (a + n)),
+///    whose terms decrease from the first (x < a + n);
+///  - above, Q = x^a e^-x / (Gamma(a) g) with g Legendre's continued fraction (as in
+///    igamma_q_continued_fraction) gives d log x / d a = (log x - psi(a) - g_a / g) / g, with g and
+///    g_a = dg/da from the fraction's three-term recurrence and its derivative (Q / p = x / g, so no
+///    power term is needed).
+/// NaN for a <= 0, a = inf or a NaN argument; +inf at x = 0.
+inline double gamma_log_draw_grad(double a, double log_x) {
+  if (!(a > 0) || a == INFINITY || std::isnan(log_x) || log_x == INFINITY) return NAN;
+  if (log_x == -INFINITY) return INFINITY;
+  const double x = std::exp(log_x);
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  if (x < a + 1) {
+    double c = 1 / a, psi = digamma(a + 1);
+    double total = c, sum = c * (psi - log_x);
+    for (int n = 1; n < kSpecialMaxTerms; ++n) {
+      psi += 1 / (a + n);  // psi(a + n + 1) = psi(a + n) + 1 / (a + n)
+      c *= x / (a + n);
+      const double term = c * (psi - log_x);
+      sum += term;
+      total += c;
+      if (c < eps * total && std::abs(term) < eps * std::abs(sum)) break;
+    }
+    return sum;
+  }
+  // A_j / B_j -> g with A_j = b_j A_{j-1} + a_j A_{j-2} (and B_j alike), b_0 = x + 1 - a,
+  // a_j = j (a - j), b_j = x + 2j + 1 - a; the primed values are their derivatives in a
+  // (b_j' = -1, a_j' = j). All eight are rescaled together, which leaves A/B and its derivative.
+  double a_prev = 1, a_cur = x + 1 - a, b_prev = 0, b_cur = 1;
+  double da_prev = 0, da_cur = -1, db_prev = 0, db_cur = 0;
+  double g = a_cur, dg = -1;
+  const double log_x_minus_psi = log_x - digamma(a);
+  for (int j = 1; j < kSpecialMaxTerms; ++j) {
+    const double aj = j * (a - j), bj = x + 2 * j + 1 - a;
+    const double a_next = bj * a_cur + aj * a_prev, b_next = bj * b_cur + aj * b_prev;
+    const double da_next = -a_cur + bj * da_cur + j * a_prev + aj * da_prev;
+    const double db_next = -b_cur + bj * db_cur + j * b_prev + aj * db_prev;
+    a_prev = a_cur, a_cur = a_next, b_prev = b_cur, b_cur = b_next;
+    da_prev = da_cur, da_cur = da_next, db_prev = db_cur, db_cur = db_next;
+    if (std::abs(b_cur) > 1e100) {
+      for (double* v : {&a_prev, &a_cur, &b_prev, &b_cur, &da_prev, &da_cur, &db_prev, &db_cur}) *v *= 1e-100;
+    }
+    if (b_cur == 0) continue;
+    const double g_next = a_cur / b_cur, dg_next = (da_cur - g_next * db_cur) / b_cur;
+    const bool done = std::abs(g_next - g) <= eps * std::abs(g_next) &&
+                      std::abs(dg_next / g_next - dg / g) <= eps * (std::abs(dg_next / g_next) + std::abs(log_x_minus_psi));
+    g = g_next, dg = dg_next;
+    if (done) break;
+  }
+  return (log_x_minus_psi - dg / g) / g;
+}
+
 /// x^a y^b / (a B(a, b)) for x + y = 1, given nx = n x and ny = n y with n = a + b: Loader's form
 /// of the binomial probability C(n, a) x^a y^b (extended to real a, b) times b / n,
 ///   sqrt(b / (2 pi a n)) exp(s(n) - s(a) - s(b) - bd0(a, nx) - bd0(b, ny)).
