@@ -111,9 +111,10 @@ Constraint Shift::forward_image(const Constraint& domain) const {
 }
 
 Scale::Scale(Tensor scale) {
+  // Made with host_check (check_each), so that a computed scale is checked again at each replay.
   dist::check_finite("Scale", "scale", scale);
-  VARIATE_CHECK(prim::sum(prim::binary(BinaryOp::eq, scale, 0.0)).item() == 0, "Scale",
-                "scale must be nonzero (the map would not be invertible), got ", scale);
+  dist::check_each("Scale", "scale", scale, "nonzero (the map would not be invertible)",
+                   [](double v) { return v != 0; });
   scale_ = std::move(scale);
 }
 
@@ -129,7 +130,10 @@ Tensor Scale::inverse_log_det_jacobian(const Tensor& y) const { return -forward_
 
 Constraint Scale::forward_image(const Constraint& domain) const {
   if (domain.kind == K::real) return domain;
-  const bool positive = prim::reduce(ReduceOp::min, scale_, {}, false).item() > 0;
+  // The image depends on the sign of a scale that may be computed: a replay whose scale changed
+  // sign falls back to evaluating.
+  const bool positive =
+      host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::min, scale, {}, false).item() > 0; });
   if (!positive) return Bijector::forward_image(domain);
   switch (domain.kind) {
     case K::positive: return domain;

@@ -18,10 +18,9 @@ namespace {
 Tensor checked(const Tensor& param, bool is_logits) {
   if (is_logits) {
     dist::detail::check_min_rank("Categorical", "logits", param, 1, "(..., K) with the K logits last");
+    // Made with host_check (check_each), so that computed logits are checked again at each replay.
     dist::check_not_nan("Categorical", "logits", param);
-    const Tensor top = prim::max(prim::cast(param, DType::f64));
-    if (param.numel() > 0 && top.item() == INFINITY)
-      variate::detail::fail("Categorical: logits must be below +inf, got +inf (shape ", param.shape(), ")");
+    dist::check_each("Categorical", "logits", param, "below +inf", [](double v) { return v < INFINITY; });
   } else {
     dist::detail::check_simplex("Categorical", "probs", param);
   }

@@ -1,12 +1,16 @@
 #include "variate/distributions/invert.hpp"
 
+#include "variate/tensor/replay.hpp"
+
 namespace variate::dist {
 namespace {
 
-// Whether two bounds (either undefined, or tensors) hold the same values.
+// Whether two bounds (either undefined, or tensors) hold the same values. Bounds may be computed
+// (a Shift by a latent value): a replay where they compare otherwise falls back to evaluating.
 bool same_bound(const Tensor& a, const Tensor& b) {
   if (a.defined() != b.defined()) return false;
-  return !a.defined() || prim::sum(prim::binary(BinaryOp::ne, a, b)).item() == 0;
+  return !a.defined() ||
+         host_decision({a, b}, [a, b] { return prim::sum(prim::binary(BinaryOp::ne, a, b)).item() == 0; });
 }
 
 }  // namespace

@@ -28,9 +28,9 @@ Shape mixture_batch(const Tensor& logits, const DistributionPtr& components) {
   VARIATE_CHECK(batch.rank() >= 1 && batch.dim(-1) == logits.dim(-1), "MixtureSameFamily",
                 "the components' batch shape must end in the number of components ", logits.dim(-1),
                 " (the last axis of mixture_logits), got the ", components->name(), " batch shape ", batch);
+  // Made with host_check (check_each), so that computed logits are checked again at each replay.
   dist::check_not_nan("MixtureSameFamily", "mixture_logits", logits);
-  VARIATE_CHECK(prim::max(logits).item() < INFINITY, "MixtureSameFamily", "mixture_logits must be below +inf, got ",
-                logits);
+  dist::check_each("MixtureSameFamily", "mixture_logits", logits, "below +inf", [](double v) { return v < INFINITY; });
   return broadcast_shapes("MixtureSameFamily", without_last(logits.shape()), without_last(batch));
 }
 

@@ -45,6 +45,28 @@ void scan_entries(const Tensor& m, Ok ok, Bad bad) {
   }
 }
 
+void check_symmetric(const Tensor& covariance_matrix, double tolerance) {
+  scan_entries(
+      covariance_matrix,
+      [&](std::int64_t, std::int64_t, double a, double at) {
+        return std::abs(a - at) <= tolerance * (std::abs(a) + std::abs(at));
+      },
+      [&](std::int64_t b, std::int64_t i, std::int64_t j, double a, double at) {
+        variate::detail::fail(kFamily, ": covariance_matrix must be symmetric, got entries (", i, ", ", j, ") = ", a,
+                              " and (", j, ", ", i, ") = ", at, " in matrix ", b, " of the batch of shape ",
+                              covariance_matrix.shape());
+      });
+}
+
+void check_lower_triangular(const Tensor& scale_tril) {
+  scan_entries(
+      scale_tril, [](std::int64_t i, std::int64_t j, double a, double) { return i == j ? a > 0 : (j < i || a == 0); },
+      [&](std::int64_t b, std::int64_t i, std::int64_t j, double a, double) {
+        variate::detail::fail(kFamily, ": scale_tril must be lower triangular with a positive diagonal, got ", a,
+                              " at (", i, ", ", j, ") in matrix ", b, " of the batch of shape ", scale_tril.shape());
+      });
+}
+
 Tensor eye(std::int64_t k, DType dtype) {
   Tensor e = Tensor::zeros(Shape{k, k}, DType::f64);
   for (std::int64_t i = 0; i < k; ++i) e.data<double>()[i * k + i] = 1.0;
@@ -64,18 +86,12 @@ MultivariateNormal MultivariateNormal::from_covariance(Tensor loc, Tensor covari
   check_loc(loc);
   check_matrix(role, covariance_matrix, loc);
   const DType dtype = dist::common_float_type({loc, covariance_matrix});
-  // Cholesky reads one triangle only, so an asymmetric matrix would be silently misread.
+  // Cholesky reads one triangle only, so an asymmetric matrix would be silently misread. A computed
+  // matrix (a GP's kernel) is checked again at each replay; a failed factorization makes the replay
+  // fall back to this evaluation, which throws.
   const double tolerance = std::sqrt(dtype == DType::f32 ? double(std::numeric_limits<float>::epsilon())
                                                          : std::numeric_limits<double>::epsilon());
-  scan_entries(
-      covariance_matrix,
-      [&](std::int64_t, std::int64_t, double a, double at) {
-        return std::abs(a - at) <= tolerance * (std::abs(a) + std::abs(at));
-      },
-      [&](std::int64_t b, std::int64_t i, std::int64_t j, double a, double at) {
-        variate::detail::fail(kFamily, ": ", role, " must be symmetric, got entries (", i, ", ", j, ") = ", a, " and (", j, ", ",
-                     i, ") = ", at, " in matrix ", b, " of the batch of shape ", covariance_matrix.shape());
-      });
+  host_check({covariance_matrix}, [covariance_matrix, tolerance] { check_symmetric(covariance_matrix, tolerance); });
   Tensor scale_tril;
   try {
     scale_tril = cholesky(dist::as_dtype(covariance_matrix, dtype));
@@ -88,15 +104,10 @@ MultivariateNormal MultivariateNormal::from_covariance(Tensor loc, Tensor covari
 }
 
 MultivariateNormal MultivariateNormal::from_scale_tril(Tensor loc, Tensor scale_tril) {
-  const char* role = "scale_tril";
   check_loc(loc);
-  check_matrix(role, scale_tril, loc);
-  scan_entries(
-      scale_tril, [](std::int64_t i, std::int64_t j, double a, double) { return i == j ? a > 0 : (j < i || a == 0); },
-      [&](std::int64_t b, std::int64_t i, std::int64_t j, double a, double) {
-        variate::detail::fail(kFamily, ": ", role, " must be lower triangular with a positive diagonal, got ", a, " at (", i,
-                     ", ", j, ") in matrix ", b, " of the batch of shape ", scale_tril.shape());
-      });
+  check_matrix("scale_tril", scale_tril, loc);
+  // A computed factor (cholesky(K(theta)), diag(sigma) L) is checked again at each replay.
+  host_check({scale_tril}, [scale_tril] { check_lower_triangular(scale_tril); });
   const DType dtype = dist::common_float_type({loc, scale_tril});
   return MultivariateNormal(dist::as_dtype(loc, dtype), dist::as_dtype(scale_tril, dtype),
                             dist::detail::drop_trailing(scale_tril.shape(), 2));

@@ -90,14 +90,9 @@ Tensor log_softmax_values(const Tensor& logits) {
   return prim::sub(shifted, prim::unary(UnaryOp::log, prim::sum(prim::unary(UnaryOp::exp, shifted), last, true)));
 }
 
-void check_count(const char* family, const char* role, const Tensor& x) {
-  check_each(family, role, x, "a non-negative integer",
-             [](double v) { return v >= 0 && std::isfinite(v) && std::floor(v) == v; });
-}
+namespace {
 
-void check_simplex(const char* family, const char* role, const Tensor& x) {
-  check_min_rank(family, role, x, 1, "(..., K) with the K probabilities last");
-  check_probability(family, role, x);
+void check_sums_to_one(const char* family, const char* role, const Tensor& x) {
   const Tensor rows = prim::cast(x, DType::f64);
   const double tolerance = std::sqrt(x.dtype() == DType::f32 ? double(std::numeric_limits<float>::epsilon())
                                                              : std::numeric_limits<double>::epsilon());
@@ -110,6 +105,23 @@ void check_simplex(const char* family, const char* role, const Tensor& x) {
       variate::detail::fail(family, ": ", role, " must sum to 1 along the last axis, row ", r, " sums to ", total,
                             " (shape ", x.shape(), ")");
   }
+}
+
+}  // namespace
+
+void check_count(const char* family, const char* role, const Tensor& x) {
+  check_each(family, role, x, "a non-negative integer",
+             [](double v) { return v >= 0 && std::isfinite(v) && std::floor(v) == v; });
+}
+
+void check_simplex(const char* family, const char* role, const Tensor& x) {
+  check_min_rank(family, role, x, 1, "(..., K) with the K probabilities last");
+  check_probability(family, role, x);
+  // Computed probabilities (a softmax) are checked again at each replay.
+  if (!recording_kernels()) return check_sums_to_one(family, role, x);
+  host_check({x}, [family = std::string(family), role = std::string(role), x] {
+    check_sums_to_one(family.c_str(), role.c_str(), x);
+  });
 }
 
 void check_min_rank(const char* family, const char* role, const Tensor& x, int rank, const char* what) {

@@ -416,4 +416,21 @@ void detail::keep_host_check(std::initializer_list<Tensor> reads, std::function<
   state->steps.push_back(std::move(step));
 }
 
+bool detail::keep_host_decision(std::initializer_list<Tensor> reads, std::function<bool()> decide) {
+  detail::RecordingState* state = detail::t_recording;
+  bool choice = false;
+  {
+    detail::Suspend off;
+    choice = decide();
+  }
+  KernelReplay::Step step;
+  step.guard = true;  // kept whether or not the outputs read what it reads
+  step.may_differ = true;
+  for (const Tensor& t : reads)
+    if (t.defined()) step.reads.push_back(detail::block(t));
+  step.run = [decide = std::move(decide), choice] { return decide() == choice; };
+  state->steps.push_back(std::move(step));
+  return choice;
+}
+
 }  // namespace variate

@@ -1,6 +1,7 @@
 // Kernel replay (tensor/replay.hpp): a replay computes bitwise what the evaluation computes, runs
 // only the kernels that depend on the input, refuses computations whose host code reads their own
-// values, runs argument checks again, and reports a kernel whose host-visible result changes.
+// values, runs argument checks again, and reports a kernel whose host-visible result changes or a
+// host decision that comes out otherwise.
 #include "variate/tensor/replay.hpp"
 
 #include <gtest/gtest.h>
@@ -191,6 +192,23 @@ TEST(KernelReplay, ReportsAKernelWhoseHostVisibleResultChanges) {
   write(input, Tensor::vec({9, 0, 0, 16}));
   ASSERT_TRUE(replay->run());
   EXPECT_TRUE(bitwise_equal(factor, Tensor::vec({3, 0, 0, 4}).view(Shape{2, 2})));
+}
+
+TEST(KernelReplay, ReportsAHostDecisionThatComesOutOtherwise) {
+  Tensor input = Tensor::vec({1, 2});
+  KernelRecorder recorder(input);
+  const Tensor doubled = prim::mul(input, Tensor(2.0));
+  const bool positive =
+      host_decision({doubled}, [doubled] { return prim::reduce(ReduceOp::min, doubled, {}, false).item() > 0; });
+  const Tensor out = positive ? prim::unary(UnaryOp::log, doubled) : prim::unary(UnaryOp::neg, doubled);
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
+  ASSERT_TRUE(positive);
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  write(input, Tensor::vec({0.5, 4}));  // the same choice
+  ASSERT_TRUE(replay->run());
+  EXPECT_TRUE(bitwise_equal(out, prim::unary(UnaryOp::log, Tensor::vec({1, 8}))));
+  write(input, Tensor::vec({0.5, -4}));  // the evaluation would take the other path
+  EXPECT_FALSE(replay->run());
 }
 
 TEST(KernelReplay, StopsAtTheFirstRecordingOnAThread) {

@@ -18,9 +18,10 @@
 // collectives whether it replays or evaluates. Argument checks that read computed values are
 // recorded with `host_check` and run again at each replay, so a replay throws exactly where the
 // evaluation would.
-// A kernel whose host-visible result changes at replay time (Cholesky failing) makes `run` return
-// false. Kernels whose inputs are all constant run once, while recording; kernels nothing downstream
-// uses are dropped.
+// A kernel whose host-visible result changes at replay time (Cholesky failing), or a choice made on
+// computed values with `host_decision` that comes out otherwise, makes `run` return false. Kernels
+// whose inputs are all constant run once, while recording; kernels nothing downstream uses are
+// dropped.
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -38,7 +39,7 @@ class KernelReplay {
     std::function<bool()> run;  // false: a host-visible kernel result differs from the recording's
     BoundKernel bound;          // the same call bound to its operands (run holds them), when bindable
     std::vector<const void*> reads, writes;  // blocks, by element pointer (views share it)
-    bool guard = false;       // a host_check
+    bool guard = false;       // a host_check or host_decision
     bool collective = false;  // a replayable_collective: always runs
     bool may_differ = false;  // run can return false (a host-visible result that changed)
   };
@@ -79,6 +80,7 @@ void not_replayable(const char* why);
 
 namespace detail {
 void keep_host_check(std::initializer_list<Tensor> reads, std::function<void()> check);
+bool keep_host_decision(std::initializer_list<Tensor> reads, std::function<bool()> decide);
 }
 
 /// A collective over devices: `compute` returns its result from the current values of `reads` and
@@ -103,6 +105,17 @@ void host_check(std::initializer_list<Tensor> reads, Check check) {
     return;
   }
   detail::keep_host_check(reads, std::function<void()>(std::move(check)));
+}
+
+/// Returns decide() (host code that reads the values of `reads` to choose between two paths, such
+/// as a bijector's image, which depends on the sign of its scale). While recording, the replay keeps
+/// a step that decides again on the replay's values and makes `run` return false when the choice
+/// differs from the recording's, as for a Cholesky factorization whose outcome changed: the caller
+/// then evaluates normally. `decide` must own what it captures.
+template <class Decide>
+bool host_decision(std::initializer_list<Tensor> reads, Decide decide) {
+  if (!recording_kernels()) return decide();
+  return detail::keep_host_decision(reads, std::function<bool()>(std::move(decide)));
 }
 
 }  // namespace variate
