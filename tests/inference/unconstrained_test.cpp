@@ -114,6 +114,24 @@ TEST(Unconstrained, ConstantBoundsNeedNoProgramRun) {
   EXPECT_TRUE(inference::Unconstrained(model).static_supports());
 }
 
+TEST(Unconstrained, ImproperAndDeterministicSites) {
+  auto program = [] {
+    auto mu = ImproperUniform(Constraint::real(), "mu");
+    auto sigma = ImproperUniform(Constraint::positive(), "sigma");
+    Deterministic(mu + sigma, "sum");
+  };
+  const inference::Unconstrained space(program);
+  ASSERT_EQ(space.sites().size(), 2u);  // the deterministic site is no parameter
+  ASSERT_EQ(space.generated_sites().size(), 1u);
+  EXPECT_EQ(space.generated_sites()[0].name, "sum");
+  const Tensor flat = Tensor::vec({0.5, -1.0});
+  EXPECT_NEAR(space.log_density(flat).item(), -1.0, 1e-15);  // flat priors; log|J| of exp is x
+  EXPECT_NEAR(space.generated_quantities(flat).at("sum").item(), 0.5 + std::exp(-1.0), 1e-15);
+  const Tensor batch = Tensor::from(std::vector<double>{0.5, -1.0, 1.0, 0.0}, Shape{2, 2});
+  const Tensor sums = space.generated_quantities(batch).at("sum");
+  EXPECT_NEAR(sums.at(1), 2.0, 1e-15);
+}
+
 TEST(Unconstrained, ASupportThatChangesKindIsAnError) {
   auto switching = [] {
     auto a = Normal(0.0, 1.0, "a");

@@ -112,6 +112,49 @@ TEST(Tracing, NamesThatMeetNoSiteAreErrors) {
   EXPECT_DOUBLE_EQ(tracing::ProgramJoint(spelt).sample(random::Key(1)).at("mu").item(), 0.25);
 }
 
+TEST(Tracing, ErrorsInsideADistributionNameTheSite) {
+  auto two = [] { Normal(Tensor::vec({0.0, 1.0}), 1.0, "y"); };
+  const std::string in_log_prob = error_of([&] { tracing::make_log_joint(two)({{"y", Tensor::vec({1, 2, 3})}}); });
+  EXPECT_NE(in_log_prob.find("site 'y': "), std::string::npos) << in_log_prob;
+  const std::string in_parameters = error_of([&] {
+    tracing::Seed seed{random::Key(0)};
+    Normal(0.0, -1.0, "z");
+  });
+  EXPECT_NE(in_parameters.find("site 'z': Normal"), std::string::npos) << in_parameters;
+}
+
+// factor adds its term as it is; a Deterministic site records a value and adds nothing.
+TEST(Tracing, FactorAndDeterministicSites) {
+  auto program = [] {
+    auto mu = Normal(0.0, 1.0, "mu");
+    factor("penalty", -2.0 * square(mu));
+    Deterministic(mu * 3.0, "three_mu");
+  };
+  const double mu = 0.7;
+  EXPECT_NEAR(tracing::make_log_joint(program)({{"mu", mu}}).item(), normal_lpdf(mu, 0, 1) - 2 * mu * mu, 1e-14);
+  const Tensor g = grad([&](const Tensor& m) { return tracing::make_log_joint(program)({{"mu", m}}); },
+                        Tensor::scalar(mu));
+  EXPECT_NEAR(g.item(), -mu - 4 * mu, 1e-12);
+  tracing::Trace trace;
+  {
+    tracing::Substitute values({{"mu", mu}});
+    tracing::run_program(program);
+  }
+  EXPECT_TRUE(trace.site("penalty").observed);
+  EXPECT_TRUE(trace.site("three_mu").deterministic);
+  EXPECT_NEAR(trace.site("three_mu").value.item(), 3 * mu, 1e-15);
+  // A factor has no draws of its own to give, and a program with one still samples.
+  EXPECT_NO_THROW(tracing::ProgramJoint(program).sample(random::Key(2)));
+}
+
+TEST(Tracing, AnImproperPriorHasNoDraws) {
+  auto flat = [] { ImproperUniform(Constraint::positive(), "sigma", {2}); };
+  EXPECT_NEAR(tracing::make_log_joint(flat)({{"sigma", Tensor::vec({0.5, 3.0})}}).item(), 0.0, 0.0);
+  EXPECT_EQ(tracing::make_log_joint(flat)({{"sigma", Tensor::vec({-0.5, 3.0})}}).item(), -INFINITY);
+  const std::string error = error_of([&] { tracing::ProgramJoint(flat).sample(random::Key(1)); });
+  EXPECT_NE(error.find("site 'sigma': ImproperUniform: an improper prior"), std::string::npos) << error;
+}
+
 TEST(Tracing, GivenValuesMustFitTheSiteShape) {
   auto model3 = [] {
     tracing::Condition data({{"y", Tensor::vec({1.0, 2.0})}});
