@@ -78,9 +78,16 @@ Condition::Condition(Values data) : NamedValues("Condition", std::move(data)) {
   }
 }
 
+namespace {
+thread_local int t_unconditioned = 0;  // live Uncondition scopes on this thread
+}  // namespace
+
+Uncondition::Uncondition() { ++t_unconditioned; }
+Uncondition::~Uncondition() { --t_unconditioned; }
+
 void Condition::process(Message& m) {
   const Tensor* v = find(m);
-  if (v == nullptr || m.value.defined()) return;
+  if (v == nullptr || m.value.defined() || t_unconditioned > 0) return;
   m.value = autodiff::stop_gradient(*v);
   m.observed = true;
 }

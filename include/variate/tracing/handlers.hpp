@@ -68,6 +68,16 @@ class Condition : public NamedValues {
   void process(Message& m) override;
 };
 
+/// Suspends the Condition tracers inside it: their sites are drawn (or take values from other
+/// tracers) as if unobserved. What predictive checks need: under Seed it gives the prior
+/// predictive, with the latent values substituted the posterior predictive.
+///   { tracing::Uncondition u;  tracing::Seed s{key};  model(); }   // y drawn, not the data
+class Uncondition : public Tracer {
+ public:
+  Uncondition();
+  ~Uncondition() override;
+};
+
 /// The do-operator: replaces the named sites by fixed values and removes their log-density terms;
 /// variables downstream see the intervened value.
 ///   tracing::Intervene d({{"treatment", 1.0}});  model();
