@@ -243,15 +243,18 @@ DataFile read_csv_table(const std::string& path) {
 DataFile read_data_file(const std::string& path) {
   const std::filesystem::path file(path);
   std::string extension = file.extension().string();
-  if (extension == ".gz" || extension == ".GZ") extension = file.stem().extension().string() + extension;
+  const std::string last = file.extension().string();
+  if (last == ".gz" || last == ".GZ" || last == ".zip" || last == ".ZIP")
+    extension = file.stem().extension().string() + extension;
   std::string lower = extension;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower == ".json") return read_cmdstan_json(path);
+  if (lower == ".json" || lower == ".json.gz" || lower == ".json.zip") return read_cmdstan_json(path);
   if (lower == ".csv" || lower == ".csv.gz") return read_csv_table(path);
   detail::fail(
       "read_data_file", ": ", path, ": ",
       extension.empty() ? std::string("the file name has no extension") : "unknown extension '" + extension + "'",
-      "; expected .json (CmdStan JSON) or .csv / .csv.gz (a CSV table with a header row)");
+      "; expected .json, .json.gz or .json.zip (CmdStan JSON, as posteriordb ships it) or .csv / .csv.gz (a CSV "
+      "table with a header row)");
 }
 
 }  // namespace variate::data

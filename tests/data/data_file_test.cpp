@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/expect_error.hpp"
@@ -27,6 +31,46 @@ class DataFileTest : public ::testing::Test {
     EXPECT_EQ(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())), int(contents.size()));
     gzclose(file);
     return path(name);
+  }
+
+  // A zip archive of the given members, each stored (method 0) or deflated (method 8), laid out as
+  // PKWARE's APPNOTE describes: local headers and data, the central directory, its end record.
+  std::string write_zip(const std::string& name, const std::vector<std::pair<std::string, std::string>>& members,
+                        bool deflated) const {
+    std::string zip, directory;
+    const auto u16 = [](std::string& out, std::uint32_t v) { out += char(v & 0xFF), out += char(v >> 8 & 0xFF); };
+    const auto u32 = [&](std::string& out, std::uint32_t v) { u16(out, v & 0xFFFF), u16(out, v >> 16); };
+    for (const auto& [member, text] : members) {
+      std::string data = text;
+      if (deflated) {
+        z_stream s{};
+        EXPECT_EQ(deflateInit2(&s, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        data.resize(deflateBound(&s, uLong(text.size())));
+        s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+        s.avail_in = uInt(text.size());
+        s.next_out = reinterpret_cast<Bytef*>(data.data());
+        s.avail_out = uInt(data.size());
+        EXPECT_EQ(deflate(&s, Z_FINISH), Z_STREAM_END);
+        data.resize(s.total_out);
+        deflateEnd(&s);
+      }
+      const auto crc = std::uint32_t(crc32(0, reinterpret_cast<const Bytef*>(text.data()), uInt(text.size())));
+      const auto offset = std::uint32_t(zip.size());
+      const std::uint32_t method = deflated ? 8 : 0;
+      u32(zip, 0x04034b50), u16(zip, 20), u16(zip, 0), u16(zip, method), u32(zip, 0), u32(zip, crc);
+      u32(zip, std::uint32_t(data.size())), u32(zip, std::uint32_t(text.size())), u16(zip, std::uint32_t(member.size()));
+      u16(zip, 0), zip += member, zip += data;
+      u32(directory, 0x02014b50), u16(directory, 20), u16(directory, 20), u16(directory, 0), u16(directory, method);
+      u32(directory, 0), u32(directory, crc), u32(directory, std::uint32_t(data.size()));
+      u32(directory, std::uint32_t(text.size())), u16(directory, std::uint32_t(member.size())), u16(directory, 0);
+      u16(directory, 0), u16(directory, 0), u16(directory, 0), u32(directory, 0), u32(directory, offset);
+      directory += member;
+    }
+    const auto start = std::uint32_t(zip.size());
+    zip += directory;
+    u32(zip, 0x06054b50), u16(zip, 0), u16(zip, 0), u16(zip, std::uint32_t(members.size()));
+    u16(zip, std::uint32_t(members.size())), u32(zip, std::uint32_t(directory.size())), u32(zip, start), u16(zip, 0);
+    return write(name, zip);
   }
 
   const variate::testing::ScratchDir dir_{"data_file_" + variate::testing::current_test_name()};
@@ -170,9 +214,45 @@ TEST_F(DataFileTest, ReadDataFileDispatchesOnTheExtension) {
 
   const std::string txt = write("d.txt", "N\n2\n");
   EXPECT_ERROR(read_data_file(txt), "read_data_file: " + txt + ": unknown extension '.txt'");
-  EXPECT_ERROR(read_data_file(txt), "expected .json (CmdStan JSON) or .csv / .csv.gz");
+  EXPECT_ERROR(read_data_file(txt), "expected .json, .json.gz or .json.zip (CmdStan JSON");
+  EXPECT_ERROR(read_data_file(txt), "or .csv / .csv.gz");
   EXPECT_ERROR(read_data_file(write("d.tsv.gz", "")), "unknown extension '.tsv.gz'");
   EXPECT_ERROR(read_data_file(write("data", "")), "the file name has no extension");
+}
+
+TEST_F(DataFileTest, ReadsJsonFromZipArchivesAndGzip) {
+  const std::string json = R"({"N": 3, "y": [1.5, 2, -3]})";
+  for (bool deflated : {false, true}) {
+    const DataFile data = read_data_file(write_zip("d.json.zip", {{"d.json", json}}, deflated));
+    EXPECT_EQ(at(data, "y").values, (Values{1.5, 2, -3})) << (deflated ? "deflated" : "stored");
+  }
+  EXPECT_EQ(at(read_data_file(write_gzip("d.json.gz", json)), "N").values, Values{3});
+  // Folders in the archive are not members.
+  EXPECT_EQ(at(read_data_file(write_zip("f.json.zip", {{"data/", ""}, {"data/d.json", json}}, true)), "N").values,
+            Values{3});
+}
+
+TEST_F(DataFileTest, BrokenZipArchivesAreErrors) {
+  const std::string two = write_zip("two.json.zip", {{"a.json", "{}"}, {"b.json", "{}"}}, true);
+  EXPECT_ERROR(read_data_file(two), "a zip archive must hold exactly one file, found 2: a.json, b.json");
+  std::string bytes = "PK\x03\x04 not really a zip";
+  EXPECT_ERROR(read_data_file(write("junk.json.zip", bytes)), "not a readable zip archive");
+  // Flip a byte of a stored member: its CRC-32 no longer matches.
+  const std::string good = write_zip("good.json.zip", {{"d.json", R"({"N": 3})"}}, false);
+  std::ifstream in(good, std::ios::binary);
+  std::string zip((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  zip[30 + 6 + 2] = '4';  // inside the data, after the local header and the name
+  EXPECT_ERROR(read_data_file(write("bad.json.zip", zip)), "CRC-32 mismatch");
+}
+
+// posteriordb ships its data as zip archives; read one when the data set is present.
+TEST_F(DataFileTest, ReadsPosteriordbData) {
+  const std::string file = std::string(VARIATE_SOURCE_DIR) + "/../shared/data/posteriordb/data/eight_schools.json.zip";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "posteriordb data not found at " << file;
+  const DataFile data = read_data_file(file);
+  EXPECT_EQ(at(data, "J").values, Values{8});
+  EXPECT_EQ(at(data, "y").values, (Values{28, 8, -3, 7, -1, 1, 18, 12}));
+  EXPECT_TRUE(at(data, "sigma").integer);
 }
 
 }  // namespace

@@ -42,8 +42,9 @@ DataFile read_cmdstan_json(const std::string& path);
 /// values.
 DataFile read_csv_table(const std::string& path);
 
-/// Reads a data file by its extension (case-insensitive): .json with read_cmdstan_json, .csv and
-/// .csv.gz with read_csv_table. Throws variate::Error naming the extension and the accepted ones
+/// Reads a data file by its extension (case-insensitive): .json, .json.gz and .json.zip (a zip
+/// archive of one file, as posteriordb ships its data) with read_cmdstan_json, .csv and .csv.gz
+/// with read_csv_table. Either reader also takes gzip or zip content whatever the name. Throws variate::Error naming the extension and the accepted ones
 /// for any other.
 DataFile read_data_file(const std::string& path);
 
