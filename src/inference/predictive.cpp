@@ -1,6 +1,7 @@
 #include "variate/inference/predictive.hpp"
 
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/categorical.hpp"
 
 namespace variate::inference {
 
@@ -33,6 +34,23 @@ tracing::Values log_likelihood(const tracing::Program& program, const tracing::V
     }
   }
   return out;
+}
+
+Tensor infer_discrete(const tracing::Program& program, const tracing::Values& latent, random::Key key) {
+  tracing::LogJoint log_joint(0, tracing::site_ranks(program));
+  {
+    tracing::Substitute values(latent);
+    tracing::run_program(program);
+  }
+  VARIATE_CHECK(!log_joint.enumerated_site().empty(), "infer_discrete",
+                "the program has no enumerated site (mark one with tracing::Enumerate)");
+  // (K, S...) -> (S..., K): one categorical per element of the site.
+  const Tensor table = autodiff::stop_gradient(log_joint.enumerated_log_joint());
+  std::vector<int> order;
+  for (int i = 1; i < table.rank(); ++i) order.push_back(i);
+  order.push_back(0);
+  const Tensor index = dist::Categorical::from_logits(permute(table, order)).sample(key);
+  return take(log_joint.enumerated_values(), index);
 }
 
 }  // namespace variate::inference

@@ -11,8 +11,6 @@
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distributions/default_bijector.hpp"
-#include "variate/distributions/improper_uniform.hpp"
-#include "variate/random/samplers.hpp"
 
 namespace variate::inference {
 namespace {
@@ -75,7 +73,7 @@ class FromUnconstrained : public tracing::Tracer {
       : sites_(sites), flat_(flat), mesh_axis_(mesh_axis), batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}) {}
 
   void process(tracing::Message& m) override {
-    if (m.value.defined()) return;  // data, or set inside the program
+    if (m.value.defined() || m.enumerate) return;  // data, set inside the program, or summed out
     const LatentSite* s = find_site(sites_, m.name);
     VARIATE_CHECK(s != nullptr, "Unconstrained", "site '", m.name,
                   "' has no value and was not a latent site when the program was traced; a program must make the "
@@ -123,20 +121,7 @@ class FromUnconstrained : public tracing::Tracer {
   bool tracked_support_ = false;
 };
 
-bool is_latent(const tracing::Site& s) { return !s.observed && !s.intervened && !s.deterministic; }
-
-// A site with an improper prior has no draws: it starts where inference starts a chain, uniform in
-// (-2, 2) on the unconstrained space (Stan's default). Goes outside Seed, which gives the key.
-class StartImproperSites : public tracing::Tracer {
- public:
-  void process(tracing::Message& m) override {
-    if (m.value.defined() || dynamic_cast<const dist::ImproperUniform*>(m.distribution.get()) == nullptr) return;
-    const BijectorPtr bijector = dist::default_bijector(m.distribution->support());
-    const Shape shape = bijector->inverse_shape(m.distribution->sample_full_shape(m.sample_shape));
-    const Tensor u = random::uniform(*m.key, shape, m.distribution->dtype());
-    m.value = bijector->forward(4.0 * u - 2.0);
-  }
-};
+bool is_latent(const tracing::Site& s) { return !s.observed && !s.intervened && !s.deterministic && !s.enumerated; }
 
 }  // namespace
 
@@ -144,7 +129,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
   std::vector<tracing::Site> traced;
   {
     tracing::Trace trace;
-    StartImproperSites start;
+    tracing::StartImproperSites start;
     tracing::Seed seed(key);
     tracing::run_program(program_);
     traced = trace.sites();
@@ -161,6 +146,8 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
       generated_sites_.push_back({s.name, s.value.shape()});
       continue;
     }
+    VARIATE_CHECK(!s.enumerated || s.distribution->shard_axis().empty(), "Unconstrained", "site '", s.name,
+                  "' is sharded and enumerated, which is not supported");
     unbatched_[s.name] = s.distribution->local_log_prob(s.value).rank();
     if (is_latent(s)) order.emplace(s.name, int(order.size()));
   }
@@ -223,7 +210,7 @@ class ToUnconstrained : public tracing::Tracer {
  public:
   ToUnconstrained(const std::vector<LatentSite>& sites, const tracing::Values& values) : sites_(sites), values_(values) {}
   void process(tracing::Message& m) override {
-    if (m.value.defined() || find_site(sites_, m.name) == nullptr) return;
+    if (m.value.defined() || m.enumerate || find_site(sites_, m.name) == nullptr) return;
     auto it = values_.find(m.name);
     VARIATE_CHECK(it != values_.end(), "Unconstrained::unconstrain", "no value for latent site '", m.name, "'");
     m.value = it->second;
@@ -279,7 +266,7 @@ tracing::Values Unconstrained::constrain_gathered(const Tensor& flat) const {
 
 Tensor Unconstrained::log_density(const Tensor& flat) const {
   batch_of("Unconstrained::log_density", flat, dimension_);
-  tracing::LogJoint log_joint(flat.rank() - 1, flat.rank() == 2 ? unbatched_ : tracing::SiteRanks{});
+  tracing::LogJoint log_joint(flat.rank() - 1, unbatched_);
   {
     FromUnconstrained from(sites_, flat, shard_axis_.empty() ? nullptr : distribute::running_axis());
     tracing::run_program(program_);
@@ -303,7 +290,7 @@ tracing::Values Unconstrained::generated_quantities(const Tensor& flat) const {
 }
 
 std::vector<tracing::LogJoint::Term> Unconstrained::site_terms(const Tensor& flat) const {
-  tracing::LogJoint log_joint(flat.rank() - 1, flat.rank() == 2 ? unbatched_ : tracing::SiteRanks{}, true);
+  tracing::LogJoint log_joint(flat.rank() - 1, unbatched_, true);
   FromUnconstrained from(sites_, flat, nullptr);
   tracing::run_program(program_);
   return log_joint.terms();

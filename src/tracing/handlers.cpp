@@ -49,10 +49,16 @@ void NamedValues::unmatched_names(std::uint64_t run, std::vector<std::string>& o
   }
 }
 
-const Tensor* NamedValues::find(const Message& m) {
+bool NamedValues::meets(const Message& m) {
   auto it = values_.find(m.name);
-  if (it == values_.end()) return nullptr;
+  if (it == values_.end()) return false;
   met_[std::size_t(std::distance(values_.begin(), it))] = current_run();
+  return true;
+}
+
+const Tensor* NamedValues::find(const Message& m) {
+  if (!meets(m)) return nullptr;
+  auto it = values_.find(m.name);
   const Shape expected = m.distribution->sample_full_shape(m.sample_shape);
   VARIATE_CHECK(broadcasts(it->second.shape(), expected), handler_, "the value for site '", m.name, "' has shape ",
                 it->second.shape(), ", which does not broadcast with the site's shape ", expected, " (",
@@ -92,6 +98,20 @@ void Condition::process(Message& m) {
   m.observed = true;
 }
 
+namespace {
+Values placeholders(const std::set<std::string, std::less<>>& names) {
+  Values out;
+  for (const auto& n : names) out.emplace(n, Tensor::scalar(0.0));
+  return out;
+}
+}  // namespace
+
+Enumerate::Enumerate(const std::set<std::string, std::less<>>& names) : NamedValues("Enumerate", placeholders(names)) {}
+
+void Enumerate::process(Message& m) {
+  if (meets(m)) m.enumerate = true;
+}
+
 void Intervene::process(Message& m) {
   if (const Tensor* v = find(m)) {
     m.value = *v;
@@ -109,7 +129,8 @@ void Block::process(Message& m) {
 }
 
 void Trace::postprocess(const Message& m) {
-  sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.deterministic, m.scale});
+  sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.deterministic, m.enumerate,
+                    m.scale});
 }
 
 const Site& Trace::site(std::string_view name) const {
@@ -136,6 +157,7 @@ bool is_sharded(const Message& m, const SpmdContext& spmd) {
 }  // namespace
 
 void LogJoint::process(Message& m) {
+  if (m.enumerate && !m.value.defined()) enumerate(m);
   // A deterministic site's value is made of values that passed here already.
   if (!spmd_ || !m.value.defined() || m.broadcast || m.deterministic || is_sharded(m, spmd_)) return;
   m.value = spmd_.collectives->pbroadcast(m.value, *spmd_.axis);
@@ -157,6 +179,14 @@ void LogJoint::postprocess(const Message& m) {
   } catch (const Error& e) {
     rethrow_naming_site(m.name, e);
   }
+  // A term that depends on the enumerated site has its values as one more, leading dim.
+  if (!enumerated_.empty()) {
+    auto it = unbatched_.find(m.name);
+    VARIATE_CHECK(it != unbatched_.end(), "LogJoint", "site '", m.name,
+                  "': with an enumerated site, the log joint needs each site's rank in an unbatched run "
+                  "(make_log_joint and inference::Unconstrained provide them)");
+    if (lp.rank() == 1 + batch_ndims_ + it->second) return add_enumerated_term(m, lp);
+  }
   int keep = 0;
   if (batch_ndims_ > 0) {
     auto it = unbatched_.find(m.name);
@@ -176,7 +206,65 @@ void LogJoint::postprocess(const Message& m) {
   total = total.defined() ? total + term : term;
 }
 
+void LogJoint::enumerate(Message& m) {
+  VARIATE_CHECK(!spmd_, "Enumerate", "site '", m.name, "': enumeration inside a mesh run is not supported");
+  VARIATE_CHECK(enumerated_.empty(), "Enumerate", "site '", m.name, "': site '", enumerated_,
+                "' is enumerated already; one enumerated site per program is supported");
+  VARIATE_CHECK(m.scale == 1.0, "Enumerate", "site '", m.name, "': a scaled (minibatch) site cannot be enumerated");
+  const Constraint support = m.distribution->support();
+  double low = 0, high = 1;
+  if (support.kind == Constraint::Kind::integer_interval) {
+    // Bounds that vary over the batch: every value up to the largest, the others get -inf.
+    low = -prim::max(prim::neg(prim::cast(support.low, DType::f64))).item();
+    high = prim::max(prim::cast(support.high, DType::f64)).item();
+  } else {
+    VARIATE_CHECK(support.kind == Constraint::Kind::boolean, "Enumerate", "site '", m.name, "' (",
+                  m.distribution->name(), ") has the ", support.str(),
+                  " support; only finite supports (boolean, integer_interval) can be enumerated");
+  }
+  const double count = high - low + 1;
+  VARIATE_CHECK(count >= 1 && count <= 1e6, "Enumerate", "site '", m.name, "' has ", count,
+                " values; enumeration takes 1 to 1e6");
+  // The values along a new leading dim, left of the batch dims and the site's own dims S.
+  const Shape full = m.distribution->sample_full_shape(m.sample_shape);
+  auto it = unbatched_.find(m.name);
+  enumerated_rank_ = it != unbatched_.end() ? it->second : full.rank() - batch_ndims_;
+  Shape shape{std::int64_t(count)};
+  for (int i = 0; i < batch_ndims_ + enumerated_rank_; ++i) shape.push_back(1);
+  enumerated_values_ = prim::binary(BinaryOp::add, prim::cast(Tensor::arange(std::int64_t(count)), DType::f64), low);
+  m.value = prim::cast(enumerated_values_, m.distribution->dtype()).view(shape);
+  enumerated_ = m.name;
+}
+
+void LogJoint::add_enumerated_term(const Message& m, const Tensor& lp) {
+  VARIATE_CHECK(m.scale == 1.0, "Enumerate", "site '", m.name, "' depends on the enumerated site '", enumerated_,
+                "' and is scaled (minibatch); scaling inside the sum over its values is not supported");
+  const int own = lp.rank() - 1 - batch_ndims_;  // the term's dims beyond the values and the batch
+  Tensor term = lp;
+  if (enumerated_rank_ == 0) {
+    term = sum_site_terms(lp, 1 + batch_ndims_);
+  } else {
+    VARIATE_CHECK(own == enumerated_rank_, "Enumerate", "site '", m.name, "' depends on the enumerated site '",
+                  enumerated_, "', whose own shape has rank ", enumerated_rank_, ", but its log density has shape ",
+                  lp.shape(), "; a term must be elementwise in the enumerated site (one value per element of it)");
+  }
+  if (m.log_jacobian.defined()) {  // the change of variables is counted once, outside the sum
+    VARIATE_CHECK(m.log_jacobian.rank() <= batch_ndims_, "Enumerate", "site '", m.name,
+                  "': its support depends on the enumerated site '", enumerated_, "', which is not supported");
+    replicated_ = replicated_.defined() ? replicated_ + m.log_jacobian : m.log_jacobian;
+  }
+  if (keep_terms_) terms_.push_back({m.name, term});
+  enumerated_total_ = enumerated_total_.defined() ? enumerated_total_ + term : term;
+}
+
 Tensor LogJoint::value() const {
+  if (!enumerated_.empty()) {
+    VARIATE_CHECK(enumerated_total_.defined(), "LogJoint", "enumerated site '", enumerated_, "' has no term");
+    // log sum_k exp(total_k) for each element of the site, then the sum over those elements.
+    Tensor marginal = logsumexp(enumerated_total_, std::vector<int>{0});
+    marginal = sum_site_terms(marginal, batch_ndims_);
+    return replicated_.defined() ? replicated_ + marginal : marginal;
+  }
   if (!spmd_) {
     if (replicated_.defined() && sharded_.defined()) return replicated_ + sharded_;
     if (replicated_.defined()) return replicated_;

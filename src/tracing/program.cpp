@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "variate/distributions/default_bijector.hpp"
+#include "variate/distributions/improper_uniform.hpp"
+#include "variate/random/samplers.hpp"
+
 namespace variate::tracing {
 namespace {
 
@@ -18,7 +22,7 @@ class StrictSubstitute : public Tracer {
   explicit StrictSubstitute(const Values& values) : values_(values) {}
   void process(Message& m) override {
     seen_.push_back(m.name);
-    if (m.value.defined()) return;
+    if (m.value.defined() || m.enumerate) return;
     auto it = values_.find(m.name);
     if (it == values_.end()) {
       std::vector<std::string> given;
@@ -38,14 +42,9 @@ class StrictSubstitute : public Tracer {
 
 std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_ndims) {
   VARIATE_CHECK(batch_ndims >= 0, "make_log_joint", "batch_ndims must be >= 0, got ", batch_ndims);
-  // Which dims of a site's log density belong to the batch of states is read off one unbatched run.
-  SiteRanks unbatched;
-  if (batch_ndims > 0) {
-    Trace trace;
-    Seed seed(random::Key(0));
-    run_program(program);
-    for (const Site& s : trace.sites()) unbatched[s.name] = s.distribution->local_log_prob(s.value).rank();
-  }
+  // Which dims of a site's log density belong to the batch of states (or to an enumerated site's
+  // values) is read off one unbatched run.
+  SiteRanks unbatched = site_ranks(program);
   return [program = std::move(program), batch_ndims, unbatched = std::move(unbatched)](const Values& values) {
     LogJoint log_joint(batch_ndims, unbatched);
     std::vector<std::string> seen;
@@ -60,6 +59,27 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
                     join(seen));
     return log_joint.value();
   };
+}
+
+SiteRanks site_ranks(const Program& program) {
+  Trace trace;
+  {
+    StartImproperSites start;
+    Seed seed(random::Key(0));
+    run_program(program);
+  }
+  SiteRanks ranks;
+  for (const Site& s : trace.sites())
+    if (!s.deterministic) ranks[s.name] = s.distribution->local_log_prob(s.value).rank();
+  return ranks;
+}
+
+void StartImproperSites::process(Message& m) {
+  if (m.value.defined() || dynamic_cast<const dist::ImproperUniform*>(m.distribution.get()) == nullptr) return;
+  const BijectorPtr bijector = dist::default_bijector(m.distribution->support());
+  const Shape shape = bijector->inverse_shape(m.distribution->sample_full_shape(m.sample_shape));
+  const Tensor u = random::uniform(*m.key, shape, m.distribution->dtype());
+  m.value = bijector->forward(prim::binary(BinaryOp::sub, prim::binary(BinaryOp::mul, u, 4.0), 2.0));
 }
 
 void run_program(const Program& program) {

@@ -5,6 +5,7 @@
 //   tracing::Values prior = inference::predictive(model, {}, random::Key(1));       // every site
 //   tracing::Values y_rep = inference::predictive(model, draw, random::Key(2));     // draw: latent values
 //   tracing::Values log_lik = inference::log_likelihood(model, draw);  // per observed site, elementwise
+//   Tensor z = inference::infer_discrete(model, draw, random::Key(3));  // the enumerated site
 #include "variate/tracing/program.hpp"
 
 namespace variate::inference {
@@ -18,5 +19,11 @@ tracing::Values predictive(const tracing::Program& program, const tracing::Value
 /// The log density of each observed site at the latent values `latent`, elementwise (the site's
 /// batch shape, not summed): the pointwise log-likelihood that LOO and WAIC need.
 tracing::Values log_likelihood(const tracing::Program& program, const tracing::Values& latent);
+
+/// A draw of the program's enumerated site (tracing::Enumerate) from its conditional distribution
+/// given the latent values `latent` (NumPyro's infer_discrete, sampling): each element of the site
+/// independently, with p(z = k | rest) proportional to the joint at z = k. Throws if the program
+/// has no enumerated site.
+Tensor infer_discrete(const tracing::Program& program, const tracing::Values& latent, random::Key key);
 
 }  // namespace variate::inference

@@ -41,6 +41,8 @@ class NamedValues : public Tracer {
 
  protected:
   NamedValues(const char* handler, Values values);
+  /// Whether `m` is one of the named sites; marks the name as met.
+  bool meets(const Message& m);
   /// The value given for site `m` (checked against its shape), or null; marks the name as met.
   const Tensor* find(const Message& m);
 
@@ -65,6 +67,21 @@ class Substitute : public NamedValues {
 class Condition : public NamedValues {
  public:
   explicit Condition(Values data);
+  void process(Message& m) override;
+};
+
+/// Marks discrete sites to be summed out of the log joint exactly (NumPyro's parallel enumeration,
+/// a hand-marginalized Stan model): LogJoint gives such a site every value of its finite support
+/// (Bernoulli, Categorical, Binomial) along a new leading dim and adds log sum_k exp(...) of the
+/// terms that depend on it. One enumerated site per program; it is then no parameter of inference.
+/// Its terms must be elementwise in it: the site's own shape S (say N mixture labels, one per
+/// datum) and every term depending on it of shape S (each datum's likelihood depends on its own
+/// label only), or S = () (one change point) with terms of any shape. Anything else is an error
+/// naming the term's site. inference::infer_discrete draws the site from its conditional.
+///   auto z = Categorical(Probs{weights}, "z", {N});  with  tracing::Enumerate e({"z"});
+class Enumerate : public NamedValues {
+ public:
+  explicit Enumerate(const std::set<std::string, std::less<>>& names);
   void process(Message& m) override;
 };
 
@@ -122,6 +139,7 @@ struct Site {
   bool observed;
   bool intervened;
   bool deterministic;  // a generated quantity
+  bool enumerated;     // summed out of the log joint (Enumerate)
   double scale;
 };
 
@@ -174,6 +192,12 @@ class LogJoint : public Tracer {
   Tensor value() const;
   /// This device's term of each site, in program order (with keep_terms).
   const std::vector<Term>& terms() const { return terms_; }
+  /// With an enumerated site: its name, and the log joint at each of its values before they are
+  /// summed out, (K, batch..., S); empty otherwise.
+  const std::string& enumerated_site() const { return enumerated_; }
+  const Tensor& enumerated_log_joint() const { return enumerated_total_; }
+  /// The enumerated site's values along the first dim of enumerated_log_joint().
+  const Tensor& enumerated_values() const { return enumerated_values_; }
 
  private:
   int batch_ndims_ = 0;
@@ -181,7 +205,14 @@ class LogJoint : public Tracer {
   bool keep_terms_ = false;
   std::vector<Term> terms_;
   SpmdContext spmd_;
-  Tensor replicated_, sharded_;  // sums of the replicated terms and of this device's sharded terms
+  Tensor replicated_, sharded_;
+  // The enumerated site: its name, its values (K), the rank of its own shape S and the sum of the
+  // terms that depend on it, (K, batch..., S).
+  std::string enumerated_;
+  Tensor enumerated_values_, enumerated_total_;
+  int enumerated_rank_ = 0;
+  void enumerate(Message& m);
+  void add_enumerated_term(const Message& m, const Tensor& lp);  // sums of the replicated terms and of this device's sharded terms
 };
 
 }  // namespace variate::tracing

@@ -23,6 +23,18 @@ using Program = std::function<void()>;
 /// Substitute, Condition or Intervene met a site; the way every transformation runs a program.
 void run_program(const Program& program);
 
+/// The rank of each site's log density in one run of `program` under Seed (key 0), as LogJoint
+/// needs them to tell batch dims (and an enumerated site's values) from a site's own dims.
+SiteRanks site_ranks(const Program& program);
+
+/// Gives each site with an improper prior (ImproperUniform, which has no draws) a value, uniform in
+/// (-2, 2) on the unconstrained space as Stan initializes, so that the program can be traced to learn
+/// its sites. Goes outside the Seed that gives the keys.
+class StartImproperSites : public Tracer {
+ public:
+  void process(Message& m) override;
+};
+
 /// f(values by name) -> log joint density of the program with every site set to its value. A site
 /// without a value (and not conditioned inside the program) is an error naming it and the values
 /// given; a value for a name that is no site is an error listing the sites. With batch_ndims > 0

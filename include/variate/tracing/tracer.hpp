@@ -30,6 +30,7 @@ struct Message {
   bool observed = false;                // the value is data (condition)
   bool intervened = false;              // do-operator: the value is fixed and has no density term
   bool deterministic = false;           // a quantity the program computes (generated quantity): no density term
+  bool enumerate = false;               // summed out by LogJoint (Enumerate): no value is substituted
   double scale = 1.0;                   // multiplies the site's log density (minibatching)
   bool stop = false;                    // set by Block: tracers further out do not see the site
   // Set when the value was made from a point of the unconstrained space (inference): log|det J| of
