@@ -101,6 +101,21 @@ Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop, s
   });
 }
 
+Tensor index(const Tensor& x, std::initializer_list<std::int64_t> indices) {
+  VARIATE_CHECK(int(indices.size()) <= x.rank(), "index", indices.size(), " indices for a tensor of shape ", x.shape());
+  Tensor out = x;
+  int axis = 0;
+  for (std::int64_t i : indices) {
+    const std::int64_t n = x.dim(axis);
+    VARIATE_CHECK(i >= -n && i < n, "index", "index ", i, " is out of range for axis ", axis, " of size ", n,
+                  " (shape ", x.shape(), ")");
+    const std::int64_t at = i < 0 ? i + n : i;
+    out = squeeze(slice(out, 0, at, at + 1), 0);  // the indexed axes go, so the next is again axis 0
+    ++axis;
+  }
+  return out;
+}
+
 Tensor gather(const Tensor& x, int axis, const Tensor& index) {
   const int ax = normalize_axis("gather", axis, x.rank());
   Tensor y = prim::gather(x, ax, index);

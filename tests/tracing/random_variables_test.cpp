@@ -2,6 +2,8 @@
 // log density available; arithmetic on random variables is arithmetic on their values.
 #include <gtest/gtest.h>
 
+#include "variate/autodiff/transforms.hpp"
+
 #include <cmath>
 
 #include "variate/tracing/handlers.hpp"
@@ -69,6 +71,27 @@ TEST(RandomVariables, ArithmeticWorksOnValues) {
   const Tensor c = a + b * 2.0 - exp(a);
   for (int i = 0; i < 3; ++i)
     EXPECT_DOUBLE_EQ(c.at(i), a.value().item() + 2.0 * b.value().at(i) - std::exp(a.value().item()));
+}
+
+TEST(RandomVariables, ElementsIndexLikeNumPyAndCarryGradients) {
+  const Tensor beta0 = Tensor::from(std::vector<double>{0.5, -1.0, 2.0, 0.25, 3.0, -2.0});
+  EXPECT_EQ(beta0.shape(), (Shape{6}));
+  auto log_joint = [](const Tensor& b) {
+    tracing::Substitute values({{"beta", b}});
+    tracing::Seed seed{random::Key(0)};
+    auto beta = Normal(0.0, 1.0, "beta", {2, 3});
+    EXPECT_EQ(beta(1).shape(), (Shape{3}));
+    EXPECT_EQ(beta(-1, 2).item(), beta(1, 2).item());
+    return beta(1, 2) * 2.0 + beta(0, 0);
+  };
+  const Tensor g = grad([&](const Tensor& b) { return log_joint(reshape(b, Shape{2, 3}.dims())); }, beta0);
+  EXPECT_EQ(g.at(5), 2.0);
+  EXPECT_EQ(g.at(0), 1.0);
+  EXPECT_EQ(g.at(1), 0.0);
+  tracing::Seed seed{random::Key(0)};
+  auto x = Normal(0.0, 1.0, "x", {2});
+  EXPECT_THROW(x(2), Error);
+  EXPECT_THROW(x(0, 0), Error);
 }
 
 }  // namespace

@@ -115,6 +115,9 @@ Tensor concat(std::initializer_list<Tensor> xs, int axis);
 Tensor stack(std::span<const Tensor> xs, int axis);
 Tensor stack(std::initializer_list<Tensor> xs, int axis);
 Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1);
+/// x[i0, i1, ...] as NumPy indexes: one index per leading axis (negative from the end), the rest
+/// kept; differentiable. Throws naming the axis for an index out of range.
+Tensor index(const Tensor& x, std::initializer_list<std::int64_t> indices);
 /// take_along_axis.
 Tensor gather(const Tensor& x, int axis, const Tensor& index);
 Tensor scatter_add(const Tensor& base, int axis, const Tensor& index, const Tensor& src);

@@ -65,6 +65,11 @@ class Tensor {
   static Tensor from(const std::vector<T>& values, const Shape& shape) {
     return from(std::span<const T>(values.data(), values.size()), shape);
   }
+  /// A vector tensor of the values (rank 1): Tensor::from(std::vector<double>{...}).
+  template <class T>
+  static Tensor from(const std::vector<T>& values) {
+    return from(std::span<const T>(values.data(), values.size()), Shape{std::int64_t(values.size())});
+  }
   /// A vector tensor from a list: Tensor::vec({1.0, 2.0}).
   static Tensor vec(std::initializer_list<double> values, DType dtype = DType::f64);
   /// 0, 1, ..., n-1.

@@ -7,6 +7,9 @@
 //   auto x = variate::Normal(mu, 1.0, "x", {100});   // 100 draws around mu
 //   Tensor centered = x - mu;
 #include <string>
+#include <type_traits>
+
+#include "variate/autodiff/ops.hpp"
 
 #include "variate/tracing/tracer.hpp"
 
@@ -33,6 +36,14 @@ class RandomVariable {
   const Shape& sample_shape() const { return sample_shape_; }
   const Tensor& value() const { return value_; }
   operator const Tensor&() const { return value_; }  // NOLINT(google-explicit-constructor): by design
+  /// Elements of the value, NumPy-style (`beta(0)`, `x(i, j)`: one index per leading axis),
+  /// differentiable. With a batch of states (vectorized chains) the leading axis is the batch: index
+  /// the trailing axes with slice() there.
+  template <class... Index>
+    requires(std::is_integral_v<Index> && ...)
+  Tensor operator()(Index... i) const {
+    return index(value_, {std::int64_t(i)...});
+  }
   /// The log density of the value, summed over all its dims.
   Tensor log_prob() const;
 
