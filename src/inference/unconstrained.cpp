@@ -12,6 +12,8 @@
 #include "variate/distribute/mesh.hpp"
 #include "variate/distributions/default_bijector.hpp"
 #include "variate/distributions/improper_uniform.hpp"
+#include "variate/distributions/reparameterized.hpp"
+#include "variate/distributions/restricted.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::inference {
@@ -71,8 +73,14 @@ Tensor sum_to_batch(const Tensor& t, int batch_rank) {
 // counts once over the devices, gets the whole gradient on every device.
 class FromUnconstrained : public tracing::Tracer {
  public:
-  FromUnconstrained(const std::vector<LatentSite>& sites, const Tensor& flat, const std::string* mesh_axis)
-      : sites_(sites), flat_(flat), mesh_axis_(mesh_axis), batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}) {}
+  /// `probing`: also find out whether a bijector depends on other sites (tracked_support()).
+  FromUnconstrained(const std::vector<LatentSite>& sites, const Tensor& flat, const std::string* mesh_axis,
+                    bool probing = false)
+      : sites_(sites),
+        flat_(flat),
+        mesh_axis_(mesh_axis),
+        batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}),
+        probing_(probing) {}
 
   void process(tracing::Message& m) override {
     if (m.value.defined()) return;  // data, or set inside the program
@@ -94,9 +102,13 @@ class FromUnconstrained : public tracing::Tracer {
       x = distribute::pbroadcast(x, *mesh_axis_);
       m.broadcast = true;
     }
-    const BijectorPtr bijector = dist::default_bijector(support);
+    const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
     tracked_support_ = tracked_support_ || autodiff::detail::is_tracked(support.low) ||
                        autodiff::detail::is_tracked(support.high);
+    // A bijector built from other sites' values (an offset and multiplier, say) shows as an image
+    // of an untracked point that is tracked.
+    if (probing_ && !tracked_support_)
+      tracked_support_ = autodiff::detail::is_tracked(bijector->forward(autodiff::stop_gradient(x)));
     m.value = bijector->forward(x);
     m.log_jacobian = sum_to_batch(bijector->forward_log_det_jacobian(x), batch_.rank());
     values_.emplace(m.name, m.value);
@@ -110,8 +122,8 @@ class FromUnconstrained : public tracing::Tracer {
                     "every run");
     return std::move(values_);
   }
-  /// Whether some support's bounds were computed from tracked values (another site's, when the
-  /// point is tracked).
+  /// Whether some support's bounds (or, when probing, some bijector) were computed from tracked
+  /// values (another site's, when the point is tracked).
   bool tracked_support() const { return tracked_support_; }
 
  private:
@@ -120,18 +132,29 @@ class FromUnconstrained : public tracing::Tracer {
   const std::string* mesh_axis_;
   Shape batch_;
   tracing::Values values_;
+  bool probing_ = false;
   bool tracked_support_ = false;
 };
 
 bool is_latent(const tracing::Site& s) { return !s.observed && !s.intervened && !s.deterministic; }
 
-// A site with an improper prior has no draws: it starts where inference starts a chain, uniform in
-// (-2, 2) on the unconstrained space (Stan's default). Goes outside Seed, which gives the key.
+// Whether a distribution refuses draws: an improper prior, or a restriction without an exact
+// sampler (seen through the wrappers that keep the base's draws).
+bool has_no_draws(const Distribution& d) {
+  if (dynamic_cast<const dist::ImproperUniform*>(&d) != nullptr) return true;
+  if (const auto* r = dynamic_cast<const dist::Restricted*>(&d)) return !r->has_sampler();
+  if (const auto* r = dynamic_cast<const dist::Reparameterized*>(&d)) return has_no_draws(*r->distribution());
+  return false;
+}
+
+// A site without draws (an improper prior, a restriction that cannot be sampled) starts where
+// inference starts a chain, uniform in (-2, 2) on the unconstrained space (Stan's default). Goes
+// outside Seed, which gives the key.
 class StartImproperSites : public tracing::Tracer {
  public:
   void process(tracing::Message& m) override {
-    if (m.value.defined() || dynamic_cast<const dist::ImproperUniform*>(m.distribution.get()) == nullptr) return;
-    const BijectorPtr bijector = dist::default_bijector(m.distribution->support());
+    if (m.value.defined() || !has_no_draws(*m.distribution)) return;
+    const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
     const Shape shape = bijector->inverse_shape(m.distribution->sample_full_shape(m.sample_shape));
     const Tensor u = random::uniform(*m.key, shape, m.distribution->dtype());
     m.value = bijector->forward(4.0 * u - 2.0);
@@ -175,7 +198,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
     site.name = s.name;
     site.shape = s.value.shape();
     site.support = support.kind;
-    site.bijector = dist::default_bijector(support);
+    site.bijector = dist::unconstraining_bijector(*s.distribution);
     site.unconstrained_shape = site.bijector->inverse_shape(site.shape);
     site.offset = dimension_;
     site.size = site.unconstrained_shape.numel();
@@ -193,7 +216,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
   try {
     autodiff::detail::TapeScope scope;
     const Tensor flat = scope.track(Tensor::zeros(Shape{dimension_}));
-    FromUnconstrained probe(sites_, flat, nullptr);
+    FromUnconstrained probe(sites_, flat, nullptr, /*probing=*/true);
     tracing::run_program(program_);
     static_supports_ = !probe.tracked_support();
   } catch (const Error&) {
@@ -218,7 +241,7 @@ tracing::Values Unconstrained::constrain(const Tensor& flat) const {
 
 namespace {
 
-// Unconstrains each latent site's given value through the bijector of its support in this run.
+// Unconstrains each latent site's given value through the site's bijector in this run.
 class ToUnconstrained : public tracing::Tracer {
  public:
   ToUnconstrained(const std::vector<LatentSite>& sites, const tracing::Values& values) : sites_(sites), values_(values) {}
@@ -227,7 +250,7 @@ class ToUnconstrained : public tracing::Tracer {
     auto it = values_.find(m.name);
     VARIATE_CHECK(it != values_.end(), "Unconstrained::unconstrain", "no value for latent site '", m.name, "'");
     m.value = it->second;
-    unconstrained_.emplace(m.name, dist::default_bijector(m.distribution->support())->inverse(m.value));
+    unconstrained_.emplace(m.name, dist::unconstraining_bijector(*m.distribution)->inverse(m.value));
   }
   const Tensor& at(const std::string& name) const {
     auto it = unconstrained_.find(name);
