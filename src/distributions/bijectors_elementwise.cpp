@@ -144,6 +144,31 @@ Constraint Scale::forward_image(const Constraint& domain) const {
   }
 }
 
+OffsetMultiplier::OffsetMultiplier(Tensor offset, Tensor multiplier) {
+  // check_each works through host_check, so computed parameters are checked again at each replay.
+  dist::check_finite("OffsetMultiplier", "offset", offset);
+  dist::check_positive("OffsetMultiplier", "multiplier", multiplier);
+  broadcast_shapes("OffsetMultiplier", offset.shape(), multiplier.shape());
+  offset_ = std::move(offset);
+  multiplier_ = std::move(multiplier);
+}
+
+Tensor OffsetMultiplier::forward(const Tensor& x) const { return like(offset_, x) + like(multiplier_, x) * x; }
+Tensor OffsetMultiplier::inverse(const Tensor& y) const { return (y - like(offset_, y)) / like(multiplier_, y); }
+
+Tensor OffsetMultiplier::forward_log_det_jacobian(const Tensor& x) const {
+  const Tensor log_multiplier = log(like(multiplier_, x));
+  return broadcast_to(log_multiplier, broadcast_shapes("OffsetMultiplier",
+                                                       broadcast_shapes("OffsetMultiplier", x.shape(), offset_.shape()),
+                                                       log_multiplier.shape()));
+}
+
+Tensor OffsetMultiplier::inverse_log_det_jacobian(const Tensor& y) const { return -forward_log_det_jacobian(y); }
+
+Constraint OffsetMultiplier::forward_image(const Constraint& domain) const {
+  return image_of_real(*this, domain, Constraint::real());
+}
+
 Tensor Tanh::forward(const Tensor& x) const { return tanh(x); }
 Tensor Tanh::inverse(const Tensor& y) const { return 0.5 * (log1p(y) - log1p(-y)); }
 // 1 - tanh(x)^2 = 4 / (exp(x) + exp(-x))^2 and log(exp(x) + exp(-x)) = x + softplus(-2 x): no

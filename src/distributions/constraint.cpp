@@ -10,6 +10,9 @@ bool Constraint::is_discrete() const {
 int Constraint::event_ndims() const {
   switch (kind) {
     case Kind::simplex:
+    case Kind::ordered:
+    case Kind::positive_ordered:
+    case Kind::unit_vector:
     case Kind::multinomial_counts: return 1;
     case Kind::corr_cholesky:
     case Kind::lower_cholesky: return 2;
@@ -27,6 +30,9 @@ std::string Constraint::str() const {
     case Kind::simplex: return "simplex";
     case Kind::corr_cholesky: return "corr_cholesky";
     case Kind::lower_cholesky: return "lower_cholesky";
+    case Kind::ordered: return "ordered";
+    case Kind::positive_ordered: return "positive_ordered";
+    case Kind::unit_vector: return "unit_vector";
     case Kind::nonnegative_integer: return "nonnegative_integer";
     case Kind::integer_interval: return "integer_interval";
     case Kind::boolean: return "boolean";

@@ -6,7 +6,10 @@
 #include "variate/distributions/chain.hpp"
 #include "variate/distributions/corr_cholesky.hpp"
 #include "variate/distributions/lower_cholesky.hpp"
+#include "variate/distributions/ordered.hpp"
+#include "variate/distributions/reparameterized.hpp"
 #include "variate/distributions/stick_breaking.hpp"
+#include "variate/distributions/unit_vector.hpp"
 
 namespace variate::dist {
 
@@ -23,6 +26,9 @@ BijectorPtr default_bijector(const Constraint& support) {
     case K::simplex: return std::make_shared<StickBreaking>();
     case K::corr_cholesky: return std::make_shared<CorrCholesky>();
     case K::lower_cholesky: return std::make_shared<LowerCholesky>();
+    case K::ordered: return std::make_shared<Ordered>();
+    case K::positive_ordered: return std::make_shared<PositiveOrdered>();
+    case K::unit_vector: return std::make_shared<UnitVector>();
     case K::nonnegative_integer:
     case K::integer_interval:
     case K::boolean:
@@ -30,6 +36,11 @@ BijectorPtr default_bijector(const Constraint& support) {
   }
   variate::detail::fail("default_bijector: the ", support.str(),
                " support is discrete and has no bijector to the unconstrained space");
+}
+
+BijectorPtr unconstraining_bijector(const Distribution& distribution) {
+  if (const auto* r = dynamic_cast<const Reparameterized*>(&distribution)) return r->bijector();
+  return default_bijector(distribution.support());
 }
 
 }  // namespace variate::dist

@@ -96,6 +96,28 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
       return both(nonneg, prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, total, 1.0)),
                                        1e-6));
     }
+    case K::ordered:
+    case K::positive_ordered: {
+      // Finite and strictly increasing along the last axis (and y_1 > 0 for positive_ordered).
+      const auto all_of = [&](const Tensor& ok) {
+        return prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(ok, DType::i64), last, false), 1.0);
+      };
+      Tensor ok = all_of(prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, v), INFINITY));
+      const std::int64_t k = v.dim(-1);
+      if (k > 1) {
+        const Tensor steps = prim::binary(BinaryOp::sub, prim::slice(v, -1, 1, k), prim::slice(v, -1, 0, k - 1));
+        ok = both(ok, all_of(prim::binary(BinaryOp::gt, steps, zero)));
+      }
+      if (c.kind == K::positive_ordered)
+        ok = both(ok, prim::binary(BinaryOp::gt, prim::squeeze(prim::slice(v, -1, 0, 1), -1), zero));
+      return ok;
+    }
+    case K::unit_vector: {
+      // |1 - |y|^2| within Stan's tolerance (check_unit_vector: 1e-8), looser for f32's rounding.
+      const double tolerance = v.dtype() == DType::f32 ? 1e-5 : 1e-8;
+      const Tensor norm2 = prim::sum(prim::unary(UnaryOp::square, v), last);
+      return prim::binary(BinaryOp::le, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, norm2, 1.0)), tolerance);
+    }
     case K::multinomial_counts: {
       const Tensor ok = both(integer(), prim::binary(BinaryOp::ge, v, zero));
       const Tensor all_ok = prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(ok, DType::i64), last, false), 1.0);

@@ -69,8 +69,14 @@ Tensor sum_to_batch(const Tensor& t, int batch_rank) {
 // counts once over the devices, gets the whole gradient on every device.
 class FromUnconstrained : public tracing::Tracer {
  public:
-  FromUnconstrained(const std::vector<LatentSite>& sites, const Tensor& flat, const std::string* mesh_axis)
-      : sites_(sites), flat_(flat), mesh_axis_(mesh_axis), batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}) {}
+  /// `probing`: also find out whether a bijector depends on other sites (tracked_support()).
+  FromUnconstrained(const std::vector<LatentSite>& sites, const Tensor& flat, const std::string* mesh_axis,
+                    bool probing = false)
+      : sites_(sites),
+        flat_(flat),
+        mesh_axis_(mesh_axis),
+        batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}),
+        probing_(probing) {}
 
   void process(tracing::Message& m) override {
     if (m.value.defined() || m.enumerate) return;  // data, set inside the program, or summed out
@@ -92,9 +98,13 @@ class FromUnconstrained : public tracing::Tracer {
       x = distribute::pbroadcast(x, *mesh_axis_);
       m.broadcast = true;
     }
-    const BijectorPtr bijector = dist::default_bijector(support);
+    const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
     tracked_support_ = tracked_support_ || autodiff::detail::is_tracked(support.low) ||
                        autodiff::detail::is_tracked(support.high);
+    // A bijector built from other sites' values (an offset and multiplier, say) shows as an image
+    // of an untracked point that is tracked.
+    if (probing_ && !tracked_support_)
+      tracked_support_ = autodiff::detail::is_tracked(bijector->forward(autodiff::stop_gradient(x)));
     m.value = bijector->forward(x);
     m.log_jacobian = sum_to_batch(bijector->forward_log_det_jacobian(x), batch_.rank());
     values_.emplace(m.name, m.value);
@@ -108,8 +118,8 @@ class FromUnconstrained : public tracing::Tracer {
                     "every run");
     return std::move(values_);
   }
-  /// Whether some support's bounds were computed from tracked values (another site's, when the
-  /// point is tracked).
+  /// Whether some support's bounds (or, when probing, some bijector) were computed from tracked
+  /// values (another site's, when the point is tracked).
   bool tracked_support() const { return tracked_support_; }
 
  private:
@@ -118,6 +128,7 @@ class FromUnconstrained : public tracing::Tracer {
   const std::string* mesh_axis_;
   Shape batch_;
   tracing::Values values_;
+  bool probing_ = false;
   bool tracked_support_ = false;
 };
 
@@ -162,7 +173,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
     site.name = s.name;
     site.shape = s.value.shape();
     site.support = support.kind;
-    site.bijector = dist::default_bijector(support);
+    site.bijector = dist::unconstraining_bijector(*s.distribution);
     site.unconstrained_shape = site.bijector->inverse_shape(site.shape);
     site.offset = dimension_;
     site.size = site.unconstrained_shape.numel();
@@ -180,7 +191,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
   try {
     autodiff::detail::TapeScope scope;
     const Tensor flat = scope.track(Tensor::zeros(Shape{dimension_}));
-    FromUnconstrained probe(sites_, flat, nullptr);
+    FromUnconstrained probe(sites_, flat, nullptr, /*probing=*/true);
     tracing::run_program(program_);
     static_supports_ = !probe.tracked_support();
   } catch (const Error&) {
@@ -205,7 +216,7 @@ tracing::Values Unconstrained::constrain(const Tensor& flat) const {
 
 namespace {
 
-// Unconstrains each latent site's given value through the bijector of its support in this run.
+// Unconstrains each latent site's given value through the site's bijector in this run.
 class ToUnconstrained : public tracing::Tracer {
  public:
   ToUnconstrained(const std::vector<LatentSite>& sites, const tracing::Values& values) : sites_(sites), values_(values) {}
@@ -214,7 +225,7 @@ class ToUnconstrained : public tracing::Tracer {
     auto it = values_.find(m.name);
     VARIATE_CHECK(it != values_.end(), "Unconstrained::unconstrain", "no value for latent site '", m.name, "'");
     m.value = it->second;
-    unconstrained_.emplace(m.name, dist::default_bijector(m.distribution->support())->inverse(m.value));
+    unconstrained_.emplace(m.name, dist::unconstraining_bijector(*m.distribution)->inverse(m.value));
   }
   const Tensor& at(const std::string& name) const {
     auto it = unconstrained_.find(name);

@@ -5,6 +5,8 @@
 
 #include "variate/distributions/default_bijector.hpp"
 #include "variate/distributions/improper_uniform.hpp"
+#include "variate/distributions/reparameterized.hpp"
+#include "variate/distributions/restricted.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::tracing {
@@ -74,9 +76,20 @@ SiteRanks site_ranks(const Program& program) {
   return ranks;
 }
 
+namespace {
+// Whether a distribution refuses draws: an improper prior, or a restriction without an exact
+// sampler (seen through the wrappers that keep the base's draws).
+bool has_no_draws(const Distribution& d) {
+  if (dynamic_cast<const dist::ImproperUniform*>(&d) != nullptr) return true;
+  if (const auto* r = dynamic_cast<const dist::Restricted*>(&d)) return !r->has_sampler();
+  if (const auto* r = dynamic_cast<const dist::Reparameterized*>(&d)) return has_no_draws(*r->distribution());
+  return false;
+}
+}  // namespace
+
 void StartImproperSites::process(Message& m) {
-  if (m.value.defined() || dynamic_cast<const dist::ImproperUniform*>(m.distribution.get()) == nullptr) return;
-  const BijectorPtr bijector = dist::default_bijector(m.distribution->support());
+  if (m.value.defined() || !has_no_draws(*m.distribution)) return;
+  const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
   const Shape shape = bijector->inverse_shape(m.distribution->sample_full_shape(m.sample_shape));
   const Tensor u = random::uniform(*m.key, shape, m.distribution->dtype());
   m.value = bijector->forward(prim::binary(BinaryOp::sub, prim::binary(BinaryOp::mul, u, 4.0), 2.0));

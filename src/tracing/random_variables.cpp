@@ -34,6 +34,9 @@
 #include "variate/distributions/deterministic.hpp"
 #include "variate/distributions/factor.hpp"
 #include "variate/distributions/improper_uniform.hpp"
+#include "variate/distributions/bijectors.hpp"
+#include "variate/distributions/reparameterized.hpp"
+#include "variate/distributions/restricted.hpp"
 
 namespace variate {
 namespace {
@@ -176,6 +179,19 @@ void factor(std::string name, Tensor log_weight) {
 
 RandomVariable ImproperUniform(Constraint support, std::string name, Shape shape, DType dtype) {
   return site(std::move(name), {}, [&] { return dist::ImproperUniform(std::move(support), shape, dtype); });
+}
+
+RandomVariable Reparameterized(DistributionPtr base, BijectorPtr bijector, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::Reparameterized(std::move(base), std::move(bijector)); });
+}
+RandomVariable WithOffsetMultiplier(DistributionPtr base, Tensor offset, Tensor multiplier, std::string name,
+                                    Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] {
+    return dist::Reparameterized(std::move(base), std::make_shared<dist::OffsetMultiplier>(std::move(offset), std::move(multiplier)));
+  });
+}
+RandomVariable Restricted(DistributionPtr base, Constraint support, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::Restricted(std::move(base), std::move(support)); });
 }
 
 }  // namespace variate

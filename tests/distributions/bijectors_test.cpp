@@ -18,8 +18,10 @@
 #include "variate/distributions/default_bijector.hpp"
 #include "variate/distributions/invert.hpp"
 #include "variate/distributions/lower_cholesky.hpp"
+#include "variate/distributions/ordered.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/distributions/stick_breaking.hpp"
+#include "variate/distributions/unit_vector.hpp"
 
 namespace variate {
 using namespace dist;  // the families under test
@@ -65,6 +67,10 @@ struct BijectorCase {
   Tensor x{};                    // inputs: two events stacked along the first axis
   Coords coords = Coords::all;
   Constraint domain = Constraint::real();  // where x lives
+  // false for UnitVector, which is not a bijection (R^K onto a sphere): x must be unit vectors for
+  // the round trips, and its log-density term is not a Jacobian determinant (checked by
+  // UnitVector.TermIsMinusHalfTheSquaredNorm and the sphere's statistical test instead).
+  bool bijective = true;
 };
 
 // gtest names a failing row by this instead of dumping its bytes.
@@ -110,6 +116,30 @@ std::vector<BijectorCase> cases() {
        .make = [](S) { return std::make_shared<LowerCholesky>(); },
        .x = random_tensor(Shape{2, 6}, 14, 1.2),
        .coords = Coords::lower},
+      {.name = "Ordered",
+       .make = [](S) { return std::make_shared<Ordered>(); },
+       .x = random_tensor(Shape{2, 4}, 16, 1.5)},
+      {.name = "Ordered_K1",
+       .make = [](S) { return std::make_shared<Ordered>(); },
+       .x = t({0.7, -1.2}).view(Shape{2, 1})},
+      {.name = "PositiveOrdered",
+       .make = [](S) { return std::make_shared<PositiveOrdered>(); },
+       .x = random_tensor(Shape{2, 4}, 17, 1.5)},
+      {.name = "PositiveOrdered_K1",
+       .make = [](S) { return std::make_shared<PositiveOrdered>(); },
+       .x = t({0.7, -1.2}).view(Shape{2, 1})},
+      {.name = "UnitVector",
+       .make = [](S) { return std::make_shared<UnitVector>(); },
+       .x = t({0.6, 0.0, -0.8, 0.36, 0.48, -0.8}).view(Shape{2, 3}),  // unit vectors
+       .bijective = false},
+      {.name = "OffsetMultiplier",
+       .make = [](S p) { return std::make_shared<OffsetMultiplier>(p[0], p[1]); },
+       .params = {t({0.5, -2.0, 7.0}), t({0.5, 2.0, 7.0})},
+       .x = x23},
+      {.name = "OffsetMultiplier_scalar_multiplier",
+       .make = [](S p) { return std::make_shared<OffsetMultiplier>(p[0], p[1]); },
+       .params = {t({0.5, -2.0, 7.0}), Tensor::scalar(3.0)},
+       .x = x23},
       {.name = "Chain_Shift_Exp",
        .make =
            [](S p) {
@@ -168,6 +198,15 @@ TEST_P(Bijectors, LogDetMatchesTheAutodiffJacobian) {
   for (std::int64_t row = 0; row < c.x.dim(0); ++row) {
     const Tensor x = squeeze(slice(c.x, 0, row, row + 1), 0);
     const Tensor jac = jacobian([&](const Tensor& v) { return coordinates(b->forward(v), c.coords); }, x);
+    if (!c.bijective) {
+      // UnitVector: the Jacobian is singular along the ray (J x = 0, the map is not a bijection),
+      // and the term is Stan's -|x|^2 / 2, not a log-determinant.
+      const Tensor along_ray = matmul(jac, x);
+      for (std::int64_t i = 0; i < along_ray.numel(); ++i) EXPECT_NEAR(along_ray.at(i), 0.0, 1e-12) << "event " << row;
+      EXPECT_NEAR(prim::sum(b->forward_log_det_jacobian(x)).item(),
+                  -0.5 * prim::sum(prim::unary(UnaryOp::square, x)).item(), 1e-14);
+      continue;
+    }
     const double expected = log_abs_det(jac);
     const double got = prim::sum(b->forward_log_det_jacobian(x)).item();
     EXPECT_NEAR(got, expected, 1e-9 * (1 + std::abs(expected))) << "event " << row;
@@ -304,11 +343,67 @@ TEST(Bijectors, ChainEventRanks) {
 
 TEST(Bijectors, KeepTheInputDtype) {
   const Tensor x = prim::cast(t({-1.0, 0.5}), DType::f32);
-  for (const BijectorPtr& b : std::vector<BijectorPtr>{std::make_shared<Interval>(0.0, 3.0),
-                                                       std::make_shared<Shift>(1.0), std::make_shared<Scale>(2.0)}) {
-    EXPECT_EQ(b->forward(x).dtype(), DType::f32) << b->name();
+  for (const BijectorPtr& b : std::vector<BijectorPtr>{
+           std::make_shared<Interval>(0.0, 3.0), std::make_shared<Shift>(1.0), std::make_shared<Scale>(2.0),
+           std::make_shared<OffsetMultiplier>(1.0, 3.0), std::make_shared<Ordered>(),
+           std::make_shared<PositiveOrdered>(), std::make_shared<UnitVector>()}) {
+    const Tensor y = b->forward(x);
+    EXPECT_EQ(y.dtype(), DType::f32) << b->name();
     EXPECT_EQ(b->forward_log_det_jacobian(x).dtype(), DType::f32) << b->name();
+    EXPECT_EQ(b->inverse(y).dtype(), DType::f32) << b->name();
+    EXPECT_EQ(b->inverse_log_det_jacobian(y).dtype(), DType::f32) << b->name();
+    // In f32 the outputs land in the support too (unit_vector's f32 tolerance).
+    EXPECT_EQ(prim::sum(dist::in_support(b->forward_image(Constraint::real()), y)).item(),
+              double(dist::in_support(b->forward_image(Constraint::real()), y).numel()))
+        << b->name();
   }
+  // f32 round trips of the vector bijectors, to f32 precision.
+  const Tensor v = prim::cast(t({-0.3, 1.1, -2.0, 0.4}), DType::f32);
+  for (const BijectorPtr& b : std::vector<BijectorPtr>{std::make_shared<Ordered>(), std::make_shared<PositiveOrdered>(),
+                                                       std::make_shared<OffsetMultiplier>(-1.0, 0.25)}) {
+    const Tensor back = b->inverse(b->forward(v));
+    for (std::int64_t i = 0; i < 4; ++i) EXPECT_NEAR(back.at(i), v.at(i), 1e-5) << b->name() << " element " << i;
+  }
+}
+
+TEST(Bijectors, OrderedAndPositiveOrderedFollowStan) {
+  // Stan Reference Manual, "Ordered vector": y = (x1, x1 + e^x2, x1 + e^x2 + e^x3).
+  const Tensor x = t({0.5, -1.0, 0.3});
+  const Tensor y = Ordered().forward(x);
+  EXPECT_NEAR(y.at(0), 0.5, 1e-15);
+  EXPECT_NEAR(y.at(1), 0.5 + std::exp(-1.0), 1e-15);
+  EXPECT_NEAR(y.at(2), 0.5 + std::exp(-1.0) + std::exp(0.3), 1e-15);
+  EXPECT_NEAR(Ordered().forward_log_det_jacobian(x).item(), -1.0 + 0.3, 1e-15);
+  // "Positive ordered vector": y1 = e^x1.
+  const Tensor p = PositiveOrdered().forward(x);
+  EXPECT_NEAR(p.at(0), std::exp(0.5), 1e-15);
+  EXPECT_NEAR(p.at(2), std::exp(0.5) + std::exp(-1.0) + std::exp(0.3), 1e-15);
+  EXPECT_NEAR(PositiveOrdered().forward_log_det_jacobian(x).item(), 0.5 - 1.0 + 0.3, 1e-15);
+}
+
+TEST(UnitVector, TermIsMinusHalfTheSquaredNormAndRaysCollapse) {
+  const Tensor x = t({3.0, 0.0, -4.0});
+  const Tensor y = UnitVector().forward(x);
+  EXPECT_NEAR(y.at(0), 0.6, 1e-15);
+  EXPECT_NEAR(y.at(2), -0.8, 1e-15);
+  EXPECT_NEAR(UnitVector().forward_log_det_jacobian(x).item(), -12.5, 1e-15);
+  // Every point of a ray maps to the same unit vector; inverse picks the one on the sphere.
+  const Tensor y2 = UnitVector().forward(x * 0.01);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(y2.at(i), y.at(i), 1e-15);
+  const Tensor back = UnitVector().inverse(y);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(back.at(i), y.at(i));
+  EXPECT_NEAR(UnitVector().inverse_log_det_jacobian(y).item(), 0.5, 1e-15);
+}
+
+TEST(Bijectors, OffsetMultiplierIsStansAffineTransform) {
+  const OffsetMultiplier b(t({1.0, -2.0}), Tensor::scalar(4.0));
+  const Tensor y = b.forward(t({0.5, 0.25}));
+  EXPECT_NEAR(y.at(0), 3.0, 1e-15);
+  EXPECT_NEAR(y.at(1), -1.0, 1e-15);
+  EXPECT_NEAR(b.inverse(y).at(1), 0.25, 1e-15);
+  EXPECT_NEAR(b.forward_log_det_jacobian(t({0.5, 0.25})).at(0), std::log(4.0), 1e-15);
+  EXPECT_EQ(b.forward_log_det_jacobian(Tensor::scalar(0.0)).shape(), Shape({2}));
+  EXPECT_EQ(b.forward_image(Constraint::real()).kind, Constraint::Kind::real);
 }
 
 void expect_error(const std::function<void()>& f, const std::string& message) {
@@ -332,6 +427,20 @@ TEST(Bijectors, InvalidArgumentsNameTheBijector) {
                "StickBreaking: expects simplexes of shape (..., K) with K >= 2");
   expect_error([] { LowerCholesky().forward(Tensor::zeros(Shape{4})); },
                "LowerCholesky: the last axis must hold K(K+1)/2");
+  expect_error([] { Ordered().forward(Tensor::scalar(1.0)); }, "Ordered: expects free parameters of shape (..., K)");
+  expect_error(
+      [] {
+        PositiveOrdered().inverse(Tensor::zeros(Shape{2, 0}));
+      },
+      "PositiveOrdered: expects positive ordered vectors of shape (..., K) with K >= 1");
+  expect_error([] { UnitVector().forward(t({1.0})); },
+               "UnitVector: expects free parameters of shape (..., K) with K >= 2");
+  expect_error([] { (void)OffsetMultiplier(0.0, -1.0); }, "OffsetMultiplier: multiplier must be positive");
+  expect_error([] { (void)OffsetMultiplier(0.0, 0.0); }, "OffsetMultiplier: multiplier must be positive");
+  expect_error([] { (void)OffsetMultiplier(NAN, 1.0); }, "OffsetMultiplier: offset must be finite");
+  expect_error([] { (void)OffsetMultiplier(t({0.0, 1.0}), t({1.0, 2.0, 3.0})); }, "OffsetMultiplier");
+  expect_error([] { Ordered().forward_image(Constraint::positive()); },
+               "Ordered: the image of the positive support is not known");
   expect_error([] { Exp().forward_image(Constraint::positive()); },
                "Exp: the image of the positive support is not known");
   expect_error([] { Scale(-1.0).forward_image(Constraint::positive()); }, "Scale: the image of the positive support");
@@ -355,6 +464,9 @@ TEST(DefaultBijector, EachContinuousSupport) {
       {Constraint::simplex(), "StickBreaking", Shape{4}},
       {Constraint::corr_cholesky(), "CorrCholesky", Shape{6}},
       {Constraint::lower_cholesky(), "LowerCholesky", Shape{6}},
+      {Constraint::ordered(), "Ordered", Shape{4}},
+      {Constraint::positive_ordered(), "PositiveOrdered", Shape{4}},
+      {Constraint::unit_vector(), "UnitVector", Shape{3}},
   };
   for (const RegistryRow& row : rows) {
     SCOPED_TRACE(row.support.str());

@@ -1,6 +1,6 @@
 // Conformance rows and shape tests for the wrapper distributions: Independent, Sample,
-// TransformedDistribution, MixtureSameFamily and Deterministic. References are closed forms
-// written out here (normal log densities summed or mixed by hand, the log-normal density).
+// TransformedDistribution, MixtureSameFamily, Deterministic, Reparameterized and Restricted. References are closed
+// forms written out here (normal log densities summed or mixed by hand, the log-normal density).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +15,8 @@
 #include "variate/distributions/mixture_same_family.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/distributions/parameters.hpp"
+#include "variate/distributions/reparameterized.hpp"
+#include "variate/distributions/restricted.hpp"
 #include "variate/distributions/sample.hpp"
 #include "variate/distributions/stick_breaking.hpp"
 #include "variate/distributions/transformed_distribution.hpp"
@@ -114,6 +116,34 @@ std::vector<DistributionCase> cases() {
        .reference_values = t({mixture_lpdf(0.25, {0, 0, 0}, {-1, 0, 1}, {0.5, 0.75, 1.0}),
                               mixture_lpdf(6.5, {2.0, -1.0, 0.5}, {5, 6, 8}, {0.5, 0.75, 1.0})}),
        .provenance = "logsumexp of log weights + closed-form normal log densities"},
+      // The base's density, draws and moments; only inference's coordinates change.
+      {.name = "Reparameterized_Normal_OffsetMultiplier",
+       .make =
+           [](S p) {
+             return std::make_shared<Reparameterized>(normal(p[0], p[1]),
+                                                      std::make_shared<OffsetMultiplier>(p[0], p[1]));
+           },
+       .params = {t({0.5, -1.0, 2.0}), t({1.0, 0.3, 4.0})},
+       .value = t({0.1, -0.8, 5.0}),
+       .reference = [](const std::vector<double>& p, double x) { return normal_lpdf(x, p[0], p[1]); },
+       .provenance = "closed-form normal log density"},
+      // Stan's `ordered[3] c; c ~ normal(loc, scale);`: the unnormalized iid density on ordered
+      // vectors, -inf on the others. Draws are sorted iid draws; their moments (order statistics)
+      // are checked in transforms_test.cpp.
+      {.name = "Restricted_ordered_Normal",
+       .make =
+           [](S p) {
+             return std::make_shared<Restricted>(std::make_shared<Sample>(normal(p[0], p[1]), Shape{3}),
+                                                 Constraint::ordered());
+           },
+       .params = {Tensor::scalar(0.5), Tensor::scalar(2.0)},
+       .value = t({-1.0, 0.25, 3.0}),
+       .reference_values =
+           Tensor::scalar(normal_lpdf(-1.0, 0.5, 2.0) + normal_lpdf(0.25, 0.5, 2.0) + normal_lpdf(3.0, 0.5, 2.0)),
+       .provenance = "sum of closed-form normal log densities (Stan: no renormalization)",
+       .outside = t({0.25, -1.0, 3.0}),
+       .check_mean = false,
+       .check_variance = false},
       // Parameters are captured rather than passed: the density is flat (0 or -inf), so there is no
       // gradient to compare with finite differences. loc values are exact in binary so that the
       // sample mean of identical draws is exact.

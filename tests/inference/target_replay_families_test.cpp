@@ -21,6 +21,8 @@
 #include "variate/distributions/mixture_same_family.hpp"
 #include "variate/distributions/multivariate_normal.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/distributions/ordered.hpp"
+#include "variate/distributions/restricted.hpp"
 #include "variate/distributions/sample.hpp"
 #include "variate/distributions/stick_breaking.hpp"
 #include "variate/distributions/transformed_distribution.hpp"
@@ -331,6 +333,43 @@ std::vector<FamilyModel> family_models() {
       RandomVariable(std::make_shared<dist::TransformedDistribution>(base, std::make_shared<dist::StickBreaking>()),
                      "y");
     });
+  });
+  // Declared transforms: restricted supports (their default bijectors), an improper site on a
+  // vector support, and a bijector chosen for the site and computed from other sites.
+  row("Restricted ordered (Ordered)", [=] {
+    auto [mu, s] = latents();
+    auto c = Restricted(std::make_shared<dist::Sample>(std::make_shared<dist::Normal>(mu, s), Shape{3}),
+                        Constraint::ordered(), "c");
+    observe(reals, [&] { Normal(c, 1.0, "y"); });
+  });
+  row("Restricted positive_ordered (PositiveOrdered)", [=] {
+    auto [mu, s] = latents();
+    auto c = Restricted(std::make_shared<dist::Sample>(std::make_shared<dist::Exponential>(s), Shape{3}),
+                        Constraint::positive_ordered(), "c");
+    observe(reals, [&] { Normal(c + mu, 1.0, "y"); });
+  });
+  row("ImproperUniform unit_vector (UnitVector)", [=] {
+    auto [mu, s] = latents();
+    auto u = ImproperUniform(Constraint::unit_vector(), "u", {3});
+    observe(reals, [&] { Normal(u * mu, s, "y"); });
+  });
+  row("Restricted lower_cholesky (LowerCholesky)", [] {
+    auto s = HalfNormal(1.0, "s");
+    auto l = Restricted(std::make_shared<dist::Sample>(std::make_shared<dist::Normal>(0.0, s), Shape{3, 3}),
+                        Constraint::lower_cholesky(), "L");
+    observe(Tensor::vec({0.5, -1.0, 0.3}), [&] { MultivariateNormalTriL(Tensor::zeros(Shape{3}), l, "y"); });
+  });
+  row("Reparameterized (OffsetMultiplier), offset and multiplier latent", [=] {
+    auto [mu, s] = latents();
+    auto theta = WithOffsetMultiplier(std::make_shared<dist::Normal>(mu, s), mu, s, "theta", {3});
+    observe(reals, [&] { Normal(theta, 1.0, "y"); });
+  });
+  row("Reparameterized (Ordered) on a Restricted site", [=] {
+    auto [mu, s] = latents();
+    auto base = std::make_shared<dist::Restricted>(
+        std::make_shared<dist::Sample>(std::make_shared<dist::Normal>(mu, s), Shape{3}), Constraint::ordered());
+    auto c = Reparameterized(base, std::make_shared<dist::Ordered>(), "c");
+    observe(reals, [&] { Normal(c, 1.0, "y"); });
   });
   row("MixtureSameFamily", [=] {
     auto logits = Normal(0.0, 1.0, "logits", {3});

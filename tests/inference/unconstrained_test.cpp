@@ -6,6 +6,10 @@
 
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
+#include "variate/distributions/exponential.hpp"
+#include "variate/distributions/normal.hpp"
+#include "variate/distributions/parameters.hpp"
+#include "variate/distributions/sample.hpp"
 #include "variate/inference/unconstrained.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -145,6 +149,64 @@ TEST(Unconstrained, ASupportThatChangesKindIsAnError) {
   const bool traced_positive = space.sites()[1].support == Constraint::Kind::positive;
   const Tensor other = Tensor::vec({traced_positive ? -1.0 : 1.0, 0.0});
   EXPECT_ERROR(space.log_density(other), "the support of site 'b' was");
+}
+
+// Stan's `real<offset=mu, multiplier=tau> theta; theta ~ normal(mu, tau);`: theta's coordinate is
+// (theta - mu) / tau with mu and tau at their current values, so the space is not static, and the
+// density is the centered model's with log tau added (the Jacobian).
+void offset_multiplier() {
+  auto mu = Normal(0.0, 5.0, "mu");
+  auto tau = HalfNormal(5.0, "tau");
+  WithOffsetMultiplier(std::make_shared<dist::Normal>(mu, tau), mu, tau, "theta", {2});
+}
+
+TEST(Unconstrained, OffsetMultiplierFollowsTheOtherSites) {
+  const inference::Unconstrained space(offset_multiplier);
+  EXPECT_FALSE(space.static_supports());
+  EXPECT_STREQ(space.sites()[2].bijector->name(), "OffsetMultiplier");
+  for (double x_tau : {-1.0, 0.5}) {
+    const Tensor flat = Tensor::vec({1.5, x_tau, 0.3, -0.8});
+    const double tau = std::exp(x_tau);
+    const tracing::Values values = space.constrain(flat);
+    EXPECT_NEAR(values.at("theta").at(0), 1.5 + tau * 0.3, 1e-14);
+    EXPECT_NEAR(values.at("theta").at(1), 1.5 - tau * 0.8, 1e-14);
+    const double expected = tracing::make_log_joint(offset_multiplier)(values).item() + x_tau + 2 * std::log(tau);
+    EXPECT_NEAR(space.log_density(flat).item(), expected, 1e-12);
+    testing::expect_ad([&](std::span<const Tensor> v) { return space.log_density(v[0]); }, {flat});
+    const Tensor back = space.unconstrain(values);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(back.at(i), flat.at(i), 1e-12);
+  }
+}
+
+// Restricted sites and vector supports: ordered (K -> K coordinates), positive_ordered, unit_vector
+// (K coordinates for a K-vector), a Cholesky factor (K(K+1)/2); the sites with no exact sampler
+// start where inference starts a chain.
+void declared_supports() {
+  auto iid = [](DistributionPtr d, Shape shape) { return std::make_shared<dist::Sample>(std::move(d), shape); };
+  Restricted(iid(std::make_shared<dist::Normal>(0.0, 5.0), {3}), Constraint::ordered(), "c");
+  Restricted(iid(std::make_shared<dist::Exponential>(1.0), {2}), Constraint::positive_ordered(), "t");
+  Restricted(iid(std::make_shared<dist::Normal>(0.0, 1.0), {3}), Constraint::unit_vector(), "u");
+  Restricted(iid(std::make_shared<dist::Normal>(0.0, 1.0), {2, 2}), Constraint::lower_cholesky(), "L");
+  ImproperUniform(Constraint::ordered(), "flat", {2});
+}
+
+TEST(Unconstrained, DeclaredSupports) {
+  const inference::Unconstrained space(declared_supports);
+  EXPECT_TRUE(space.static_supports());
+  EXPECT_EQ(space.dimension(), 3 + 2 + 3 + 3 + 2);
+  const Tensor flat = Tensor::vec({0.1, -0.5, 0.4, 0.2, -0.3, 0.6, 0.0, -0.8, 0.3, 1.2, -0.4, -1.0, 0.7});
+  const tracing::Values values = space.constrain(flat);
+  EXPECT_EQ(prim::sum(dist::in_support(Constraint::ordered(), values.at("c"))).item(), 1.0);
+  EXPECT_EQ(prim::sum(dist::in_support(Constraint::positive_ordered(), values.at("t"))).item(), 1.0);
+  EXPECT_EQ(prim::sum(dist::in_support(Constraint::unit_vector(), values.at("u"))).item(), 1.0);
+  EXPECT_EQ(prim::sum(dist::in_support(Constraint::lower_cholesky(), values.at("L"))).item(), 1.0);
+  EXPECT_TRUE(std::isfinite(space.log_density(flat).item()));
+  testing::expect_ad([&](std::span<const Tensor> v) { return space.log_density(v[0]); }, {flat});
+  // Round trips, except the unit vector's coordinates, which come back scaled to norm 1.
+  const Tensor back = space.unconstrain(values);
+  for (int i : {0, 1, 2, 3, 4, 8, 9, 10, 11, 12}) EXPECT_NEAR(back.at(i), flat.at(i), 1e-12) << i;
+  const double norm = std::sqrt(0.6 * 0.6 + 0.0 + 0.8 * 0.8);
+  for (int i = 5; i < 8; ++i) EXPECT_NEAR(back.at(i), flat.at(i) / norm, 1e-12) << i;
 }
 
 }  // namespace

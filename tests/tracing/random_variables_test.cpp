@@ -6,6 +6,11 @@
 
 #include <cmath>
 
+#include "support/expect_error.hpp"
+#include "variate/distributions/bijectors.hpp"
+#include "variate/distributions/exponential.hpp"
+#include "variate/distributions/normal.hpp"
+#include "variate/distributions/sample.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -92,6 +97,35 @@ TEST(RandomVariables, ElementsIndexLikeNumPyAndCarryGradients) {
   auto x = Normal(0.0, 1.0, "x", {2});
   EXPECT_THROW(x(2), Error);
   EXPECT_THROW(x(0, 0), Error);
+
+// The transform constructors: a site with the base's draws (sorted for an iid restriction to
+// ordered vectors), and errors that name the site and the wrapper.
+TEST(RandomVariables, TransformsMakeSites) {
+  tracing::Trace trace;
+  tracing::Seed seed(random::Key(5));
+  auto mu = Normal(1.0, 1.0, "mu");
+  auto theta = WithOffsetMultiplier(std::make_shared<dist::Normal>(mu, 2.0), mu, 2.0, "theta", {8});
+  EXPECT_EQ(theta.value().shape(), Shape({8}));
+  EXPECT_STREQ(theta.distribution().name(), "Reparameterized");
+  auto sigma = Reparameterized(std::make_shared<dist::Exponential>(1.0), std::make_shared<dist::Softplus>(), "sigma");
+  EXPECT_GT(sigma.value().item(), 0.0);
+  auto c = Restricted(std::make_shared<dist::Sample>(std::make_shared<dist::Normal>(0.0, 5.0), Shape{4}),
+                      Constraint::ordered(), "c", {2});
+  ASSERT_EQ(c.value().shape(), Shape({2, 4}));
+  for (std::int64_t r = 0; r < 2; ++r)
+    for (std::int64_t k = 1; k < 4; ++k) EXPECT_LT(c.value().at(r * 4 + k - 1), c.value().at(r * 4 + k));
+  EXPECT_TRUE(std::isfinite(c.log_prob().item()));
+  EXPECT_EQ(trace.sites().size(), 4u);
+
+  const auto normal = std::make_shared<dist::Normal>(0.0, 1.0);
+  EXPECT_ERROR(WithOffsetMultiplier(normal, 0.0, -1.0, "theta2"),
+               "site 'theta2': OffsetMultiplier: multiplier must be positive and finite, got -1");
+  EXPECT_ERROR(Reparameterized(normal, std::make_shared<dist::Exp>(), "r"),
+               "site 'r': Reparameterized: bijector Exp must map the real line onto the real support");
+  EXPECT_ERROR(Restricted(normal, Constraint::ordered(), "o"), "site 'o': Restricted: the ordered support spans");
+  // Draws that cannot be made exactly are refused, naming the site.
+  EXPECT_ERROR(Restricted(std::make_shared<dist::Sample>(normal, Shape{3}), Constraint::unit_vector(), "u"),
+               "Restricted::sample: no exact sampler");
 }
 
 }  // namespace

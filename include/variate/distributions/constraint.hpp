@@ -17,7 +17,11 @@ struct Constraint {
     greater_than,         // (low, inf)
     simplex,              // last axis non-negative and summing to 1
     corr_cholesky,        // lower-triangular Cholesky factors of correlation matrices (last two axes)
-    lower_cholesky,       // lower-triangular with positive diagonal
+    lower_cholesky,       // lower-triangular with positive diagonal: Cholesky factors of covariance
+                          // matrices (Stan's cholesky_factor_cov[K], square K x K; last two axes)
+    ordered,              // last axis strictly increasing (Stan's ordered[K])
+    positive_ordered,     // last axis positive and strictly increasing (Stan's positive_ordered[K])
+    unit_vector,          // last axis of Euclidean norm 1 (Stan's unit_vector[K], K >= 2)
     nonnegative_integer,  // 0, 1, 2, ...
     integer_interval,     // low, ..., high (inclusive)
     boolean,              // 0 or 1
@@ -34,6 +38,9 @@ struct Constraint {
   static Constraint simplex() { return {Kind::simplex, {}, {}}; }
   static Constraint corr_cholesky() { return {Kind::corr_cholesky, {}, {}}; }
   static Constraint lower_cholesky() { return {Kind::lower_cholesky, {}, {}}; }
+  static Constraint ordered() { return {Kind::ordered, {}, {}}; }
+  static Constraint positive_ordered() { return {Kind::positive_ordered, {}, {}}; }
+  static Constraint unit_vector() { return {Kind::unit_vector, {}, {}}; }
   static Constraint nonnegative_integer() { return {Kind::nonnegative_integer, {}, {}}; }
   static Constraint integer_interval(Tensor low, Tensor high) {
     return {Kind::integer_interval, std::move(low), std::move(high)};
@@ -42,7 +49,8 @@ struct Constraint {
   static Constraint multinomial_counts(Tensor total_count) { return {Kind::multinomial_counts, {}, std::move(total_count)}; }
 
   bool is_discrete() const;
-  /// Number of trailing axes that one constrained value spans (1 for simplex, 2 for Cholesky factors).
+  /// Number of trailing axes that one constrained value spans (1 for simplex, ordered,
+  /// positive_ordered and unit_vector, 2 for Cholesky factors).
   int event_ndims() const;
   std::string str() const;
 };

@@ -3,14 +3,19 @@
 
 namespace variate::dist {
 
-/// ImproperUniform(support) (NumPyro): the flat "density" 1 on an element-wise support: Stan's
-/// parameter declared without a sampling statement (`real mu;`, `real<lower=0> sigma;`). log p(x)
-/// is 0 inside the support and -inf outside. It is not a probability distribution, so it has no
-/// draws (sample throws); inference starts such a site at a point of its own (Unconstrained).
+/// ImproperUniform(support, shape) (NumPyro): the flat "density" 1 on a continuous support: Stan's
+/// parameter declared without a sampling statement (`real mu;`, `real<lower=0> sigma;`,
+/// `ordered[K] c;`, `unit_vector[3] u;`). log p(x) is 0 inside the support and -inf outside. It is
+/// not a probability distribution in general, so it has no draws (sample throws); inference starts
+/// such a site at a point of its own (Unconstrained). On a bounded set it is the uniform
+/// distribution up to a constant: on unit_vector the uniform distribution on the sphere, on
+/// simplex Dirichlet(1, ..., 1).
 class ImproperUniform final : public Distribution {
  public:
-  /// support: real, positive, unit_interval, greater_than or interval.
-  ImproperUniform(Constraint support, Shape batch_shape, DType dtype = DType::f64);
+  /// support: real, positive, unit_interval, greater_than, interval, ordered, positive_ordered,
+  /// unit_vector, simplex, lower_cholesky or corr_cholesky. `shape` is the shape of one value: its
+  /// last support.event_ndims() axes are the event (the vector or matrix), the rest the batch.
+  ImproperUniform(Constraint support, Shape shape, DType dtype = DType::f64);
   const char* name() const override { return "ImproperUniform"; }
 
   Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;

@@ -61,7 +61,7 @@ Shape broadcast_batch(const char* family, std::initializer_list<Tensor> params);
 Tensor as_dtype(const Tensor& x, DType dtype);
 
 /// Boolean mask: which elements of `value` lie in `support` (per element for scalar supports;
-/// reduced over the event axes for simplex, Cholesky and multinomial supports).
+/// reduced over the event axes for simplex, ordered, unit_vector, Cholesky and multinomial supports).
 Tensor in_support(const Constraint& support, const Tensor& value);
 /// log_prob with -inf where the value is outside the support (and the value's NaN stays NaN).
 Tensor mask_outside_support(const Constraint& support, const Tensor& value, const Tensor& log_prob);

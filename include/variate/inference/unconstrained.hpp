@@ -1,9 +1,11 @@
 #pragma once
 // The unconstrained parameterization inference works in (layer 7): trace the model once to find its
 // latent sites (neither observed nor intervened), their shapes and supports; lay them out in one
-// flat real vector through each support's default bijector, with the log|det J| terms. The
-// bijector is built from the support as the program makes it at each evaluation, so a bound that
-// depends on another parameter (`Uniform(0, a)`, Stan's `<lower=0, upper=a>`) follows it.
+// flat real vector through each site's bijector (dist::unconstraining_bijector: its support's
+// default bijector, or the one a dist::Reparameterized site names), with the log|det J| terms. The
+// bijector is built from the distribution as the program makes it at each evaluation, so a bound
+// that depends on another parameter (`Uniform(0, a)`, Stan's `<lower=0, upper=a>`) or an offset and
+// multiplier that do (Stan's `<offset=mu, multiplier=tau>`) follow it.
 //
 //   inference::Unconstrained space(model);
 //   Tensor lp = space.log_density(flat);        // flat: (dimension) or (chains, dimension)
@@ -54,8 +56,8 @@ class Unconstrained {
   const std::string& shard_axis() const { return shard_axis_; }
   /// How many leading coordinates belong to replicated sites (dimension() when not sharded).
   std::int64_t replicated_dimension() const { return replicated_dimension_; }
-  /// Whether no site's support depends on another site's value: then constrain and unconstrain
-  /// use the traced bijectors and need not run the program.
+  /// Whether no site's support or bijector depends on another site's value: then constrain and
+  /// unconstrain use the traced bijectors and need not run the program.
   bool static_supports() const { return static_supports_; }
 
   /// The constrained value of every latent site; `flat` is (dimension) or (batch, dimension).

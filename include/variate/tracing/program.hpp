@@ -27,7 +27,7 @@ void run_program(const Program& program);
 /// needs them to tell batch dims (and an enumerated site's values) from a site's own dims.
 SiteRanks site_ranks(const Program& program);
 
-/// Gives each site with an improper prior (ImproperUniform, which has no draws) a value, uniform in
+/// Gives each site without draws (an improper prior, a restriction with no exact sampler) a value, uniform in
 /// (-2, 2) on the unconstrained space as Stan initializes, so that the program can be traced to learn
 /// its sites. Goes outside the Seed that gives the keys.
 class StartImproperSites : public Tracer {

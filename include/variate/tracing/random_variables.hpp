@@ -11,6 +11,7 @@
 // independent copies of the distribution.
 #include <string>
 
+#include "variate/distributions/bijector.hpp"
 #include "variate/tracing/random_variable.hpp"
 
 namespace variate {
@@ -82,9 +83,38 @@ RandomVariable Deterministic(Tensor value, std::string name = "");
 void factor(std::string name, Tensor log_weight);
 
 /// A parameter with a flat, improper prior on `support` (real, positive, unit_interval,
-/// greater_than or interval): Stan's parameter declared without a sampling statement.
+/// greater_than, interval, ordered, positive_ordered, unit_vector, simplex, lower_cholesky or
+/// corr_cholesky): Stan's parameter declared without a sampling statement. `shape` is the value's
+/// shape, the support's event axes last.
 ///   auto mu = variate::ImproperUniform(Constraint::real(), "mu");
 ///   auto sigma = variate::ImproperUniform(Constraint::positive(), "sigma", {3});
+///   auto c = variate::ImproperUniform(Constraint::ordered(), "c", {4});       // ordered[4] c;
+///   auto u = variate::ImproperUniform(Constraint::unit_vector(), "u", {3});   // uniform on the sphere
 RandomVariable ImproperUniform(Constraint support, std::string name = "", Shape shape = {}, DType dtype = DType::f64);
+
+// Transforms: which coordinates inference samples a site in. Any distribution makes a site with
+// RandomVariable(distribution, name, sample_shape) (Edward2's ed.RandomVariable); these wrap it.
+
+/// A site with `base`'s density and draws, sampled through `bijector` (which must map R^n onto the
+/// base's support) instead of its support's default bijector; see dist::Reparameterized.
+///   auto sigma = variate::Reparameterized(std::make_shared<dist::HalfNormal>(1.0),
+///                                         std::make_shared<dist::Softplus>(), "sigma");
+RandomVariable Reparameterized(DistributionPtr base, BijectorPtr bijector, std::string name = "",
+                               Shape sample_shape = {});
+
+/// Stan's `real<offset=offset, multiplier=multiplier> theta; theta ~ base;`: the site has `base`'s
+/// density and draws, and inference samples (theta - offset) / multiplier (dist::OffsetMultiplier),
+/// the non-centered parameterization, while the model stays centered. Eight schools:
+///   auto mu = variate::Normal(0.0, 5.0, "mu");
+///   auto tau = variate::HalfCauchy(0.0, 5.0, "tau");
+///   auto theta = variate::WithOffsetMultiplier(std::make_shared<dist::Normal>(mu, tau), mu, tau, "theta", {8});
+///   variate::Normal(theta, sigma, "y");   // observed
+RandomVariable WithOffsetMultiplier(DistributionPtr base, Tensor offset, Tensor multiplier, std::string name = "",
+                                    Shape sample_shape = {});
+
+/// `base` restricted to `support` (dist::Restricted): Stan's `ordered[K] c; c ~ normal(0, 5);`
+///   auto c = variate::Restricted(std::make_shared<dist::Sample>(std::make_shared<dist::Normal>(0.0, 5.0), Shape{4}),
+///                                Constraint::ordered(), "c");
+RandomVariable Restricted(DistributionPtr base, Constraint support, std::string name = "", Shape sample_shape = {});
 
 }  // namespace variate
