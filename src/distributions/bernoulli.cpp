@@ -57,4 +57,15 @@ Tensor Bernoulli::cdf(const Tensor& value) const {
   return where(ne(x, x), x, cdf);  // NaN stays NaN
 }
 
+// -p log p - (1 - p) log(1 - p) = -(p log_sigmoid(l) + (1 - p) log_sigmoid(-l)) with l the logits
+// (stable for large |l|), and 0 at p = 0 or 1.
+Tensor Bernoulli::entropy() const {
+  const Tensor p = probs_parameter();
+  const Tensor l = logits_parameter();
+  const Tensor zero = Tensor::scalar(0.0, p.dtype()), one = Tensor::scalar(1.0, p.dtype());
+  const Tensor safe_l = where(logical_or(eq(p, zero), eq(p, one)), zero, l);
+  const Tensor h = -(p * log_sigmoid(safe_l) + (1.0 - p) * log_sigmoid(-safe_l));
+  return broadcast_to(where(logical_or(eq(p, zero), eq(p, one)), zero, h), batch_shape());
+}
+
 }  // namespace variate::dist

@@ -58,4 +58,13 @@ Tensor Beta::variance() const {
   return broadcast_to(concentration1_ * concentration0_ / (square(total) * (total + 1.0)), batch_shape());
 }
 
+// lbeta(a, b) - (a - 1) digamma(a) - (b - 1) digamma(b) + (a + b - 2) digamma(a + b).
+Tensor Beta::entropy() const {
+  const Tensor &a = concentration1_, &b = concentration0_;
+  const Tensor s = a + b;
+  return broadcast_to(lgamma(a) + lgamma(b) - lgamma(s) - (a - 1.0) * digamma(a) - (b - 1.0) * digamma(b) +
+                          (s - 2.0) * digamma(s),
+                      batch_shape());
+}
+
 }  // namespace variate::dist

@@ -61,4 +61,7 @@ Tensor Cauchy::cdf(const Tensor& value) const {
 Tensor Cauchy::mean() const { variate::detail::fail("Cauchy: the mean does not exist (the tails are too heavy)"); }
 Tensor Cauchy::variance() const { variate::detail::fail("Cauchy: the variance does not exist (the tails are too heavy)"); }
 
+// log(4 pi scale).
+Tensor Cauchy::entropy() const { return broadcast_to(log(scale_ * (4 * std::numbers::pi)), batch_shape()); }
+
 }  // namespace variate::dist

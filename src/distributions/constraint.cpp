@@ -27,6 +27,7 @@ std::string Constraint::str() const {
     case Kind::unit_interval: return "unit_interval";
     case Kind::interval: return "interval";
     case Kind::greater_than: return "greater_than";
+    case Kind::less_than: return "less_than";
     case Kind::simplex: return "simplex";
     case Kind::corr_cholesky: return "corr_cholesky";
     case Kind::lower_cholesky: return "lower_cholesky";

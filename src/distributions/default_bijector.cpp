@@ -23,6 +23,11 @@ BijectorPtr default_bijector(const Constraint& support) {
     case K::interval: return std::make_shared<Interval>(support.low, support.high);
     case K::greater_than:
       return std::make_shared<Chain>(std::vector<BijectorPtr>{std::make_shared<Shift>(support.low), std::make_shared<Exp>()});
+    // high - exp(u): the mirror image of greater_than.
+    case K::less_than:
+      return std::make_shared<Chain>(std::vector<BijectorPtr>{std::make_shared<Shift>(support.high),
+                                                              std::make_shared<Scale>(Tensor::scalar(-1.0, support.high.dtype())),
+                                                              std::make_shared<Exp>()});
     case K::simplex: return std::make_shared<StickBreaking>();
     case K::corr_cholesky: return std::make_shared<CorrCholesky>();
     case K::lower_cholesky: return std::make_shared<LowerCholesky>();

@@ -81,4 +81,13 @@ Tensor Dirichlet::variance() const {
   return broadcast_to(v, sample_full_shape({}));
 }
 
+// log B(alpha) + (a0 - K) digamma(a0) - sum_j (alpha_j - 1) digamma(alpha_j), a0 = sum alpha.
+Tensor Dirichlet::entropy() const {
+  const int last[] = {-1};
+  const Tensor& a = concentration_;
+  const Tensor a0 = sum(a, last);
+  const double k = double(a.dim(-1));
+  return sum(lgamma(a), last) - lgamma(a0) + (a0 - k) * digamma(a0) - sum((a - 1.0) * digamma(a), last);
+}
+
 }  // namespace variate::dist

@@ -41,4 +41,8 @@ Tensor Exponential::cdf(const Tensor& value) const {
   return -expm1(-rate_ * maximum(x, Tensor::scalar(0.0, dtype())));
 }
 
+Tensor Exponential::icdf(const Tensor& p) const { return -log1p(-dist::as_dtype(p, dtype())) / rate_; }
+// 1 - log(rate).
+Tensor Exponential::entropy() const { return broadcast_to(1.0 - log(rate_), batch_shape()); }
+
 }  // namespace variate::dist

@@ -54,4 +54,10 @@ Tensor Gamma::cdf(const Tensor& value) const {
 Tensor Gamma::mean() const { return broadcast_to(concentration_ / rate_, batch_shape()); }
 Tensor Gamma::variance() const { return broadcast_to(concentration_ / square(rate_), batch_shape()); }
 
+// a - log(b) + lgamma(a) + (1 - a) digamma(a).
+Tensor Gamma::entropy() const {
+  const Tensor& a = concentration_;
+  return broadcast_to(a - log(rate_) + lgamma(a) + (1.0 - a) * digamma(a), batch_shape());
+}
+
 }  // namespace variate::dist

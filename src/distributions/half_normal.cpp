@@ -45,4 +45,9 @@ Tensor HalfNormal::cdf(const Tensor& value) const {
   return erf(maximum(x, Tensor::scalar(0.0, dtype())) / (scale_ * std::numbers::sqrt2));
 }
 
+// log(scale sqrt(pi e / 2)).
+Tensor HalfNormal::entropy() const {
+  return broadcast_to(log(scale_) + 0.5 * std::log(std::numbers::pi * std::numbers::e / 2), batch_shape());
+}
+
 }  // namespace variate::dist

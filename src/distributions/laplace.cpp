@@ -52,4 +52,11 @@ Tensor Laplace::cdf(const Tensor& value) const {
   return 0.5 - 0.5 * sign(z) * expm1(-abs(z));
 }
 
+Tensor Laplace::icdf(const Tensor& p) const {
+  const Tensor centered = dist::as_dtype(p, dtype()) - 0.5;
+  return loc_ - scale_ * sign(centered) * log1p(-2.0 * abs(centered));
+}
+// log(2 scale) + 1.
+Tensor Laplace::entropy() const { return broadcast_to(log(2.0 * scale_) + 1.0, batch_shape()); }
+
 }  // namespace variate::dist

@@ -53,4 +53,11 @@ Tensor Logistic::variance() const {
 
 Tensor Logistic::cdf(const Tensor& value) const { return sigmoid((dist::as_dtype(value, dtype()) - loc_) / scale_); }
 
+Tensor Logistic::icdf(const Tensor& p) const {
+  const Tensor q = dist::as_dtype(p, dtype());
+  return loc_ + scale_ * (log(q) - log1p(-q));
+}
+// log(scale) + 2.
+Tensor Logistic::entropy() const { return broadcast_to(log(scale_) + 2.0, batch_shape()); }
+
 }  // namespace variate::dist

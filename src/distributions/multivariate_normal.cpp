@@ -156,4 +156,12 @@ Tensor MultivariateNormal::variance() const {
   return broadcast_to(sum(square(scale_tril_), last), sample_full_shape({}));
 }
 
+// k (1 + log(2 pi)) / 2 + log|det scale_tril|.
+Tensor MultivariateNormal::entropy() const {
+  const int last[] = {-1};
+  const double k = double(loc_.dim(-1));
+  const Tensor log_det = sum(log(diagonal(scale_tril_)), last);
+  return broadcast_to(log_det + 0.5 * k * (1 + std::log(2 * std::numbers::pi)), batch_shape());
+}
+
 }  // namespace variate::dist

@@ -86,6 +86,7 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
     case K::unit_interval: return both(prim::binary(BinaryOp::gt, v, zero), prim::binary(BinaryOp::lt, v, 1.0));
     case K::interval: return both(prim::binary(BinaryOp::gt, v, c.low), prim::binary(BinaryOp::lt, v, c.high));
     case K::greater_than: return both(prim::binary(BinaryOp::gt, v, c.low), prim::binary(BinaryOp::lt, v, INFINITY));
+    case K::less_than: return both(prim::binary(BinaryOp::lt, v, c.high), prim::binary(BinaryOp::gt, v, -INFINITY));
     case K::nonnegative_integer: return both(integer(), prim::binary(BinaryOp::ge, v, zero));
     case K::integer_interval:
       return both(integer(), both(prim::binary(BinaryOp::ge, v, c.low), prim::binary(BinaryOp::le, v, c.high)));

@@ -98,4 +98,11 @@ Tensor StudentT::variance() const {
   return broadcast_to(where(finite, v, undefined), batch_shape());
 }
 
+// (df + 1) / 2 (digamma((df + 1) / 2) - digamma(df / 2)) + log(sqrt(df) B(df / 2, 1 / 2)) + log(scale).
+Tensor StudentT::entropy() const {
+  const Tensor h = df_ * 0.5, h1 = (df_ + 1.0) * 0.5;
+  const Tensor log_beta = lgamma(h) + std::lgamma(0.5) - lgamma(h1);
+  return broadcast_to(h1 * (digamma(h1) - digamma(h)) + 0.5 * log(df_) + log_beta + log(scale_), batch_shape());
+}
+
 }  // namespace variate::dist

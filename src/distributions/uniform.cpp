@@ -50,4 +50,7 @@ Tensor Uniform::cdf(const Tensor& value) const {
   return minimum(maximum(fraction, Tensor::scalar(0.0, dtype())), Tensor::scalar(1.0, dtype()));
 }
 
+Tensor Uniform::icdf(const Tensor& p) const { return low_ + (high_ - low_) * dist::as_dtype(p, dtype()); }
+Tensor Uniform::entropy() const { return broadcast_to(log(high_ - low_), batch_shape()); }
+
 }  // namespace variate::dist

@@ -1,5 +1,6 @@
 #include "variate/distributions/weibull.hpp"
 
+#include <numbers>
 #include <limits>
 
 #include "distributions/prim_math.hpp"
@@ -63,6 +64,15 @@ Tensor Weibull::cdf(const Tensor& value) const {
   // 1 - exp(-(x / s)^k) for x >= 0; clamping x at 0 gives 0 below the support.
   const Tensor x = maximum(dist::as_dtype(value, dtype()), Tensor::scalar(0.0, dtype()));
   return -expm1(-pow(x / scale_, concentration_));
+}
+
+Tensor Weibull::icdf(const Tensor& p) const {
+  return scale_ * pow(-log1p(-dist::as_dtype(p, dtype())), 1.0 / concentration_);
+}
+// gamma_E (1 - 1 / k) + log(scale / k) + 1.
+Tensor Weibull::entropy() const {
+  return broadcast_to(std::numbers::egamma * (1.0 - 1.0 / concentration_) + log(scale_ / concentration_) + 1.0,
+                      batch_shape());
 }
 
 }  // namespace variate::dist

@@ -37,6 +37,14 @@
 #include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/reparameterized.hpp"
 #include "variate/distributions/restricted.hpp"
+#include "variate/distributions/gumbel.hpp"
+#include "variate/distributions/pareto.hpp"
+#include "variate/distributions/beta_binomial.hpp"
+#include "variate/distributions/zero_inflated.hpp"
+#include "variate/distributions/ordered_logistic.hpp"
+#include "variate/distributions/ordered_probit.hpp"
+#include "variate/distributions/gaussian_random_walk.hpp"
+#include "variate/distributions/truncated.hpp"
 
 namespace variate {
 namespace {
@@ -162,6 +170,77 @@ RandomVariable MultivariateNormalDiag(Tensor loc, Tensor scale_diag, std::string
 RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::LKJCholesky(dimension, std::move(concentration)); });
 }
+// Issue 20: more families.
+RandomVariable Gumbel(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::Gumbel(std::move(loc), std::move(scale)); });
+}
+RandomVariable Pareto(Tensor concentration, Tensor scale, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::Pareto(std::move(concentration), std::move(scale)); });
+}
+RandomVariable BetaBinomial(Tensor total_count, Tensor concentration1, Tensor concentration0, std::string name,
+                            Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] {
+    return dist::BetaBinomial(std::move(total_count), std::move(concentration1), std::move(concentration0));
+  });
+}
+
+namespace {
+
+dist::ZeroInflated zero_inflated(DistributionPtr base, const Probs& gate) {
+  return dist::ZeroInflated::from_probs(std::move(base), gate.value);
+}
+dist::ZeroInflated zero_inflated(DistributionPtr base, const Logits& gate) {
+  return dist::ZeroInflated::from_logits(std::move(base), gate.value);
+}
+DistributionPtr negative_binomial(const Tensor& total_count, const Probs& p) {
+  return std::make_shared<dist::NegativeBinomial>(dist::NegativeBinomial::from_probs(total_count, p.value));
+}
+DistributionPtr negative_binomial(const Tensor& total_count, const Logits& l) {
+  return std::make_shared<dist::NegativeBinomial>(dist::NegativeBinomial::from_logits(total_count, l.value));
+}
+
+}  // namespace
+
+RandomVariable ZeroInflatedPoisson(Tensor rate, Probs gate, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape,
+              [&] { return zero_inflated(std::make_shared<dist::Poisson>(std::move(rate)), gate); });
+}
+RandomVariable ZeroInflatedPoisson(Tensor rate, Logits gate, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape,
+              [&] { return zero_inflated(std::make_shared<dist::Poisson>(std::move(rate)), gate); });
+}
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Probs probs, Probs gate, std::string name,
+                                            Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, probs), gate); });
+}
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Probs probs, Logits gate, std::string name,
+                                            Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, probs), gate); });
+}
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Logits logits, Probs gate, std::string name,
+                                            Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, logits), gate); });
+}
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Logits logits, Logits gate, std::string name,
+                                            Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, logits), gate); });
+}
+RandomVariable OrderedLogistic(Tensor predictor, Tensor cutpoints, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape,
+              [&] { return dist::OrderedLogistic(std::move(predictor), std::move(cutpoints)); });
+}
+RandomVariable OrderedProbit(Tensor predictor, Tensor cutpoints, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::OrderedProbit(std::move(predictor), std::move(cutpoints)); });
+}
+RandomVariable GaussianRandomWalk(Tensor scale, std::int64_t num_steps, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::GaussianRandomWalk(std::move(scale), num_steps); });
+}
+RandomVariable Truncated(DistributionPtr base, std::optional<Tensor> low, std::optional<Tensor> high, std::string name,
+                         Shape sample_shape) {
+  return site(std::move(name), sample_shape,
+              [&] { return dist::Truncated(std::move(base), std::move(low), std::move(high)); });
+}
+
 RandomVariable Deterministic(Tensor value, std::string name) {
   DistributionPtr d = std::make_shared<dist::Deterministic>(autodiff::stop_gradient(value));
   return RandomVariable(std::move(d), std::move(name), std::move(value), GivenValue::deterministic);

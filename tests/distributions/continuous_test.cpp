@@ -8,6 +8,8 @@
 #include <boost/math/distributions/cauchy.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/exponential.hpp>
+#include <boost/math/distributions/extreme_value.hpp>
+#include <boost/math/distributions/pareto.hpp>
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/distributions/inverse_gamma.hpp>
 #include <boost/math/distributions/laplace.hpp>
@@ -40,6 +42,10 @@
 #include "variate/distributions/student_t.hpp"
 #include "variate/distributions/uniform.hpp"
 #include "variate/distributions/weibull.hpp"
+#include "variate/distributions/gumbel.hpp"
+#include "variate/distributions/pareto.hpp"
+#include "variate/distributions/truncated.hpp"
+#include "variate/distributions/gaussian_random_walk.hpp"
 
 namespace variate {
 using namespace dist;  // the families under test
@@ -363,6 +369,119 @@ std::vector<DistributionCase> cases() {
 class Continuous : public ::testing::TestWithParam<DistributionCase> {};
 TEST_P(Continuous, Conforms) { testing::check_conformance(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Families, Continuous, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// Issue 20: Gumbel, Pareto, Truncated and GaussianRandomWalk.
+// log of Boost's pdf divided by the window's mass F(high) - F(low).
+double truncated_log_pdf(const auto& d, double x, double low, double high) {
+  return std::log(bm::pdf(d, x)) - std::log(bm::cdf(d, high) - bm::cdf(d, low));
+}
+
+DistributionPtr truncated_normal(S p) {
+  return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), p[2], p[3]);
+}
+
+// The path's log density as the sum of Boost's normal log pdfs of its increments (x_0 = 0).
+Tensor random_walk_reference(const std::vector<double>& scales, const std::vector<double>& paths, int steps) {
+  std::vector<double> out;
+  for (std::size_t b = 0; b < scales.size(); ++b) {
+    double lp = 0, previous = 0;
+    for (int t = 0; t < steps; ++t) {
+      const double x = paths[b * std::size_t(steps) + std::size_t(t)];
+      lp += boost_log_pdf(bm::normal(0, scales[b]), x - previous);
+      previous = x;
+    }
+    out.push_back(lp);
+  }
+  return Tensor::from(out, Shape{std::int64_t(scales.size())});
+}
+
+std::vector<DistributionCase> issue20_cases() {
+  return {
+      // Gumbel(loc, scale) is Boost's extreme_value(location, scale) (the maximum's law).
+      {.name = "Gumbel_batch",
+       .make = make2<Gumbel>,
+       .params = {t({0.0, -1.5, 3.0}), t({1.0, 0.3, 20.0})},
+       .value = t({0.5, -1.0, -10.0}),
+       .reference = [](P p, double x) { return boost_log_pdf(bm::extreme_value(p[0], p[1]), x); },
+       .provenance = "Boost.Math extreme_value pdf"},
+      // Pareto(concentration, scale) is Boost's pareto(scale, shape). The variance test needs the
+      // fourth moment: concentration > 4.
+      {.name = "Pareto_batch",
+       .make = make2<Pareto>,
+       .params = {t({5.0, 6.5, 9.0}), t({1.0, 0.3, 20.0})},
+       .value = t({1.5, 0.31, 25.0}),
+       .reference = [](P p, double x) { return boost_log_pdf(bm::pareto(p[1], p[0]), x); },
+       .provenance = "Boost.Math pareto pdf",
+       .outside = t({0.5, 0.2, 19.0})},
+      {.name = "Pareto_heavy_tails",
+       .make = make2<Pareto>,
+       .params = {t({0.8, 1.5}), t({2.0, 1e-3})},
+       .value = t({2.5, 1e4}),
+       .reference = [](P p, double x) { return boost_log_pdf(bm::pareto(p[1], p[0]), x); },
+       .provenance = "Boost.Math pareto pdf",
+       .outside = t({1.0, 0.0}),
+       .check_mean = false,
+       .check_variance = false},
+      // Truncated: no closed-form moments (the moment test below checks the normal's); the
+      // conformance run checks the draws' support and finite log densities.
+      {.name = "Truncated_Normal_two_sided",
+       .make = truncated_normal,
+       .params = {t({0.0, -1.5, 3.0}), t({1.0, 0.3, 2.0}), t({-1.0, -1.4, 4.0}), t({0.5, 2.0, 9.0})},
+       .value = t({0.2, -1.2, 4.5}),
+       .reference = [](P p, double x) { return truncated_log_pdf(bm::normal(p[0], p[1]), x, p[2], p[3]); },
+       .provenance = "Boost.Math normal pdf / (cdf(high) - cdf(low))",
+       .outside = t({-1.5, 2.5, 3.9}),
+       .check_mean = false,
+       .check_variance = false},
+      {.name = "Truncated_Normal_low_only",
+       .make = [](S p) { return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), p[2], std::nullopt); },
+       .params = {t({0.0, 2.0}), t({1.0, 0.5}), t({-0.5, 2.5})},
+       .value = t({0.3, 3.1}),
+       .reference = [](P p, double x) { return truncated_log_pdf(bm::normal(p[0], p[1]), x, p[2], INFINITY); },
+       .provenance = "Boost.Math normal pdf / (1 - cdf(low))",
+       .outside = t({-0.6, 2.4}),
+       .check_mean = false,
+       .check_variance = false},
+      {.name = "Truncated_Normal_high_only",
+       .make = [](S p) { return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), std::nullopt, p[2]); },
+       .params = {t({0.0, 2.0}), t({1.0, 0.5}), t({-0.5, 2.5})},
+       .value = t({-3.0, 2.2}),
+       .reference = [](P p, double x) { return truncated_log_pdf(bm::normal(p[0], p[1]), x, -INFINITY, p[2]); },
+       .provenance = "Boost.Math normal pdf / cdf(high)",
+       .outside = t({-0.4, 2.6}),
+       .check_mean = false,
+       .check_variance = false},
+      {.name = "Truncated_Exponential_high_only",
+       .make = [](S p) { return std::make_shared<Truncated>(std::make_shared<Exponential>(p[0]), std::nullopt, p[1]); },
+       .params = {t({0.5, 3.0}), t({2.0, 0.1})},
+       .value = t({1.5, 0.05}),
+       .reference = [](P p, double x) { return truncated_log_pdf(bm::exponential(p[0]), x, 0.0, p[1]); },
+       .provenance = "Boost.Math exponential pdf / cdf(high)",
+       .outside = t({2.1, -0.01}),
+       .check_mean = false,
+       .check_variance = false},
+      {.name = "Truncated_Gumbel_two_sided",
+       .make = [](S p) { return std::make_shared<Truncated>(std::make_shared<Gumbel>(p[0], p[1]), p[2], p[3]); },
+       .params = {t({0.5}), t({2.0}), t({-1.0}), t({3.0})},
+       .value = t({-0.5, 0.0, 2.9}),
+       .reference = [](P p, double x) { return truncated_log_pdf(bm::extreme_value(p[0], p[1]), x, p[2], p[3]); },
+       .provenance = "Boost.Math extreme_value pdf / (cdf(high) - cdf(low))",
+       .outside = t({-1.1, 3.1}),
+       .check_mean = false,
+       .check_variance = false},
+      {.name = "GaussianRandomWalk_batch",
+       .make = [](S p) { return std::make_shared<GaussianRandomWalk>(p[0], 3); },
+       .params = {t({0.5, 2.0})},
+       .value = testing::t2({0.3, -0.1, 0.4, 1.0, 3.0, -2.0}, 2, 3),
+       .reference_values = random_walk_reference({0.5, 2.0}, {0.3, -0.1, 0.4, 1.0, 3.0, -2.0}, 3),
+       .provenance = "sum of Boost.Math normal log pdfs of the increments"},
+  };
+}
+
+class Issue20Continuous : public ::testing::TestWithParam<DistributionCase> {};
+TEST_P(Issue20Continuous, Conforms) { testing::check_conformance(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Families, Issue20Continuous, ::testing::ValuesIn(issue20_cases()),
                          [](const auto& info) { return info.param.name; });
 
 // Expects `make` to throw variate::Error whose message contains `expected`.

@@ -11,6 +11,8 @@
 #include <boost/math/distributions/geometric.hpp>
 #include <boost/math/distributions/negative_binomial.hpp>
 #include <boost/math/distributions/poisson.hpp>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 #include <string>
 
@@ -24,6 +26,10 @@
 #include "variate/distributions/multinomial.hpp"
 #include "variate/distributions/negative_binomial.hpp"
 #include "variate/distributions/poisson.hpp"
+#include "variate/distributions/beta_binomial.hpp"
+#include "variate/distributions/zero_inflated.hpp"
+#include "variate/distributions/ordered_logistic.hpp"
+#include "variate/distributions/ordered_probit.hpp"
 #include "variate/random/key.hpp"
 
 namespace variate {
@@ -301,6 +307,125 @@ void expect_error(Make make, const std::string& expected) {
     EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
 }
+
+// Issue 20: BetaBinomial, zero-inflated counts, ordinal regression.
+double zero_inflated_log_pdf(double gate, double base_log_pdf, double x) {
+  return x == 0 ? std::log(gate + (1 - gate) * std::exp(base_log_pdf)) : std::log1p(-gate) + base_log_pdf;
+}
+
+// log P(y = k) of K categories from cutpoints c (K - 1) and a cdf F: F(c_k - eta) - F(c_{k-1} - eta)
+// with F(-inf) = 0, F(inf) = 1; long double, no tail rewriting.
+template <class Cdf>
+Tensor ordinal_reference(const std::vector<double>& eta, const std::vector<double>& c, std::size_t k_minus_1,
+                         const std::vector<double>& y, Cdf cdf) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < eta.size(); ++i) {
+    const std::size_t k = std::size_t(y[i]);
+    auto f = [&](std::size_t j) { return cdf(c[i * k_minus_1 + j] - eta[i]); };
+    const long double upper = k == k_minus_1 ? 1.0L : f(k), lower = k == 0 ? 0.0L : f(k - 1);
+    out.push_back(double(std::log(upper - lower)));
+  }
+  return Tensor::from(out, Shape{std::int64_t(eta.size())});
+}
+
+long double logistic_cdf(double t) { return 1.0L / (1.0L + std::exp(-static_cast<long double>(t))); }
+long double normal_cdf(double t) { return boost::math::cdf(boost::math::normal(0, 1), t); }
+
+std::vector<DistributionCase> issue20_cases() {
+  const std::vector<double> eta{0.3, -1.0, 2.0}, cut{-1.0, 0.5, 2.0, -2.0, -1.5, 0.0, 1.0, 1.2, 4.0}, y{0, 2, 3};
+  return {
+      {.name = "BetaBinomial_batch",
+       .make = [](S p) { return std::make_shared<BetaBinomial>(p[0], p[1], p[2]); },
+       .params = {t({10, 5, 20}), t({0.5, 2.0, 3.0}), t({1.5, 0.7, 10.0})},
+       .value = t({3, 5, 0}),
+       .reference =
+           [](const Params& p, double x) {
+             return log_choose(p[0], x) + std::log(boost::math::beta(x + p[1], p[0] - x + p[2])) -
+                    std::log(boost::math::beta(p[1], p[2]));
+           },
+       .provenance = "log C(n, k) + log B(k + a, n - k + b) - log B(a, b), B = Boost.Math beta",
+       .outside = t({11, -1, 2.5}),
+       .differentiable_value = false,
+       .differentiable_params = {1, 2}},
+      {.name = "ZeroInflatedPoisson_probs",
+       .make = [](S p) { return std::make_shared<ZeroInflated>(ZeroInflated::from_probs(std::make_shared<Poisson>(p[0]), p[1])); },
+       .params = {t({0.5, 3.0, 12.5}), t({0.2, 0.5, 0.05})},
+       .value = t({0, 4, 0}),
+       .reference =
+           [](const Params& p, double x) {
+             return zero_inflated_log_pdf(p[1], boost_log_pdf(boost::math::poisson(p[0]), x), x);
+           },
+       .provenance = "log(g [x = 0] + (1 - g) Boost.Math poisson pdf)",
+       .outside = t({-1, 0.5, 2.5}),
+       .differentiable_value = false},
+      {.name = "ZeroInflatedPoisson_logits",
+       .make = [](S p) { return std::make_shared<ZeroInflated>(ZeroInflated::from_logits(std::make_shared<Poisson>(p[0]), p[1])); },
+       .params = {t({0.5, 3.0, 12.5}), t({-1.0, 0.0, 2.0})},
+       .value = t({1, 0, 7}),
+       .reference =
+           [](const Params& p, double x) {
+             return zero_inflated_log_pdf(1 / (1 + std::exp(-p[1])), boost_log_pdf(boost::math::poisson(p[0]), x), x);
+           },
+       .provenance = "log(g [x = 0] + (1 - g) Boost.Math poisson pdf), g = logistic(logits)",
+       .differentiable_value = false},
+      // TFP's NegativeBinomial(r, p) is Boost's negative_binomial(r, 1 - p).
+      {.name = "ZeroInflatedNegativeBinomial",
+       .make =
+           [](S p) {
+             return std::make_shared<ZeroInflated>(ZeroInflated::from_probs(
+                 std::make_shared<NegativeBinomial>(NegativeBinomial::from_probs(p[0], p[1])), p[2]));
+           },
+       .params = {t({2.0, 3.5, 0.7}), t({0.3, 0.6, 0.5}), t({0.3, 0.1, 0.6})},
+       .value = t({0, 4, 2}),
+       .reference =
+           [](const Params& p, double x) {
+             return zero_inflated_log_pdf(p[2], boost_log_pdf(boost::math::negative_binomial(p[0], 1 - p[1]), x), x);
+           },
+       .provenance = "log(g [x = 0] + (1 - g) Boost.Math negative_binomial(r, 1 - p) pdf)",
+       .outside = t({-1, 0.5, 2.5}),
+       .differentiable_value = false},
+      // Ordinal rows: 3 predictors, 4 categories (3 cutpoints each); no closed-form moments.
+      {.name = "OrderedLogistic_batch",
+       .make = [](S p) { return std::make_shared<OrderedLogistic>(p[0], p[1]); },
+       .params = {t({0.3, -1.0, 2.0}), testing::t2({-1.0, 0.5, 2.0, -2.0, -1.5, 0.0, 1.0, 1.2, 4.0}, 3, 3)},
+       .value = t({0, 2, 3}),
+       .reference_values = ordinal_reference(eta, cut, 3, y, logistic_cdf),
+       .provenance = "logistic(c_k - eta) - logistic(c_{k-1} - eta) in long double",
+       .outside = t({-1, 4, 0.5}),
+       .differentiable_value = false,
+       .check_mean = false,
+       .check_variance = false},
+      {.name = "OrderedProbit_batch",
+       .make = [](S p) { return std::make_shared<OrderedProbit>(p[0], p[1]); },
+       .params = {t({0.3, -1.0, 2.0}), testing::t2({-1.0, 0.5, 2.0, -2.0, -1.5, 0.0, 1.0, 1.2, 4.0}, 3, 3)},
+       .value = t({0, 2, 3}),
+       .reference_values = ordinal_reference(eta, cut, 3, y, normal_cdf),
+       .provenance = "Boost.Math normal cdf(c_k - eta) - cdf(c_{k-1} - eta)",
+       .outside = t({-1, 4, 0.5}),
+       .differentiable_value = false,
+       .check_mean = false,
+       .check_variance = false},
+      // Middle categories far in a tail, where a plain difference of cdfs would round to 0.
+      {.name = "OrderedProbit_tails",
+       .make = [](S p) { return std::make_shared<OrderedProbit>(p[0], p[1]); },
+       .params = {t({-9.0, 9.0}), testing::t2({0.0, 0.5, -0.5, 0.0}, 2, 2)},
+       .value = t({1, 1}),
+       .reference_values = Tensor::vec({std::log(boost::math::cdf(boost::math::complement(boost::math::normal(0, 1), 9.0)) -
+                                                 boost::math::cdf(boost::math::complement(boost::math::normal(0, 1), 9.5))),
+                                        std::log(boost::math::cdf(boost::math::normal(0, 1), -9.0) -
+                                                 boost::math::cdf(boost::math::normal(0, 1), -9.5))}),
+       .provenance = "Boost.Math normal upper / lower tail probabilities",
+       .differentiable_value = false,
+       .check_mean = false,
+       .check_variance = false,
+       .reference_tolerance = 1e-9},
+  };
+}
+
+class Issue20Discrete : public ::testing::TestWithParam<DistributionCase> {};
+TEST_P(Issue20Discrete, Conforms) { testing::check_conformance(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Families, Issue20Discrete, ::testing::ValuesIn(issue20_cases()),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(DiscreteFamilies, InvalidParametersNameTheFamilyAndTheParameter) {
   expect_error([] { Bernoulli::from_probs(1.5); }, "Bernoulli: probs must be a probability in [0, 1]");

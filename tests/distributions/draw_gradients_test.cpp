@@ -43,6 +43,14 @@
 #include "variate/distributions/student_t.hpp"
 #include "variate/distributions/uniform.hpp"
 #include "variate/distributions/weibull.hpp"
+#include "variate/distributions/gumbel.hpp"
+#include "variate/distributions/pareto.hpp"
+#include "variate/distributions/beta_binomial.hpp"
+#include "variate/distributions/zero_inflated.hpp"
+#include "variate/distributions/ordered_logistic.hpp"
+#include "variate/distributions/ordered_probit.hpp"
+#include "variate/distributions/gaussian_random_walk.hpp"
+#include "variate/distributions/truncated.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate {
@@ -234,6 +242,17 @@ std::vector<PathwiseCase> pathwise_cases() {
       {"StudentT_loc_scale", [n](S p) { return StudentT(4.0, p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({1.7})}},
       {"Gamma_rate", [n](S p) { return Gamma(2.5, p[0]).sample(kKey, n); }, {v({1.3})}},
       {"InverseGamma_scale", [n](S p) { return InverseGamma(2.5, p[0]).sample(kKey, n); }, {v({1.3})}},
+      // Issue 20. Truncated draws are the base's quantile at uniform draws: differentiable in the
+      // base's parameters and the bounds.
+      {"Gumbel", [n](S p) { return Gumbel(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({1.7})}},
+      {"Pareto", [n](S p) { return Pareto(p[0], p[1]).sample(kKey, n); }, {v({2.5}), v({0.7})}},
+      {"GaussianRandomWalk", [](S p) { return GaussianRandomWalk(p[0], 4).sample(kKey, Shape{2}); }, {v({1.7})}},
+      {"Truncated_Normal",
+       [n](S p) { return Truncated(std::make_shared<Normal>(p[0], p[1]), p[2], p[3]).sample(kKey, n); },
+       {v({0.3}), v({1.7}), v({-1.0}), v({2.0})}},
+      {"Truncated_Exponential",
+       [n](S p) { return Truncated(std::make_shared<Exponential>(p[0]), p[1], std::nullopt).sample(kKey, n); },
+       {v({1.3}), v({0.5})}},
       {"MultivariateNormal",
        // Only the lower triangle is a parameter: the others stay 0, so that finite differences in
        // them are valid arguments too.
@@ -290,6 +309,24 @@ TEST(DrawGradients, DiscreteDrawsThrowWhenDifferentiated) {
   const Tensor x = Tensor::from(std::vector<double>{1.0, 0.5, -0.3, 2.0}, Shape{2, 2});
   EXPECT_ERROR(differentiate([&](const Tensor& w) { return BernoulliLogitGLM(x, w, 0.1).sample(kKey); }, p),
                "BernoulliLogitGLM: a draw has no gradient");
+  EXPECT_ERROR(differentiate([](const Tensor& q) { return BetaBinomial(6.0, q, 2.0).sample(kKey); }, p),
+               "BetaBinomial: a draw has no gradient");
+  EXPECT_ERROR(differentiate(
+                   [](const Tensor& q) {
+                     return ZeroInflated::from_probs(std::make_shared<Poisson>(3.0), q).sample(kKey);
+                   },
+                   p),
+               "ZeroInflated: a draw has no gradient");
+  EXPECT_ERROR(differentiate(
+                   [](const Tensor& q) {
+                     return ZeroInflated::from_probs(std::make_shared<Poisson>(q), 0.2).sample(kKey);
+                   },
+                   count),
+               "Poisson: a draw has no gradient");
+  EXPECT_ERROR(differentiate([](const Tensor& q) { return OrderedLogistic(q, Tensor::vec({-1.0, 1.0})).sample(kKey); }, p),
+               "OrderedLogistic: a draw has no gradient");
+  EXPECT_ERROR(differentiate([](const Tensor& q) { return OrderedProbit(q, Tensor::vec({-1.0, 1.0})).sample(kKey); }, p),
+               "OrderedProbit: a draw has no gradient");
   // A mixture draw keeps its pathwise gradient in the components' parameters.
   const Tensor g = grad(
       [](const Tensor& loc) {

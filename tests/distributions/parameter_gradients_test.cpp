@@ -42,6 +42,14 @@
 #include "variate/distributions/student_t.hpp"
 #include "variate/distributions/uniform.hpp"
 #include "variate/distributions/weibull.hpp"
+#include "variate/distributions/gumbel.hpp"
+#include "variate/distributions/pareto.hpp"
+#include "variate/distributions/beta_binomial.hpp"
+#include "variate/distributions/zero_inflated.hpp"
+#include "variate/distributions/ordered_logistic.hpp"
+#include "variate/distributions/ordered_probit.hpp"
+#include "variate/distributions/gaussian_random_walk.hpp"
+#include "variate/distributions/truncated.hpp"
 
 namespace variate {
 using namespace dist;  // the families under test
@@ -171,6 +179,35 @@ std::vector<ParameterCase> cases() {
   add(r, "CategoricalLogitGLM", {"w", "b"},
       [x](S p) { return std::make_shared<CategoricalLogitGLM>(x, p[0], p[1]); },
       {m({0.4, -0.6, 0.1, 0.3, 0.2, -0.5}, 2, 3), v({0.2, 0.0, -0.3})}, v({0.0, 2.0, 1.0}));
+  // Issue 20.
+  add(r, "Gumbel", {"loc", "scale"}, make2<Gumbel>(), {v({0.2}), v({1.3})}, real);
+  add(r, "Pareto", {"concentration", "scale"}, make2<Pareto>(), {v({2.5}), v({0.25})}, positive);
+  add(r, "BetaBinomial", {"concentration1", "concentration0"},
+      [](S p) { return std::make_shared<BetaBinomial>(8.0, p[0], p[1]); }, {v({2.5}), v({0.7})}, counts);
+  add(r, "ZeroInflatedPoisson_probs", {"rate", "gate"},
+      [](S p) { return std::make_shared<ZeroInflated>(ZeroInflated::from_probs(std::make_shared<Poisson>(p[0]), p[1])); },
+      {v({2.5}), v({0.3})}, counts);
+  add(r, "ZeroInflatedNegativeBinomial_logits", {"total_count", "logits", "gate_logits"},
+      [](S p) {
+        return std::make_shared<ZeroInflated>(ZeroInflated::from_logits(
+            std::make_shared<NegativeBinomial>(NegativeBinomial::from_logits(p[0], p[1])), p[2]));
+      },
+      {v({2.0}), v({0.3}), v({-0.5})}, counts);
+  const Tensor categories = v({0.0, 1.0, 2.0, 3.0});
+  add(r, "OrderedLogistic", {"predictor", "cutpoints"}, make2<OrderedLogistic>(), {v({0.4}), v({-1.0, 0.2, 1.5})},
+      categories);
+  add(r, "OrderedProbit", {"predictor", "cutpoints"}, make2<OrderedProbit>(), {v({0.4}), v({-1.0, 0.2, 1.5})},
+      categories);
+  add(r, "GaussianRandomWalk", {"scale"}, [](S p) { return std::make_shared<GaussianRandomWalk>(p[0], 3); },
+      {v({1.3})}, real);
+  add(r, "Truncated_Normal", {"loc", "scale", "low", "high"},
+      [](S p) { return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), p[2], p[3]); },
+      {v({0.2}), v({1.3}), v({-1.0}), v({2.5})}, real);
+  add(r, "Truncated_Exponential_high", {"rate", "high"},
+      [](S p) { return std::make_shared<Truncated>(std::make_shared<Exponential>(p[0]), std::nullopt, p[1]); },
+      {v({1.7}), v({3.0})}, positive);
+  r.push_back({"BetaBinomial_total_count", [](S p) { return std::make_shared<BetaBinomial>(p[0], 2.0, 3.0); },
+               {v({8.0})}, 0, counts, "BetaBinomial: the log density has no gradient with respect to total_count"});
   // No derivative: counts (defined at integers only) and a point mass.
   r.push_back({"Binomial_total_count", from2<Binomial, &Binomial::from_probs>(), {v({8.0}), v({0.3})}, 0, counts,
                "Binomial: the log density has no gradient with respect to total_count"});

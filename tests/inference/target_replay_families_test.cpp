@@ -268,6 +268,64 @@ std::vector<FamilyModel> family_models() {
     auto s = HalfNormal(1.0, "s");
     LKJCholesky(3, 1.0 + s, "L");
   });
+  // Issue 20.
+  row("Gumbel", [=] {
+    auto [mu, s] = latents();
+    observe(reals, [&] { Gumbel(mu, s, "y", {3}); });
+  });
+  row("Pareto", [=] {
+    auto [mu, s] = latents();
+    observe(Tensor::vec({2.5, 3.2, 4.0}), [&] { Pareto(1.0 + s, 1.0 + 0.5 * sigmoid(mu), "y", {3}); });
+  });
+  row("latent Pareto (Shift, Exp)", [] {
+    auto s = HalfNormal(1.0, "s");
+    auto x = Pareto(2.0, 1.0 + s, "x");
+    Normal(x, 1.0, "z");
+  });
+  row("BetaBinomial", [] {
+    auto [mu, s] = latents();
+    observe(Tensor::vec({1.0, 4.0, 2.0}), [&] { BetaBinomial(5.0, 1.0 + s, exp(mu), "y", {3}); });
+  });
+  row("ZeroInflatedPoisson", [] {
+    auto [mu, s] = latents();
+    observe(Tensor::vec({0.0, 3.0, 1.0}), [&] { ZeroInflatedPoisson(exp(mu), Probs{sigmoid(s)}, "y", {3}); });
+  });
+  row("ZeroInflatedNegativeBinomial", [] {
+    auto [mu, s] = latents();
+    observe(Tensor::vec({0.0, 3.0, 1.0}), [&] { ZeroInflatedNegativeBinomial(s, Logits{mu}, Logits{-mu}, "y", {3}); });
+  });
+  row("OrderedLogistic", [] {
+    auto mu = Normal(0.0, 1.0, "mu");
+    auto gaps = HalfNormal(1.0, "gaps", {2});
+    observe(Tensor::vec({0.0, 2.0, 1.0}), [&] {
+      OrderedLogistic(mu, cumsum(concat({Tensor::vec({-1.0}), gaps}, 0), 0), "y", {3});
+    });
+  });
+  row("OrderedProbit", [] {
+    auto mu = Normal(0.0, 1.0, "mu");
+    auto gaps = HalfNormal(1.0, "gaps", {2});
+    observe(Tensor::vec({0.0, 2.0, 1.0}), [&] {
+      OrderedProbit(mu, cumsum(concat({Tensor::vec({-1.0}), gaps}, 0), 0), "y", {3});
+    });
+  });
+  row("GaussianRandomWalk (latent)", [] {
+    auto s = HalfNormal(1.0, "s");
+    auto path = GaussianRandomWalk(s, 4, "path");
+    observe(Tensor::vec({0.5, -1.0, 0.3, 1.0}), [&] { Normal(path, 1.0, "y"); });
+  });
+  row("Truncated Normal, observed", [=] {
+    auto [mu, s] = latents();
+    observe(reals, [&] { Truncated(std::make_shared<dist::Normal>(mu, s), Tensor(-3.0), mu + 5.0, "y", {3}); });
+  });
+  row("Truncated Normal, latent (Interval, greater_than, less_than)", [] {
+    auto [mu, s] = latents();
+    auto a = Truncated(std::make_shared<dist::Normal>(mu, s), mu - 1.0, mu + 2.0, "a");
+    // Windows that hold most of the base's mass whatever the latents (Truncated's limitation: a
+    // window far in the upper tail loses its digits).
+    auto b = Truncated(std::make_shared<dist::Normal>(mu, s), mu - 1.0, std::nullopt, "b");
+    auto c = Truncated(std::make_shared<dist::Normal>(mu, s), std::nullopt, mu + 1.0, "c");
+    Normal(a + b + c, 1.0, "z");
+  });
   // Wrappers. (Deterministic has no row: as a latent site its value is a coordinate of its own, whose
   // density is -inf away from loc, and as an observed site it is that constant.)
   row("Independent", [=] {

@@ -25,6 +25,7 @@ class Bernoulli final : public Distribution {
   Tensor mean() const override;
   Tensor variance() const override;
   Tensor cdf(const Tensor& value) const override;
+  Tensor entropy() const override;
 
  private:
   Bernoulli(const Tensor& param, bool is_logits);

@@ -24,6 +24,7 @@ class Beta final : public Distribution {
   Tensor mean() const override;
   Tensor variance() const override;
   Tensor cdf(const Tensor& value) const override;
+  Tensor entropy() const override;
 
  private:
   Tensor concentration1_, concentration0_;

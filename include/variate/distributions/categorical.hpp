@@ -22,6 +22,7 @@ class Categorical final : public Distribution {
   Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;
   Tensor log_prob(const Tensor& value) const override;
   Constraint support() const override;
+  Tensor entropy() const override;
 
  private:
   Categorical(const Tensor& param, bool is_logits);

@@ -21,6 +21,7 @@ class Cauchy final : public Distribution {
   Tensor mean() const override;
   Tensor variance() const override;
   Tensor cdf(const Tensor& value) const override;
+  Tensor entropy() const override;
 
  private:
   Tensor loc_, scale_;

@@ -15,6 +15,7 @@ struct Constraint {
     unit_interval,        // (0, 1)
     interval,             // (low, high)
     greater_than,         // (low, inf)
+    less_than,            // (-inf, high)
     simplex,              // last axis non-negative and summing to 1
     corr_cholesky,        // lower-triangular Cholesky factors of correlation matrices (last two axes)
     lower_cholesky,       // lower-triangular with positive diagonal: Cholesky factors of covariance
@@ -28,13 +29,14 @@ struct Constraint {
     multinomial_counts,   // non-negative integers along the last axis summing to total_count
   };
   Kind kind = Kind::real;
-  Tensor low, high;  // bounds for interval, greater_than and integer_interval
+  Tensor low, high;  // bounds for interval, greater_than, less_than and integer_interval
 
   static Constraint real() { return {Kind::real, {}, {}}; }
   static Constraint positive() { return {Kind::positive, {}, {}}; }
   static Constraint unit_interval() { return {Kind::unit_interval, {}, {}}; }
   static Constraint interval(Tensor low, Tensor high) { return {Kind::interval, std::move(low), std::move(high)}; }
   static Constraint greater_than(Tensor low) { return {Kind::greater_than, std::move(low), {}}; }
+  static Constraint less_than(Tensor high) { return {Kind::less_than, {}, std::move(high)}; }
   static Constraint simplex() { return {Kind::simplex, {}, {}}; }
   static Constraint corr_cholesky() { return {Kind::corr_cholesky, {}, {}}; }
   static Constraint lower_cholesky() { return {Kind::lower_cholesky, {}, {}}; }

@@ -11,9 +11,10 @@
 namespace variate::dist {
 
 /// real -> Identity; positive -> Exp; unit_interval -> Sigmoid; interval(low, high) ->
-/// Interval(low, high); greater_than(low) -> Chain({Shift(low), Exp}); simplex -> StickBreaking;
-/// corr_cholesky -> CorrCholesky; lower_cholesky -> LowerCholesky; ordered -> Ordered;
-/// positive_ordered -> PositiveOrdered; unit_vector -> UnitVector. Discrete supports throw
+/// Interval(low, high); greater_than(low) -> Chain({Shift(low), Exp}); less_than(high) ->
+/// Chain({Shift(high), Scale(-1), Exp}); simplex -> StickBreaking; corr_cholesky -> CorrCholesky;
+/// lower_cholesky -> LowerCholesky; ordered -> Ordered; positive_ordered -> PositiveOrdered;
+/// unit_vector -> UnitVector. Discrete supports throw
 /// variate::Error: they have no bijector to the unconstrained space.
 BijectorPtr default_bijector(const Constraint& support);
 

@@ -23,6 +23,7 @@ class Dirichlet final : public Distribution {
   /// alpha / alpha_0 and alpha (alpha_0 - alpha) / (alpha_0^2 (alpha_0 + 1)), alpha_0 = sum(alpha).
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor entropy() const override;
 
  private:
   Tensor concentration_;

@@ -33,6 +33,11 @@ class Distribution {
   virtual Tensor mean() const;
   virtual Tensor variance() const;
   virtual Tensor cdf(const Tensor& value) const;
+  /// The quantile function F^-1(p) for p in (0, 1) (continuous families that have a closed form or a
+  /// stable composition; TFP's quantile). Differentiable in p and the parameters.
+  virtual Tensor icdf(const Tensor& p) const;
+  /// The differential (or Shannon, for discrete families) entropy -E[log p(X)] in nats, batch-shaped.
+  virtual Tensor entropy() const;
 
   /// A distribution split over the devices of a mesh axis (distribute::Sharded, TFP's
   /// experimental_shard_axis_names) names that axis; every other distribution returns "".

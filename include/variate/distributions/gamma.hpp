@@ -22,6 +22,7 @@ class Gamma final : public Distribution {
   Tensor mean() const override;
   Tensor variance() const override;
   Tensor cdf(const Tensor& value) const override;
+  Tensor entropy() const override;
 
  private:
   Tensor concentration_, rate_;

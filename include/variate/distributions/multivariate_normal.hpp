@@ -29,6 +29,7 @@ class MultivariateNormal final : public Distribution {
   /// loc and the diagonal of L L^T, per component (batch_shape + [k]).
   Tensor mean() const override;
   Tensor variance() const override;
+  Tensor entropy() const override;
 
  private:
   MultivariateNormal(const Tensor& loc, const Tensor& scale_tril, const Shape& scale_batch);

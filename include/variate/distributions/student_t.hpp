@@ -27,6 +27,7 @@ class StudentT final : public Distribution {
   Tensor mean() const override;
   Tensor variance() const override;
   Tensor cdf(const Tensor& value) const override;
+  Tensor entropy() const override;
 
  private:
   Tensor df_, loc_, scale_;

@@ -20,6 +20,8 @@ class Uniform final : public Distribution {
   Tensor mean() const override;
   Tensor variance() const override;
   Tensor cdf(const Tensor& value) const override;
+  Tensor icdf(const Tensor& p) const override;
+  Tensor entropy() const override;
 
  private:
   Tensor low_, high_;

@@ -20,6 +20,8 @@ class Weibull final : public Distribution {
   Tensor mean() const override;
   Tensor variance() const override;
   Tensor cdf(const Tensor& value) const override;
+  Tensor icdf(const Tensor& p) const override;
+  Tensor entropy() const override;
 
  private:
   Tensor concentration_, scale_;

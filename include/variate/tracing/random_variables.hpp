@@ -9,6 +9,7 @@
 // Families parameterized by probabilities or logits take Probs{...} or Logits{...}, so the call
 // says which one it is. `name` may be empty (a name is generated); `sample_shape` draws that many
 // independent copies of the distribution.
+#include <optional>
 #include <string>
 
 #include "variate/distributions/bijector.hpp"
@@ -72,6 +73,33 @@ RandomVariable MultivariateNormalDiag(Tensor loc, Tensor scale_diag, std::string
 RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::string name = "",
                            Shape sample_shape = {});
 
+// Issue 20: more families (see each dist:: class for its density and conventions).
+RandomVariable Gumbel(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable Pareto(Tensor concentration, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable BetaBinomial(Tensor total_count, Tensor concentration1, Tensor concentration0, std::string name = "",
+                            Shape sample_shape = {});
+/// 0 with probability `gate`, else a Poisson(rate) (or NegativeBinomial) count: dist::ZeroInflated.
+RandomVariable ZeroInflatedPoisson(Tensor rate, Probs gate, std::string name = "", Shape sample_shape = {});
+RandomVariable ZeroInflatedPoisson(Tensor rate, Logits gate, std::string name = "", Shape sample_shape = {});
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Probs probs, Probs gate, std::string name = "",
+                                            Shape sample_shape = {});
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Probs probs, Logits gate, std::string name = "",
+                                            Shape sample_shape = {});
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Logits logits, Probs gate, std::string name = "",
+                                            Shape sample_shape = {});
+RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Logits logits, Logits gate, std::string name = "",
+                                            Shape sample_shape = {});
+/// Categories 0..K-1 from K - 1 increasing cutpoints (Stan's ordered_logistic / ordered_probit,
+/// whose categories are 1..K).
+RandomVariable OrderedLogistic(Tensor predictor, Tensor cutpoints, std::string name = "", Shape sample_shape = {});
+RandomVariable OrderedProbit(Tensor predictor, Tensor cutpoints, std::string name = "", Shape sample_shape = {});
+/// A path of `num_steps` values (NumPyro's GaussianRandomWalk: x_1 ~ Normal(0, scale)).
+RandomVariable GaussianRandomWalk(Tensor scale, std::int64_t num_steps, std::string name = "",
+                                  Shape sample_shape = {});
+/// `base` (continuous, scalar events) restricted to (low, high); pass std::nullopt for a missing
+/// bound: Truncated(std::make_shared<dist::Normal>(mu, 1.0), Tensor(0.0), std::nullopt, "y").
+RandomVariable Truncated(DistributionPtr base, std::optional<Tensor> low, std::optional<Tensor> high,
+                         std::string name = "", Shape sample_shape = {});
 // Wrappers.
 /// A quantity the program computes, recorded as a site (Stan's generated quantities, NumPyro's
 /// deterministic): it has no density term and is not a parameter; samplers report its value per

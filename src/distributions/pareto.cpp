@@ -1,0 +1,71 @@
+#include "variate/distributions/pareto.hpp"
+
+#include <cmath>
+
+#include "distributions/prim_math.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/random/samplers.hpp"
+
+namespace variate::dist {
+
+using autodiff::BackwardContext;
+
+Pareto::Pareto(Tensor concentration, Tensor scale)
+    : Distribution(dist::broadcast_batch("Pareto", {concentration, scale}), {},
+                   dist::common_float_type({concentration, scale})) {
+  dist::check_positive("Pareto", "concentration", concentration);
+  dist::check_positive("Pareto", "scale", scale);
+  concentration_ = dist::as_dtype(concentration, dtype());
+  scale_ = dist::as_dtype(scale, dtype());
+}
+
+Tensor Pareto::sample(random::Key key, const Shape& sample_shape) const {
+  // log(x / m) ~ Exponential(alpha).
+  return scale_ * exp(random::exponential(key, sample_full_shape(sample_shape), dtype()) / concentration_);
+}
+
+Tensor Pareto::log_prob(const Tensor& value) const {
+  // One node: d/dx = -(alpha + 1) / x, d/dalpha = 1 / alpha + log(m) - log(x), d/dm = alpha / m.
+  namespace pm = dist::pm;
+  const Tensor &a = concentration_, &m = scale_;
+  const Tensor x = dist::as_dtype(value, dtype());
+  const Tensor safe_x = pm::inside_or(support(), x, pm::mul(m, 2.0));
+  const Tensor log_x = pm::log(safe_x), log_m = pm::log(m);
+  const Tensor lp = pm::sub(pm::add(pm::log(a), pm::mul(a, log_m)), pm::mul(pm::add(a, 1.0), log_x));
+  const Tensor out = autodiff::record(lp, {x, a, m}, {safe_x, a, m, pm::sub(log_m, log_x)}, [](const BackwardContext& ctx) {
+    const Tensor &x = ctx.saved(0), &a = ctx.saved(1), &m = ctx.saved(2);
+    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(pm::mul(ctx.grad(), pm::div(pm::add(a, 1.0), x))));
+    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::reciprocal(a), ctx.saved(3))));
+    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(a, m)));
+  });
+  return dist::mask_outside_support(support(), x, out);
+}
+
+Tensor Pareto::mean() const {
+  const Tensor& a = concentration_;
+  const Tensor inf = Tensor::scalar(INFINITY, dtype());
+  return broadcast_to(where(gt(a, Tensor::scalar(1.0, dtype())), a * scale_ / (a - 1.0), inf), batch_shape());
+}
+
+Tensor Pareto::variance() const {
+  const Tensor& a = concentration_;
+  const Tensor inf = Tensor::scalar(INFINITY, dtype());
+  return broadcast_to(where(gt(a, Tensor::scalar(2.0, dtype())), square(scale_) * a / (square(a - 1.0) * (a - 2.0)), inf),
+                      batch_shape());
+}
+
+Tensor Pareto::cdf(const Tensor& value) const {
+  // 1 - (m / x)^alpha = -expm1(alpha log(m / x)) for x >= m; x is clamped at m, giving 0 below.
+  const Tensor x = maximum(dist::as_dtype(value, dtype()), scale_);
+  return -expm1(concentration_ * log(scale_ / x));
+}
+
+Tensor Pareto::icdf(const Tensor& p) const {
+  return scale_ * exp(-log1p(-dist::as_dtype(p, dtype())) / concentration_);
+}
+
+Tensor Pareto::entropy() const {
+  return broadcast_to(log(scale_ / concentration_) + 1.0 / concentration_ + 1.0, batch_shape());
+}
+
+}  // namespace variate::dist
