@@ -18,6 +18,8 @@ struct Constraint {
     simplex,              // last axis non-negative and summing to 1
     corr_cholesky,        // lower-triangular Cholesky factors of correlation matrices (last two axes)
     lower_cholesky,       // lower-triangular with positive diagonal
+    positive_definite,    // symmetric positive-definite matrices (last two axes)
+    corr_matrix,          // correlation matrices: positive definite with a unit diagonal
     nonnegative_integer,  // 0, 1, 2, ...
     integer_interval,     // low, ..., high (inclusive)
     boolean,              // 0 or 1
@@ -34,6 +36,8 @@ struct Constraint {
   static Constraint simplex() { return {Kind::simplex, {}, {}}; }
   static Constraint corr_cholesky() { return {Kind::corr_cholesky, {}, {}}; }
   static Constraint lower_cholesky() { return {Kind::lower_cholesky, {}, {}}; }
+  static Constraint positive_definite() { return {Kind::positive_definite, {}, {}}; }
+  static Constraint corr_matrix() { return {Kind::corr_matrix, {}, {}}; }
   static Constraint nonnegative_integer() { return {Kind::nonnegative_integer, {}, {}}; }
   static Constraint integer_interval(Tensor low, Tensor high) {
     return {Kind::integer_interval, std::move(low), std::move(high)};
@@ -42,7 +46,7 @@ struct Constraint {
   static Constraint multinomial_counts(Tensor total_count) { return {Kind::multinomial_counts, {}, std::move(total_count)}; }
 
   bool is_discrete() const;
-  /// Number of trailing axes that one constrained value spans (1 for simplex, 2 for Cholesky factors).
+  /// Number of trailing axes that one constrained value spans (1 for simplex, 2 for matrices).
   int event_ndims() const;
   std::string str() const;
 };

@@ -9,7 +9,8 @@ namespace variate::dist {
 
 /// real -> Identity; positive -> Exp; unit_interval -> Sigmoid; interval(low, high) ->
 /// Interval(low, high); greater_than(low) -> Chain({Shift(low), Exp}); simplex -> StickBreaking;
-/// corr_cholesky -> CorrCholesky; lower_cholesky -> LowerCholesky. Discrete supports throw
+/// corr_cholesky -> CorrCholesky; lower_cholesky -> LowerCholesky; positive_definite ->
+/// Chain({CholeskyOuterProduct, LowerCholesky}); corr_matrix -> CorrMatrix. Discrete supports throw
 /// variate::Error: they have no bijector to the unconstrained space.
 BijectorPtr default_bijector(const Constraint& support);
 
