@@ -15,7 +15,9 @@ int Constraint::event_ndims() const {
     case Kind::unit_vector:
     case Kind::multinomial_counts: return 1;
     case Kind::corr_cholesky:
-    case Kind::lower_cholesky: return 2;
+    case Kind::lower_cholesky:
+    case Kind::positive_definite:
+    case Kind::corr_matrix: return 2;
     default: return 0;
   }
 }
@@ -34,6 +36,8 @@ std::string Constraint::str() const {
     case Kind::ordered: return "ordered";
     case Kind::positive_ordered: return "positive_ordered";
     case Kind::unit_vector: return "unit_vector";
+    case Kind::positive_definite: return "positive_definite";
+    case Kind::corr_matrix: return "corr_matrix";
     case Kind::nonnegative_integer: return "nonnegative_integer";
     case Kind::integer_interval: return "integer_interval";
     case Kind::boolean: return "boolean";

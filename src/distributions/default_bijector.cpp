@@ -4,7 +4,9 @@
 
 #include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/chain.hpp"
+#include "variate/distributions/cholesky_outer_product.hpp"
 #include "variate/distributions/corr_cholesky.hpp"
+#include "variate/distributions/corr_matrix.hpp"
 #include "variate/distributions/lower_cholesky.hpp"
 #include "variate/distributions/ordered.hpp"
 #include "variate/distributions/reparameterized.hpp"
@@ -34,6 +36,11 @@ BijectorPtr default_bijector(const Constraint& support) {
     case K::ordered: return std::make_shared<Ordered>();
     case K::positive_ordered: return std::make_shared<PositiveOrdered>();
     case K::unit_vector: return std::make_shared<UnitVector>();
+    // Stan's cov_matrix and corr_matrix transforms.
+    case K::positive_definite:
+      return std::make_shared<Chain>(
+          std::vector<BijectorPtr>{std::make_shared<CholeskyOuterProduct>(), std::make_shared<LowerCholesky>()});
+    case K::corr_matrix: return std::make_shared<CorrMatrix>();
     case K::nonnegative_integer:
     case K::integer_interval:
     case K::boolean:

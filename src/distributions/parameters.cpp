@@ -142,6 +142,37 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
       }
       return ok;
     }
+    case K::positive_definite:
+    case K::corr_matrix: {
+      // Finite, symmetric to a relative sqrt(eps) of the dtype, and positive definite: every pivot
+      // of symmetric Gaussian elimination (the squares of the Cholesky diagonal) is positive. Made of
+      // kernels only, so that a replay re-evaluates it (no host-side Cholesky).
+      const std::int64_t n = v.dim(-1);
+      const int two[] = {-2, -1};
+      const double tolerance = v.dtype() == DType::f32 ? 3.5e-4 : 1.5e-8;
+      auto all = [&](const Tensor& mask) {
+        return prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(mask, DType::i64), two, false), 1.0);
+      };
+      const Tensor vt = prim::transpose(v);
+      const Tensor gap = prim::unary(UnaryOp::abs, prim::sub(v, vt));
+      const Tensor scale = prim::add(prim::unary(UnaryOp::abs, v), prim::unary(UnaryOp::abs, vt));
+      Tensor ok = both(all(prim::binary(BinaryOp::le, gap, prim::binary(BinaryOp::mul, scale, tolerance))),
+                       all(prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, v), INFINITY)));
+      Tensor a = prim::cast(v, prim::float_type(v.dtype()));
+      for (std::int64_t k = 0; k < n; ++k) {
+        const Tensor pivot = prim::slice(prim::slice(a, -2, k, k + 1), -1, k, k + 1);  // (..., 1, 1)
+        const Tensor positive = prim::binary(BinaryOp::gt, pivot, 0.0);
+        ok = both(ok, all(positive));
+        const Tensor safe = prim::where(positive, pivot, Tensor::scalar(1.0, a.dtype()));
+        a = prim::sub(a, prim::div(prim::mul(prim::slice(a, -1, k, k + 1), prim::slice(a, -2, k, k + 1)), safe));
+      }
+      if (c.kind == K::corr_matrix) {
+        const Tensor off_one = prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, diagonal(v), 1.0));
+        const Tensor unit = prim::cast(prim::binary(BinaryOp::lt, off_one, 1e-6), DType::i64);
+        ok = both(ok, prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, unit, last, false), 1.0));
+      }
+      return ok;
+    }
   }
   return prim::binary(BinaryOp::eq, v, v);
 }

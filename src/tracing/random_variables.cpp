@@ -31,6 +31,10 @@
 #include "variate/distributions/multinomial.hpp"
 #include "variate/distributions/multivariate_normal.hpp"
 #include "variate/distributions/lkj_cholesky.hpp"
+#include "variate/distributions/lkj.hpp"
+#include "variate/distributions/wishart.hpp"
+#include "variate/distributions/inverse_wishart.hpp"
+#include "variate/distributions/gaussian_process.hpp"
 #include "variate/distributions/deterministic.hpp"
 #include "variate/distributions/factor.hpp"
 #include "variate/distributions/improper_uniform.hpp"
@@ -241,6 +245,32 @@ RandomVariable Truncated(DistributionPtr base, std::optional<Tensor> low, std::o
               [&] { return dist::Truncated(std::move(base), std::move(low), std::move(high)); });
 }
 
+// Matrices and Gaussian processes (issue 20).
+RandomVariable LKJ(std::int64_t dimension, Tensor concentration, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::LKJ(dimension, std::move(concentration)); });
+}
+RandomVariable Wishart(Tensor df, Tensor scale_matrix, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::Wishart(std::move(df), std::move(scale_matrix)); });
+}
+RandomVariable WishartCholesky(Tensor df, Tensor scale_tril, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape,
+              [&] { return dist::WishartCholesky(std::move(df), std::move(scale_tril)); });
+}
+RandomVariable InverseWishart(Tensor df, Tensor scale_matrix, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape,
+              [&] { return dist::InverseWishart(std::move(df), std::move(scale_matrix)); });
+}
+RandomVariable InverseWishartCholesky(Tensor df, Tensor scale_tril, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape,
+              [&] { return dist::InverseWishartCholesky(std::move(df), std::move(scale_tril)); });
+}
+RandomVariable GaussianProcess(const dist::Kernel& kernel, Tensor index_points, Tensor observation_noise_variance,
+                               Tensor mean, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] {
+    return dist::GaussianProcess(kernel, std::move(index_points), std::move(observation_noise_variance),
+                                 std::move(mean));
+  });
+}
 RandomVariable Deterministic(Tensor value, std::string name) {
   DistributionPtr d = std::make_shared<dist::Deterministic>(autodiff::stop_gradient(value));
   return RandomVariable(std::move(d), std::move(name), std::move(value), GivenValue::deterministic);

@@ -14,7 +14,9 @@
 #include "support/ad_check.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/chain.hpp"
+#include "variate/distributions/cholesky_outer_product.hpp"
 #include "variate/distributions/corr_cholesky.hpp"
+#include "variate/distributions/corr_matrix.hpp"
 #include "variate/distributions/default_bijector.hpp"
 #include "variate/distributions/invert.hpp"
 #include "variate/distributions/lower_cholesky.hpp"
@@ -140,6 +142,24 @@ std::vector<BijectorCase> cases() {
        .make = [](S p) { return std::make_shared<OffsetMultiplier>(p[0], p[1]); },
        .params = {t({0.5, -2.0, 7.0}), Tensor::scalar(3.0)},
        .x = x23},
+      // Matrix supports (issue 20): Stan's corr_matrix and cov_matrix transforms. Their outputs are
+      // symmetric, so the strictly lower (or lower) entries are the free coordinates.
+      {.name = "CorrMatrix",
+       .make = [](S) { return std::make_shared<CorrMatrix>(); },
+       .x = random_tensor(Shape{2, 6}, 16, 1.2),
+       .coords = Coords::strictly_lower},
+      {.name = "CorrMatrix_K2",
+       .make = [](S) { return std::make_shared<CorrMatrix>(); },
+       .x = t({0.4, -2.0}).view(Shape{2, 1}),
+       .coords = Coords::strictly_lower},
+      {.name = "Chain_CholeskyOuterProduct_LowerCholesky",
+       .make =
+           [](S) {
+             return std::make_shared<Chain>(
+                 std::vector<BijectorPtr>{std::make_shared<CholeskyOuterProduct>(), std::make_shared<LowerCholesky>()});
+           },
+       .x = random_tensor(Shape{2, 6}, 17, 1.2),
+       .coords = Coords::lower},
       {.name = "Chain_Shift_Exp",
        .make =
            [](S p) {
@@ -467,6 +487,8 @@ TEST(DefaultBijector, EachContinuousSupport) {
       {Constraint::ordered(), "Ordered", Shape{4}},
       {Constraint::positive_ordered(), "PositiveOrdered", Shape{4}},
       {Constraint::unit_vector(), "UnitVector", Shape{3}},
+      {Constraint::positive_definite(), "Chain", Shape{6}},
+      {Constraint::corr_matrix(), "CorrMatrix", Shape{6}},
   };
   for (const RegistryRow& row : rows) {
     SCOPED_TRACE(row.support.str());

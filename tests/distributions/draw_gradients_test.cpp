@@ -25,6 +25,11 @@
 #include "variate/distributions/chi2.hpp"
 #include "variate/distributions/dirichlet.hpp"
 #include "variate/distributions/exponential.hpp"
+#include "variate/distributions/gaussian_process.hpp"
+#include "variate/distributions/inverse_wishart.hpp"
+#include "variate/distributions/kernels.hpp"
+#include "variate/distributions/lkj.hpp"
+#include "variate/distributions/wishart.hpp"
 #include "variate/distributions/gamma.hpp"
 #include "variate/distributions/geometric.hpp"
 #include "variate/distributions/half_cauchy.hpp"
@@ -217,6 +222,80 @@ TEST(DrawGradients, LKJCholeskyThroughItsBetaDraws) {
   EXPECT_NEAR(g.item(), want, kFdTolerance * std::abs(want));
 }
 
+// Matrices (issue 20). LKJ draws are L L^T of LKJCholesky draws: the same path through the beta
+// draws as above, multiplied out.
+TEST(DrawGradients, LKJThroughItsBetaDraws) {
+  const std::int64_t d = 3;
+  const double eta = 1.7;
+  const Tensor c = testing::random_tensor(Shape{d, d}, 6);
+  const Tensor l = LKJCholesky(d, Tensor::scalar(eta)).sample(kKey);
+  const Tensor g = grad([&](const Tensor& p) { return sum(LKJ(d, p).sample(kKey) * c); }, Tensor::scalar(eta));
+  const auto [beta_key, sphere_key] = random::split(kKey);
+  (void)sphere_key;
+  const Tensor tail = Tensor::vec({eta + 0.5, eta + 0.0});
+  Tensor logs;
+  random::beta(beta_key, Tensor::vec({0.5, 1.0}), tail, Shape{d - 1}, &logs);
+  auto objective = [&](double de) {
+    std::vector<double> m(std::size_t(d * d), 0.0);
+    m[0] = 1.0;
+    for (std::int64_t i = 1; i < d; ++i) {
+      const double gx = std::exp(logs.at(2 * (i - 1))), gy = std::exp(logs.at(2 * (i - 1) + 1));
+      const double y = gx / (gx + gy);
+      const double y_new = gx / (gx + gamma_quantile_through(tail.at(i - 1), gy, de));
+      for (std::int64_t j = 0; j < i; ++j) m[std::size_t(i * d + j)] = l.at(i * d + j) * std::sqrt(y_new / y);
+      m[std::size_t(i * d + i)] = std::sqrt(1 - y_new);
+    }
+    double out = 0;
+    for (std::int64_t i = 0; i < d; ++i)
+      for (std::int64_t j = 0; j < d; ++j) {
+        double omega = 0;
+        for (std::int64_t k = 0; k < d; ++k) omega += m[std::size_t(i * d + k)] * m[std::size_t(j * d + k)];
+        out += c.at(i * d + j) * omega;
+      }
+    return out;
+  };
+  const double h = 1e-5 * eta;
+  const double want = (objective(h) - objective(-h)) / (2 * h);
+  EXPECT_NEAR(g.item(), want, kFdTolerance * std::abs(want));
+}
+
+// Bartlett's factor A has diagonal sqrt(2 g_i), g_i ~ Gamma((df - i) / 2) drawn from the first half
+// of the key: the df gradient of L_S A follows each g_i's inverse cdf.
+TEST(DrawGradients, WishartCholeskyDfThroughItsChiSquareDraws) {
+  const std::int64_t p = 3;
+  const double df = 4.3;
+  const Tensor scale_tril =
+      Tensor::from(std::vector<double>{1.2, 0, 0, 0.3, 0.8, 0, -0.5, 0.2, 1.5}, Shape{p, p});
+  const Tensor c = testing::random_tensor(Shape{p, p}, 7);
+  const Tensor g = grad([&](const Tensor& v) { return sum(WishartCholesky(v, scale_tril).sample(kKey) * c); },
+                        Tensor::scalar(df));
+  const auto [gamma_key, normal_key] = random::split(kKey);
+  (void)normal_key;
+  const Tensor a = Tensor::vec({df / 2, (df - 1) / 2, (df - 2) / 2});
+  const Tensor gammas = random::gamma(gamma_key, a, Shape{p});
+  // Only A's diagonal depends on df: d(L_S A)_rk / d A_kk = L_S,rk.
+  auto objective = [&](double de) {
+    double out = 0;
+    for (std::int64_t k = 0; k < p; ++k) {
+      const double akk = std::sqrt(2 * gamma_quantile_through(a.at(k), gammas.at(k), de / 2));
+      for (std::int64_t r = k; r < p; ++r) out += c.at(r * p + k) * scale_tril.at(r * p + k) * akk;
+    }
+    return out;
+  };
+  const double h = 1e-5 * df;
+  const double want = (objective(h) - objective(-h)) / (2 * h);
+  EXPECT_NEAR(g.item(), want, kFdTolerance * std::abs(want));
+  // The matrix forms share the factor: their df gradients are finite and nonzero.
+  const Tensor s = matmul(scale_tril, scale_tril, false, true);
+  for (const auto& draw : std::vector<std::function<Tensor(const Tensor&)>>{
+           [&](const Tensor& v) { return Wishart(v, s).sample(kKey); },
+           [&](const Tensor& v) { return InverseWishart(v, s).sample(kKey); },
+           [&](const Tensor& v) { return InverseWishartCholesky(v, scale_tril).sample(kKey); }}) {
+    const Tensor gd = grad([&](const Tensor& v) { return sum(draw(v) * c); }, Tensor::scalar(df));
+    EXPECT_TRUE(std::isfinite(gd.item()) && gd.item() != 0.0);
+  }
+}
+
 // Families whose draws are smooth transforms of parameter-free noise: the gradient of the draw
 // with the key fixed against central differences of the draw itself (the generic checker).
 struct PathwiseCase {
@@ -261,6 +340,31 @@ std::vector<PathwiseCase> pathwise_cases() {
          return MultivariateNormal::from_scale_tril(p[0], p[1] * lower).sample(kKey, n);
        },
        {v({0.3, -1.0}), Tensor::from(std::vector<double>{1.2, 0.0, 0.4, 0.8}, Shape{2, 2})}},
+      // Matrices and Gaussian processes (issue 20): pathwise in the scale and the kernel, df fixed.
+      {"GaussianProcess",
+       [n](S p) { return GaussianProcess(ExponentiatedQuadratic(p[0], p[1]), p[4], p[2], p[3]).sample(kKey, n); },
+       {v({1.3}), v({0.6}), v({0.1}), v({0.2, 0.0, -0.1}), v({0.0, 0.4, 1.1})}},
+      {"GaussianProcess_Matern32",
+       [n, v](S p) { return GaussianProcess(Matern32(p[0], p[1]), v({0.0, 0.4, 1.1}), 0.05).sample(kKey, n); },
+       {v({1.3}), v({0.6})}},
+      {"Wishart_scale_matrix",
+       [n](S p) { return Wishart(4.5, (p[0] + transpose(p[0])) * 0.5).sample(kKey, n); },
+       {Tensor::from(std::vector<double>{1.5, 0.3, 0.3, 0.9}, Shape{2, 2})}},
+      {"InverseWishart_scale_matrix",
+       [n](S p) { return InverseWishart(4.5, (p[0] + transpose(p[0])) * 0.5).sample(kKey, n); },
+       {Tensor::from(std::vector<double>{1.5, 0.3, 0.3, 0.9}, Shape{2, 2})}},
+      {"WishartCholesky_scale_tril",
+       [n](S p) {
+         const Tensor lower = Tensor::from(std::vector<double>{1.0, 0.0, 1.0, 1.0}, Shape{2, 2});
+         return WishartCholesky(4.5, p[0] * lower).sample(kKey, n);
+       },
+       {Tensor::from(std::vector<double>{1.2, 0.0, 0.4, 0.8}, Shape{2, 2})}},
+      {"InverseWishartCholesky_scale_tril",
+       [n](S p) {
+         const Tensor lower = Tensor::from(std::vector<double>{1.0, 0.0, 1.0, 1.0}, Shape{2, 2});
+         return InverseWishartCholesky(4.5, p[0] * lower).sample(kKey, n);
+       },
+       {Tensor::from(std::vector<double>{1.2, 0.0, 0.4, 0.8}, Shape{2, 2})}},
   };
 }
 

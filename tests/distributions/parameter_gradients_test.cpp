@@ -24,6 +24,11 @@
 #include "variate/distributions/deterministic.hpp"
 #include "variate/distributions/dirichlet.hpp"
 #include "variate/distributions/exponential.hpp"
+#include "variate/distributions/gaussian_process.hpp"
+#include "variate/distributions/inverse_wishart.hpp"
+#include "variate/distributions/kernels.hpp"
+#include "variate/distributions/lkj.hpp"
+#include "variate/distributions/wishart.hpp"
 #include "variate/distributions/gamma.hpp"
 #include "variate/distributions/geometric.hpp"
 #include "variate/distributions/half_cauchy.hpp"
@@ -170,6 +175,38 @@ std::vector<ParameterCase> cases() {
       {v({0.2, -0.5}), v({1.5, 0.7})}, m({0.5, 0.1, -1.0, 2.0}, 2, 2));
   add(r, "LKJCholesky", {"concentration"}, [](S p) { return std::make_shared<LKJCholesky>(2, p[0]); }, {v({1.7})},
       m({1.0, 0.0, 0.6, 0.8}, 2, 2));
+  // Matrices and Gaussian processes (issue 20). Matrix parameters are symmetrized (or kept lower
+  // triangular) in the factory, so that finite differences stay valid arguments.
+  add(r, "LKJ", {"concentration"}, [](S p) { return std::make_shared<LKJ>(3, p[0]); }, {v({1.7})},
+      m({1.0, 0.3, -0.2, 0.3, 1.0, 0.4, -0.2, 0.4, 1.0}, 3, 3));
+  const Tensor spd = m({1.5, 0.3, 0.3, 0.9}, 2, 2), spd_value = m({1.2, -0.4, -0.4, 2.0}, 2, 2);
+  const Tensor spd_tril = m({1.2, 0.0, 0.25, 0.9}, 2, 2), value_tril = m({1.1, 0.0, -0.36, 1.36}, 2, 2);
+  auto sym = [](const Tensor& x) { return (x + transpose(x)) * 0.5; };
+  add(r, "Wishart", {"df", "scale_matrix"}, [sym](S p) { return std::make_shared<Wishart>(p[0], sym(p[1])); },
+      {v({3.5}), spd}, spd_value);
+  add(r, "InverseWishart", {"df", "scale_matrix"},
+      [sym](S p) { return std::make_shared<InverseWishart>(p[0], sym(p[1])); }, {v({3.5}), spd}, spd_value);
+  add(r, "WishartCholesky", {"df", "scale_tril"},
+      [](S p) { return std::make_shared<WishartCholesky>(p[0], p[1] * lower_mask()); }, {v({3.5}), spd_tril},
+      value_tril);
+  add(r, "InverseWishartCholesky", {"df", "scale_tril"},
+      [](S p) { return std::make_shared<InverseWishartCholesky>(p[0], p[1] * lower_mask()); }, {v({3.5}), spd_tril},
+      value_tril);
+  const Tensor gp_x = v({0.0, 0.4, 1.1}), gp_y = m({0.3, -0.2, 0.8, 1.0, 0.1, -0.5}, 2, 3);
+  const std::vector<std::string> gp_params = {"amplitude", "length_scale", "observation_noise_variance", "mean",
+                                              "index_points"};
+  add(r, "GaussianProcess_ExponentiatedQuadratic", gp_params,
+      [](S p) { return std::make_shared<GaussianProcess>(ExponentiatedQuadratic(p[0], p[1]), p[4], p[2], p[3]); },
+      {v({1.3}), v({0.6}), v({0.1}), v({0.2, 0.0, -0.1}), gp_x}, gp_y);
+  add(r, "GaussianProcess_Matern12", {"amplitude", "length_scale"},
+      [gp_x](S p) { return std::make_shared<GaussianProcess>(Matern12(p[0], p[1]), gp_x, 0.1); }, {v({1.3}), v({0.6})},
+      gp_y);
+  add(r, "GaussianProcess_Matern32", {"amplitude", "length_scale"},
+      [gp_x](S p) { return std::make_shared<GaussianProcess>(Matern32(p[0], p[1]), gp_x, 0.1); }, {v({1.3}), v({0.6})},
+      gp_y);
+  add(r, "GaussianProcess_Matern52", {"amplitude", "length_scale"},
+      [gp_x](S p) { return std::make_shared<GaussianProcess>(Matern52(p[0], p[1]), gp_x, 0.1); }, {v({1.3}), v({0.6})},
+      gp_y);
   add(r, "MixtureSameFamily", {"mixture_logits", "component_loc", "component_scale"},
       [](S p) { return std::make_shared<MixtureSameFamily>(p[0], std::make_shared<Normal>(p[1], p[2])); },
       {v({0.3, -0.4}), v({-1.0, 2.0}), v({0.8, 1.5})}, real);

@@ -326,6 +326,54 @@ std::vector<FamilyModel> family_models() {
     auto c = Truncated(std::make_shared<dist::Normal>(mu, s), std::nullopt, mu + 1.0, "c");
     Normal(a + b + c, 1.0, "z");
   });
+  // Matrices and Gaussian processes (issue 20): latent sites on corr_matrix, positive_definite and
+  // lower_cholesky, observed sites with computed parameters, kernels with latent hyperparameters.
+  const Tensor scale = Tensor::from(std::vector<double>{1.5, 0.3, 0.3, 0.9}, Shape{2, 2});
+  const Tensor spd = Tensor::from(std::vector<double>{1.2, -0.4, -0.4, 2.0}, Shape{2, 2});
+  const Tensor tril = Tensor::from(std::vector<double>{1.1, 0.0, -0.36, 1.36}, Shape{2, 2});
+  row("LKJ (latent: CorrMatrix)", [] {
+    auto s = HalfNormal(1.0, "s");
+    LKJ(3, 1.0 + s, "Omega");
+  });
+  row("Wishart", [=] {
+    auto s = HalfNormal(1.0, "s");
+    Wishart(3.0 + s, scale, "W");  // latent: Chain(CholeskyOuterProduct, LowerCholesky)
+    observe(spd, [&] { Wishart(3.0 + s, (1.0 + s) * scale, "y"); });
+  });
+  row("InverseWishart", [=] {
+    auto s = HalfNormal(1.0, "s");
+    InverseWishart(3.0 + s, scale, "W");
+    observe(spd, [&] { InverseWishart(3.0 + s, (1.0 + s) * scale, "y"); });
+  });
+  row("WishartCholesky", [=] {
+    auto s = HalfNormal(1.0, "s");
+    WishartCholesky(3.0 + s, cholesky(scale), "L");  // latent: LowerCholesky
+    observe(tril, [&] { WishartCholesky(3.0 + s, (1.0 + s) * cholesky(scale), "y"); });
+  });
+  row("InverseWishartCholesky", [=] {
+    auto s = HalfNormal(1.0, "s");
+    InverseWishartCholesky(3.0 + s, cholesky(scale), "L");
+    observe(tril, [&] { InverseWishartCholesky(3.0 + s, (1.0 + s) * cholesky(scale), "y"); });
+  });
+  const Tensor gp_x = Tensor::vec({0.0, 0.3, 0.5, 0.9, 1.4});
+  row("GaussianProcess (ExponentiatedQuadratic), observed", [=] {
+    auto amplitude = HalfNormal(1.0, "amplitude");
+    auto length_scale = LogNormal(-1.0, 0.5, "length_scale");
+    auto noise = HalfNormal(0.5, "noise");
+    observe(Tensor::vec({0.1, 0.4, 0.3, -0.2, -0.6}), [&] {
+      GaussianProcess(dist::ExponentiatedQuadratic(amplitude, length_scale), gp_x, square(noise), {}, "y");
+    });
+  });
+  row("GaussianProcess (Matern12, Matern32, Matern52), latent f", [=] {
+    auto amplitude = HalfNormal(1.0, "amplitude");
+    auto length_scale = LogNormal(-1.0, 0.5, "length_scale");
+    auto mu = Normal(0.0, 1.0, "mu");
+    auto f = GaussianProcess(dist::Matern12(amplitude, length_scale), gp_x, 0.0, mu, "f");
+    auto g = GaussianProcess(dist::Matern32(amplitude, length_scale), gp_x, 0.0, {}, "g");
+    observe(Tensor::vec({0.1, 0.4, 0.3, -0.2, -0.6}), [&] {
+      GaussianProcess(dist::Matern52(amplitude, length_scale), gp_x, 0.1, f + g, "y");
+    });
+  });
   // Wrappers. (Deterministic has no row: as a latent site its value is a coordinate of its own, whose
   // density is -inf away from loc, and as an observed site it is that constant.)
   row("Independent", [=] {

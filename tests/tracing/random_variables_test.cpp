@@ -69,6 +69,30 @@ TEST(RandomVariables, EveryFamilyMakesASite) {
   EXPECT_EQ(rvs[32].value().shape(), (Shape{3, 3}));
 }
 
+// Matrices and Gaussian processes (issue 20): each factory makes a site with a draw in its support.
+TEST(RandomVariables, MatrixFamiliesAndGaussianProcesses) {
+  tracing::Seed seed(random::Key(3));
+  tracing::Trace trace;
+  const Tensor scale = Tensor::from(std::vector<double>{1.5, 0.3, 0.3, 0.9}, Shape{2, 2});
+  const Tensor x = Tensor::vec({0.0, 0.5, 1.0});
+  const std::vector<RandomVariable> rvs = {
+      LKJ(3, 2.0, "lkj_corr"),
+      Wishart(4.0, scale, "wishart"),
+      WishartCholesky(4.0, cholesky(scale), "wishart_cholesky"),
+      InverseWishart(4.0, scale, "inverse_wishart"),
+      InverseWishartCholesky(4.0, cholesky(scale), "inverse_wishart_cholesky"),
+      GaussianProcess(dist::ExponentiatedQuadratic(1.0, 0.5), x, 0.1, {}, "gp", {2}),
+  };
+  ASSERT_EQ(trace.sites().size(), rvs.size());
+  for (const RandomVariable& rv : rvs) {
+    const double lp = prim::sum(rv.log_prob()).item();
+    EXPECT_TRUE(std::isfinite(lp)) << rv.name() << " (" << rv.distribution().name() << ") lp " << lp;
+  }
+  EXPECT_EQ(rvs[0].value().shape(), (Shape{3, 3}));
+  EXPECT_EQ(rvs[5].value().shape(), (Shape{2, 3}));
+  EXPECT_ERROR(Wishart(0.5, scale, "bad_wishart"), "bad_wishart");
+}
+
 TEST(RandomVariables, ArithmeticWorksOnValues) {
   tracing::Seed seed(random::Key(2));
   auto a = Normal(0.0, 1.0, "a");
@@ -97,6 +121,7 @@ TEST(RandomVariables, ElementsIndexLikeNumPyAndCarryGradients) {
   auto x = Normal(0.0, 1.0, "x", {2});
   EXPECT_THROW(x(2), Error);
   EXPECT_THROW(x(0, 0), Error);
+}
 
 // The transform constructors: a site with the base's draws (sorted for an iid restriction to
 // ordered vectors), and errors that name the site and the wrapper.

@@ -23,6 +23,8 @@ struct Constraint {
     ordered,              // last axis strictly increasing (Stan's ordered[K])
     positive_ordered,     // last axis positive and strictly increasing (Stan's positive_ordered[K])
     unit_vector,          // last axis of Euclidean norm 1 (Stan's unit_vector[K], K >= 2)
+    positive_definite,    // symmetric positive-definite matrices (last two axes)
+    corr_matrix,          // correlation matrices: positive definite with a unit diagonal
     nonnegative_integer,  // 0, 1, 2, ...
     integer_interval,     // low, ..., high (inclusive)
     boolean,              // 0 or 1
@@ -43,6 +45,8 @@ struct Constraint {
   static Constraint ordered() { return {Kind::ordered, {}, {}}; }
   static Constraint positive_ordered() { return {Kind::positive_ordered, {}, {}}; }
   static Constraint unit_vector() { return {Kind::unit_vector, {}, {}}; }
+  static Constraint positive_definite() { return {Kind::positive_definite, {}, {}}; }
+  static Constraint corr_matrix() { return {Kind::corr_matrix, {}, {}}; }
   static Constraint nonnegative_integer() { return {Kind::nonnegative_integer, {}, {}}; }
   static Constraint integer_interval(Tensor low, Tensor high) {
     return {Kind::integer_interval, std::move(low), std::move(high)};
@@ -52,7 +56,7 @@ struct Constraint {
 
   bool is_discrete() const;
   /// Number of trailing axes that one constrained value spans (1 for simplex, ordered,
-  /// positive_ordered and unit_vector, 2 for Cholesky factors).
+  /// positive_ordered and unit_vector, 2 for matrices).
   int event_ndims() const;
   std::string str() const;
 };

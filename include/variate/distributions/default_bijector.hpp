@@ -14,7 +14,8 @@ namespace variate::dist {
 /// Interval(low, high); greater_than(low) -> Chain({Shift(low), Exp}); less_than(high) ->
 /// Chain({Shift(high), Scale(-1), Exp}); simplex -> StickBreaking; corr_cholesky -> CorrCholesky;
 /// lower_cholesky -> LowerCholesky; ordered -> Ordered; positive_ordered -> PositiveOrdered;
-/// unit_vector -> UnitVector. Discrete supports throw
+/// unit_vector -> UnitVector; positive_definite -> Chain({CholeskyOuterProduct, LowerCholesky});
+/// corr_matrix -> CorrMatrix. Discrete supports throw
 /// variate::Error: they have no bijector to the unconstrained space.
 BijectorPtr default_bijector(const Constraint& support);
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "variate/distributions/bijector.hpp"
+#include "variate/distributions/kernels.hpp"
 #include "variate/tracing/random_variable.hpp"
 
 namespace variate {
@@ -100,6 +101,22 @@ RandomVariable GaussianRandomWalk(Tensor scale, std::int64_t num_steps, std::str
 /// bound: Truncated(std::make_shared<dist::Normal>(mu, 1.0), Tensor(0.0), std::nullopt, "y").
 RandomVariable Truncated(DistributionPtr base, std::optional<Tensor> low, std::optional<Tensor> high,
                          std::string name = "", Shape sample_shape = {});
+// Matrices and Gaussian processes (issue 20).
+/// LKJ over d x d correlation matrices (latent: the CorrMatrix bijector, Stan's corr_matrix).
+RandomVariable LKJ(std::int64_t dimension, Tensor concentration, std::string name = "", Shape sample_shape = {});
+/// Wishart and inverse Wishart over positive-definite matrices (latent: Stan's cov_matrix
+/// transform), and their Cholesky forms over lower Cholesky factors, given the scale's factor
+/// (Stan's wishart_cholesky and inv_wishart_cholesky).
+RandomVariable Wishart(Tensor df, Tensor scale_matrix, std::string name = "", Shape sample_shape = {});
+RandomVariable WishartCholesky(Tensor df, Tensor scale_tril, std::string name = "", Shape sample_shape = {});
+RandomVariable InverseWishart(Tensor df, Tensor scale_matrix, std::string name = "", Shape sample_shape = {});
+RandomVariable InverseWishartCholesky(Tensor df, Tensor scale_tril, std::string name = "", Shape sample_shape = {});
+/// The values of a Gaussian process at index_points (N) or (..., N, F): MultivariateNormal(mean,
+/// K(X, X) + (observation_noise_variance + jitter) I), jitter 1e-6; `mean` undefined ({}) is zero.
+///   auto f = variate::GaussianProcess(dist::ExponentiatedQuadratic(amplitude, length_scale), x, noise, {}, "f");
+RandomVariable GaussianProcess(const dist::Kernel& kernel, Tensor index_points, Tensor observation_noise_variance,
+                               Tensor mean, std::string name = "", Shape sample_shape = {});
+
 // Wrappers.
 /// A quantity the program computes, recorded as a site (Stan's generated quantities, NumPyro's
 /// deterministic): it has no density term and is not a parameter; samplers report its value per
