@@ -312,7 +312,7 @@ Model eight_schools(const ModelOptions& o) {
   m.name = "eight-schools";
   m.description =
       "eight schools, non-centered: mu ~ Normal(0, 5), tau ~ HalfCauchy(0, 5), theta_tilde ~ Normal(0, 1) [" +
-      std::to_string(j) + "], y ~ Normal(mu + tau theta_tilde, sigma)";
+      std::to_string(j) + "], y ~ Normal(mu + tau theta_tilde, sigma); theta = mu + tau theta_tilde generated";
   m.data = source;
   m.program = [y_t, sigma_t, zero, one, five, j] {
     auto mu = Normal(zero, five, "mu");
@@ -320,6 +320,7 @@ Model eight_schools(const ModelOptions& o) {
     auto theta_tilde = Normal(zero, one, "theta_tilde", {j});
     // mu and tau are scalars, or (C) with a chain dimension: give them a trailing axis to broadcast.
     const Tensor theta = expand_dims(mu, -1) + expand_dims(tau, -1) * theta_tilde;
+    Deterministic(theta, "theta");  // a generated quantity: written after the parameters
     tracing::Condition observed({{"y", y_t}});
     Normal(theta, sigma_t, "y");
   };

@@ -84,6 +84,11 @@ std::vector<SavedSite> local_saved_sites(const Model& model, const inference::Un
     const auto dims = s.shape.dims();
     saved.push_back({s.name, std::vector<std::int64_t>(dims.begin(), dims.end()), s.sharded});
   }
+  // Generated quantities (Deterministic sites) follow the parameters, as in Stan's files.
+  for (const inference::GeneratedSite& g : space.generated_sites()) {
+    const auto dims = g.shape.dims();
+    saved.push_back({g.name, std::vector<std::int64_t>(dims.begin(), dims.end()), false});
+  }
   return saved;
 }
 
@@ -192,6 +197,8 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
 
   VARIATE_CHECK(!model.predict || space.shard_axis().empty(), "sample", "model '", model.name,
                 "' predicts from its draws but has sharded latent sites");
+  VARIATE_CHECK(space.generated_sites().empty() || space.shard_axis().empty(), "sample", "model '", model.name,
+                "' has generated quantities and sharded latent sites; writing both is not supported");
 
   std::vector<SavedSite> saved = local_saved_sites(model, space);
   const bool any_sharded = std::any_of(saved.begin(), saved.end(), [](const SavedSite& s) { return s.sharded; });
@@ -219,7 +226,8 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
     plan.emplace(saved, space.shard_axis());
     saved = plan->sites();
   } else {
-    const tracing::Values gathered = space.constrain_gathered(Tensor::zeros(Shape{dim}));
+    tracing::Values gathered = space.constrain_gathered(Tensor::zeros(Shape{dim}));
+    if (!space.generated_sites().empty()) gathered.merge(space.generated_quantities(Tensor::zeros(Shape{dim})));
     for (SavedSite& s : saved) {
       const auto dims = gathered.at(s.name).shape().dims();
       s.shape.assign(dims.begin(), dims.end());
@@ -301,7 +309,8 @@ int sample_on_device(const SampleJobOptions& o, const Model& model, inference::S
     // gather: every device takes part in gathering the sharded sites' values (and, at the first
     // draw, the metric), and only the writer keeps them. per-device: no collective here.
     const Tensor position = Tensor::from(d.position, Shape{dim});
-    const tracing::Values values = per_device ? space.constrain(position) : space.constrain_gathered(position);
+    tracing::Values values = per_device ? space.constrain(position) : space.constrain_gathered(position);
+    if (!space.generated_sites().empty()) values.merge(space.generated_quantities(position));
     if (adapting && !chain.adaptation_written) {  // the first draw: warm-up has just ended
       VARIATE_CHECK(d.metric, "sample", "the sampler did not report chain ", d.chain + 1, "'s adapted metric");
       const bool dense = d.metric->kind() == inference::MetricKind::dense;

@@ -106,6 +106,7 @@ Constraint Shift::forward_image(const Constraint& domain) const {
     case K::greater_than: return Constraint::greater_than(domain.low + shift_);
     case K::unit_interval: return Constraint::interval(shift_, shift_ + 1.0);
     case K::interval: return Constraint::interval(domain.low + shift_, domain.high + shift_);
+    case K::less_than: return Constraint::less_than(domain.high + shift_);
     default: return Bijector::forward_image(domain);
   }
 }
@@ -134,8 +135,20 @@ Constraint Scale::forward_image(const Constraint& domain) const {
   // sign falls back to evaluating.
   const bool positive =
       host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::min, scale, {}, false).item() > 0; });
-  if (!positive) return Bijector::forward_image(domain);
+  if (!positive) {
+    const bool negative = host_decision(
+        {scale_}, [scale = scale_] { return prim::reduce(ReduceOp::max, scale, {}, false).item() < 0; });
+    if (!negative) return Bijector::forward_image(domain);
+    switch (domain.kind) {  // a negative scale turns the order around
+      case K::positive: return Constraint::less_than(Tensor::zeros(scale_.shape(), scale_.dtype()));
+      case K::greater_than: return Constraint::less_than(domain.low * scale_);
+      case K::less_than: return Constraint::greater_than(domain.high * scale_);
+      case K::interval: return Constraint::interval(domain.high * scale_, domain.low * scale_);
+      default: return Bijector::forward_image(domain);
+    }
+  }
   switch (domain.kind) {
+    case K::less_than: return Constraint::less_than(domain.high * scale_);
     case K::positive: return domain;
     case K::greater_than: return Constraint::greater_than(domain.low * scale_);
     case K::unit_interval: return Constraint::interval(Tensor::zeros(scale_.shape(), scale_.dtype()), scale_);

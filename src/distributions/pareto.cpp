@@ -29,7 +29,10 @@ Tensor Pareto::log_prob(const Tensor& value) const {
   namespace pm = dist::pm;
   const Tensor &a = concentration_, &m = scale_;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor safe_x = pm::inside_or(support(), x, pm::mul(m, 2.0));
+  // The density's support is [m, inf) (Stan, TFP, SciPy): x = m counts, although the support used to
+  // pick the bijector, greater_than(m), is open.
+  const Tensor inside = prim::binary(BinaryOp::ge, x, m);
+  const Tensor safe_x = prim::where(inside, x, pm::mul(m, 2.0));
   const Tensor log_x = pm::log(safe_x), log_m = pm::log(m);
   const Tensor lp = pm::sub(pm::add(pm::log(a), pm::mul(a, log_m)), pm::mul(pm::add(a, 1.0), log_x));
   const Tensor out = autodiff::record(lp, {x, a, m}, {safe_x, a, m, pm::sub(log_m, log_x)}, [](const BackwardContext& ctx) {
@@ -38,7 +41,8 @@ Tensor Pareto::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::reciprocal(a), ctx.saved(3))));
     if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(a, m)));
   });
-  return dist::mask_outside_support(support(), x, out);
+  const Tensor keep = prim::binary(BinaryOp::logical_or, inside, prim::binary(BinaryOp::ne, x, x));  // NaN stays NaN
+  return where(keep, out, Tensor::scalar(-INFINITY, dtype()));
 }
 
 Tensor Pareto::mean() const {

@@ -90,7 +90,13 @@ Tensor Truncated::cdf_low() const {
 
 Tensor Truncated::mass() const {
   const Tensor upper = high_ ? base_->cdf(*high_) : Tensor::scalar(1.0, dtype());
-  return upper - cdf_low();
+  const Tensor m = upper - cdf_low();
+  // Far in the base's upper tail F(low) rounds to 1 and the window's mass to 0: the density would be
+  // +inf. Say so (a host_check, so a replay checks again) instead.
+  dist::check_each(name(), "the base's mass between the bounds", m,
+                   "positive (a window this far in the base's upper tail loses its digits: F(low) rounds to 1)",
+                   [](double v) { return v > 0; });
+  return m;
 }
 
 Tensor Truncated::log_prob(const Tensor& value) const {

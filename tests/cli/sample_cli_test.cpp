@@ -128,8 +128,16 @@ TEST(SampleCli, EveryOtherModelRunsAndRecoversWhatItShould) {
   EXPECT_EQ(csv.columns[7], "mu");
   EXPECT_EQ(csv.columns[8], "tau");
   EXPECT_EQ(csv.columns[9], "theta_tilde.1");
-  EXPECT_EQ(csv.columns.size(), 7u + 10u);
+  EXPECT_EQ(csv.columns[17], "theta.1");  // the generated quantity follows the parameters
+  EXPECT_EQ(csv.columns.size(), 7u + 10u + 8u);
   for (double tau : csv.column("tau")) EXPECT_GT(tau, 0) << "tau lives on (0, inf)";
+  {  // computed per draw from the draw's own parameters
+    const auto mu = csv.column("mu"), tau = csv.column("tau"), tilde = csv.column("theta_tilde.3"),
+               theta = csv.column("theta.3");
+    ASSERT_EQ(theta.size(), mu.size());
+    for (std::size_t i = 0; i < theta.size(); ++i)
+      EXPECT_NEAR(theta[i], mu[i] + tau[i] * tilde[i], 1e-12 * (1 + std::abs(mu[i]) + std::abs(tau[i] * tilde[i])));
+  }
   EXPECT_NE(schools.output.find("theta_tilde.8"), std::string::npos) << schools.output;
   EXPECT_EQ(schools.output.find("test accuracy"), std::string::npos) << "not a classifier";
 
@@ -257,7 +265,7 @@ TEST(SampleCli, SummaryOfOurOwnOutput) {
        {"2 chains, 50 draws each", "lp__", "accept_stat__", "mu", "theta_tilde.8", "R_hat", "Chain 2:"})
     EXPECT_NE(r.output.find(text), std::string::npos) << text << " missing from:\n" << r.output;
   const std::string table = read_text(csv_out);
-  EXPECT_EQ(count_lines(table), 1 + 7 + 10) << table;
+  EXPECT_EQ(count_lines(table), 1 + 7 + 10 + 8) << table;  // header, sampler columns, parameters, theta
   EXPECT_NE(read_text(json_out).find("\"theta_tilde.8\""), std::string::npos);
   // The summary's mean of mu is the mean of the draws in both files.
   std::vector<double> mu;
@@ -429,7 +437,7 @@ TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
   const Outcome r = run("sample --model eight-schools --chains 1 --warmup 50 --draws 10 --data " + three +
                         " --output " + (dir / "ok"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(variate::data::read_stan_csv(dir / "ok/eight-schools-1.csv").columns.back(), "theta_tilde.3");
+  EXPECT_EQ(variate::data::read_stan_csv(dir / "ok/eight-schools-1.csv").columns.back(), "theta.3");
 }
 
 TEST(SampleCli, CtrlCKeepsTheDrawsWrittenSoFar) {

@@ -481,6 +481,7 @@ TEST(DefaultBijector, EachContinuousSupport) {
       {Constraint::unit_interval(), "Sigmoid", Shape{4}},
       {Constraint::interval(t({-2.0, 0.0, 5.0, 5.0}), t({-1.0, 1e-3, 6.0, 1e3})), "Interval", Shape{4}},
       {Constraint::greater_than(t({-3.0, 0.0, 2.0, 1e3})), "Chain", Shape{4}},
+      {Constraint::less_than(t({-3.0, 0.0, 2.0, 1e3})), "Chain", Shape{4}},
       {Constraint::simplex(), "StickBreaking", Shape{4}},
       {Constraint::corr_cholesky(), "CorrCholesky", Shape{6}},
       {Constraint::lower_cholesky(), "LowerCholesky", Shape{6}},
