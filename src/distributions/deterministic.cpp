@@ -7,8 +7,11 @@
 
 namespace variate::dist {
 
-Deterministic::Deterministic(Tensor loc) : Distribution(loc.shape(), {}, dist::common_float_type({loc})) {
+Deterministic::Deterministic(Tensor loc) : Deterministic(loc, Unchecked{}) {
   dist::check_finite("Deterministic", "loc", loc);
+}
+
+Deterministic::Deterministic(Tensor loc, Unchecked) : Distribution(loc.shape(), {}, dist::common_float_type({loc})) {
   loc_ = dist::as_dtype(loc, dtype());
 }
 

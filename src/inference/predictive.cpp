@@ -18,9 +18,25 @@ tracing::Values predictive(const tracing::Program& program, const tracing::Value
   return out;
 }
 
+namespace {
+// An enumerated site has no value outside a log joint: say so rather than "no random key".
+class RefuseEnumerated : public tracing::Tracer {
+ public:
+  explicit RefuseEnumerated(const char* op) : op_(op) {}
+  void process(tracing::Message& m) override {
+    VARIATE_CHECK(!m.enumerate || m.value.defined(), op_, "site '", m.name,
+                  "' is enumerated (summed out); this is not supported for a model with an enumerated site");
+  }
+
+ private:
+  const char* op_;
+};
+}  // namespace
+
 tracing::Values log_likelihood(const tracing::Program& program, const tracing::Values& latent) {
   tracing::Trace trace;
   {
+    RefuseEnumerated refuse("log_likelihood");
     tracing::Substitute values(latent);
     tracing::run_program(program);
   }
@@ -28,7 +44,8 @@ tracing::Values log_likelihood(const tracing::Program& program, const tracing::V
   for (const tracing::Site& s : trace.sites()) {
     if (!s.observed) continue;
     try {
-      out.emplace(s.name, autodiff::stop_gradient(s.distribution->log_prob(s.value)));
+      // This device's elements of a sharded site: the pointwise terms, not their sum.
+      out.emplace(s.name, autodiff::stop_gradient(s.distribution->local_log_prob(s.value)));
     } catch (const Error& e) {
       tracing::rethrow_naming_site(s.name, e);
     }

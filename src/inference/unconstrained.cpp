@@ -33,8 +33,8 @@ Shape batch_of(const char* op, const Tensor& flat, std::int64_t dimension) {
 // (otherwise the devices' states and random streams would drift apart).
 void check_replicated_sites(const std::vector<tracing::Site>& sites, const std::string& axis) {
   std::vector<const tracing::Site*> replicated;
-  for (const tracing::Site& s : sites)
-    if (s.distribution->shard_axis().empty()) replicated.push_back(&s);
+  for (const tracing::Site& s : sites)  // generated quantities may be computed from a device's part
+    if (s.distribution->shard_axis().empty() && !s.deterministic) replicated.push_back(&s);
   std::vector<double> sizes{double(replicated.size())};
   for (const tracing::Site* s : replicated) sizes.push_back(double(s->value.numel()));
   const Tensor mine = Tensor::from(std::span<const double>(sizes), Shape{1, std::int64_t(sizes.size())});
@@ -67,19 +67,35 @@ Tensor sum_to_batch(const Tensor& t, int batch_rank) {
 // other sites follow them), and puts log|det J| on the message for LogJoint. Inside a mesh run a
 // replicated site's piece passes through pbroadcast first, so that its Jacobian term, which LogJoint
 // counts once over the devices, gets the whole gradient on every device.
+// The lowest value of an enumerated site's support, in its shape.
+Tensor placeholder(const tracing::Message& m) {
+  const Constraint support = m.distribution->support();
+  const Tensor low = support.low.defined() ? autodiff::stop_gradient(support.low) : Tensor::scalar(0.0);
+  return broadcast_to(prim::cast(low, m.distribution->dtype()), m.distribution->sample_full_shape(m.sample_shape));
+}
+
+// What an enumerated site gets: nothing, for the LogJoint further out to sum it out, or a value of
+// its support as a placeholder in runs that only want the latent sites' values.
+enum class Enumerated { summed_out, placeholder };
+
 class FromUnconstrained : public tracing::Tracer {
  public:
   /// `probing`: also find out whether a bijector depends on other sites (tracked_support()).
   FromUnconstrained(const std::vector<LatentSite>& sites, const Tensor& flat, const std::string* mesh_axis,
-                    bool probing = false)
+                    Enumerated enumerated, bool probing = false)
       : sites_(sites),
         flat_(flat),
         mesh_axis_(mesh_axis),
         batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}),
+        enumerated_(enumerated),
         probing_(probing) {}
 
   void process(tracing::Message& m) override {
-    if (m.value.defined() || m.enumerate) return;  // data, set inside the program, or summed out
+    if (m.value.defined()) return;  // data, or set inside the program
+    if (m.enumerate) {
+      if (enumerated_ == Enumerated::placeholder) m.value = placeholder(m);
+      return;
+    }
     const LatentSite* s = find_site(sites_, m.name);
     VARIATE_CHECK(s != nullptr, "Unconstrained", "site '", m.name,
                   "' has no value and was not a latent site when the program was traced; a program must make the "
@@ -106,7 +122,13 @@ class FromUnconstrained : public tracing::Tracer {
     if (probing_ && !tracked_support_)
       tracked_support_ = autodiff::detail::is_tracked(bijector->forward(autodiff::stop_gradient(x)));
     m.value = bijector->forward(x);
-    m.log_jacobian = sum_to_batch(bijector->forward_log_det_jacobian(x), batch_.rank());
+    const Tensor log_jacobian = bijector->forward_log_det_jacobian(x);
+    // More dims than the batch and the site's own: the bijector broadcast against values with dims
+    // of their own (a bound that depends on a summed-out site).
+    VARIATE_CHECK(log_jacobian.rank() <= batch_.rank() + s->unconstrained_shape.rank(), "Unconstrained", "site '",
+                  m.name, "': its bijector gives log|det J| of shape ", log_jacobian.shape(),
+                  "; its support must not depend on an enumerated site");
+    m.log_jacobian = sum_to_batch(log_jacobian, batch_.rank());
     values_.emplace(m.name, m.value);
   }
 
@@ -128,6 +150,7 @@ class FromUnconstrained : public tracing::Tracer {
   const std::string* mesh_axis_;
   Shape batch_;
   tracing::Values values_;
+  Enumerated enumerated_;
   bool probing_ = false;
   bool tracked_support_ = false;
 };
@@ -157,6 +180,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
       generated_sites_.push_back({s.name, s.value.shape()});
       continue;
     }
+    if (s.enumerated) enumerated_site_ = s.name;
     VARIATE_CHECK(!s.enumerated || s.distribution->shard_axis().empty(), "Unconstrained", "site '", s.name,
                   "' is sharded and enumerated, which is not supported");
     unbatched_[s.name] = s.distribution->local_log_prob(s.value).rank();
@@ -191,7 +215,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
   try {
     autodiff::detail::TapeScope scope;
     const Tensor flat = scope.track(Tensor::zeros(Shape{dimension_}));
-    FromUnconstrained probe(sites_, flat, nullptr, /*probing=*/true);
+    FromUnconstrained probe(sites_, flat, nullptr, Enumerated::placeholder, /*probing=*/true);
     tracing::run_program(program_);
     static_supports_ = !probe.tracked_support();
   } catch (const Error&) {
@@ -203,7 +227,7 @@ tracing::Values Unconstrained::constrain(const Tensor& flat) const {
   const Shape batch = batch_of("Unconstrained::constrain", flat, dimension_);
   tracing::Values values;
   if (!static_supports_) {
-    FromUnconstrained from(sites_, flat, nullptr);
+    FromUnconstrained from(sites_, flat, nullptr, Enumerated::placeholder);
     tracing::run_program(program_);
     return from.take_values();
   }
@@ -221,7 +245,12 @@ class ToUnconstrained : public tracing::Tracer {
  public:
   ToUnconstrained(const std::vector<LatentSite>& sites, const tracing::Values& values) : sites_(sites), values_(values) {}
   void process(tracing::Message& m) override {
-    if (m.value.defined() || m.enumerate || find_site(sites_, m.name) == nullptr) return;
+    if (m.value.defined()) return;
+    if (m.enumerate) {  // it has no say in the latent sites' values
+      m.value = placeholder(m);
+      return;
+    }
+    if (find_site(sites_, m.name) == nullptr) return;
     auto it = values_.find(m.name);
     VARIATE_CHECK(it != values_.end(), "Unconstrained::unconstrain", "no value for latent site '", m.name, "'");
     m.value = it->second;
@@ -279,7 +308,9 @@ Tensor Unconstrained::log_density(const Tensor& flat) const {
   batch_of("Unconstrained::log_density", flat, dimension_);
   tracing::LogJoint log_joint(flat.rank() - 1, unbatched_);
   {
-    FromUnconstrained from(sites_, flat, shard_axis_.empty() ? nullptr : distribute::running_axis());
+    // Inside any mesh run, also one whose only sharded sites are data: LogJoint counts a replicated
+    // site's Jacobian once over the devices, so its piece must pass through pbroadcast too.
+    FromUnconstrained from(sites_, flat, distribute::running_axis(), Enumerated::summed_out);
     tracing::run_program(program_);
     from.take_values();
   }
@@ -288,9 +319,12 @@ Tensor Unconstrained::log_density(const Tensor& flat) const {
 
 tracing::Values Unconstrained::generated_quantities(const Tensor& flat) const {
   batch_of("Unconstrained::generated_quantities", flat, dimension_);
+  VARIATE_CHECK(enumerated_site_.empty(), "Unconstrained::generated_quantities", "site '", enumerated_site_,
+                "' is enumerated (summed out), so it has no value for generated quantities to use; draw it with "
+                "inference::infer_discrete");
   tracing::Trace trace;
   {
-    FromUnconstrained from(sites_, flat, nullptr);
+    FromUnconstrained from(sites_, flat, nullptr, Enumerated::placeholder);
     tracing::run_program(program_);
     from.take_values();
   }
@@ -302,9 +336,12 @@ tracing::Values Unconstrained::generated_quantities(const Tensor& flat) const {
 
 std::vector<tracing::LogJoint::Term> Unconstrained::site_terms(const Tensor& flat) const {
   tracing::LogJoint log_joint(flat.rank() - 1, unbatched_, true);
-  FromUnconstrained from(sites_, flat, nullptr);
+  FromUnconstrained from(sites_, flat, nullptr, Enumerated::summed_out);
   tracing::run_program(program_);
-  return log_joint.terms();
+  std::vector<tracing::LogJoint::Term> terms = log_joint.terms();
+  if (!log_joint.enumerated_site().empty())
+    terms.push_back({log_joint.enumerated_site() + " (summed out)", log_joint.enumerated_marginal()});
+  return terms;
 }
 
 std::string Unconstrained::find_batching_error(const Tensor& flat) const {
@@ -322,6 +359,7 @@ std::string Unconstrained::find_batching_error(const Tensor& flat) const {
       continue;  // a state outside the support: nothing to compare
     }
     for (std::size_t i = 0; i < together.size() && i < alone.size(); ++i) {
+      if (together[i].name != alone[i].name) break;  // the sites depend on the values: nothing to pair
       const Tensor term = together[i].value;
       const double mine = term.rank() == 0 ? term.item() : prim::cast(slice(term, 0, b, b + 1), DType::f64).item();
       const double own = alone[i].value.item();

@@ -43,6 +43,7 @@ NamedValues::~NamedValues() {
 }
 
 void NamedValues::unmatched_names(std::uint64_t run, std::vector<std::string>& out) const {
+  if (enclosing_run(created_in_)) return;  // made inside an outer run's program: that run checks it
   std::size_t i = 0;
   for (const auto& entry : values_) {
     if (met_[i++] < run) out.push_back(std::string(handler_) + " '" + entry.first + "'");
@@ -229,6 +230,9 @@ void LogJoint::enumerate(Message& m) {
   const Shape full = m.distribution->sample_full_shape(m.sample_shape);
   auto it = unbatched_.find(m.name);
   enumerated_rank_ = it != unbatched_.end() ? it->second : full.rank() - batch_ndims_;
+  VARIATE_CHECK(enumerated_rank_ <= full.rank(), "Enumerate", "site '", m.name, "' has shape ", full,
+                ", fewer dims than in an unbatched run");
+  enumerated_shape_ = Shape(full.dims().subspan(std::size_t(full.rank() - enumerated_rank_)));
   Shape shape{std::int64_t(count)};
   for (int i = 0; i < batch_ndims_ + enumerated_rank_; ++i) shape.push_back(1);
   enumerated_values_ = prim::binary(BinaryOp::add, prim::cast(Tensor::arange(std::int64_t(count)), DType::f64), low);
@@ -244,26 +248,37 @@ void LogJoint::add_enumerated_term(const Message& m, const Tensor& lp) {
   if (enumerated_rank_ == 0) {
     term = sum_site_terms(lp, 1 + batch_ndims_);
   } else {
-    VARIATE_CHECK(own == enumerated_rank_, "Enumerate", "site '", m.name, "' depends on the enumerated site '",
-                  enumerated_, "', whose own shape has rank ", enumerated_rank_, ", but its log density has shape ",
-                  lp.shape(), "; a term must be elementwise in the enumerated site (one value per element of it)");
+    // Each element's term must come from its own value of the site: the site's shape S exactly (the
+    // site's own prior may be the same for all, dims of 1).
+    bool elementwise = own == enumerated_rank_;
+    for (int i = 1; elementwise && i <= enumerated_rank_; ++i) {
+      const std::int64_t got = lp.shape()[lp.rank() - i], want = enumerated_shape_[enumerated_shape_.rank() - i];
+      elementwise = got == want || (got == 1 && m.name == enumerated_);
+    }
+    VARIATE_CHECK(elementwise, "Enumerate", "site '", m.name, "' depends on the enumerated site '", enumerated_,
+                  "' of shape ", enumerated_shape_, ", but its log density has shape ", lp.shape(),
+                  "; a term must be elementwise in the enumerated site (one value per element of it)");
   }
   if (m.log_jacobian.defined()) {  // the change of variables is counted once, outside the sum
     VARIATE_CHECK(m.log_jacobian.rank() <= batch_ndims_, "Enumerate", "site '", m.name,
                   "': its support depends on the enumerated site '", enumerated_, "', which is not supported");
     replicated_ = replicated_.defined() ? replicated_ + m.log_jacobian : m.log_jacobian;
   }
-  if (keep_terms_) terms_.push_back({m.name, term});
   enumerated_total_ = enumerated_total_.defined() ? enumerated_total_ + term : term;
 }
 
+Tensor LogJoint::enumerated_marginal() const {
+  VARIATE_CHECK(enumerated_total_.defined(), "LogJoint", "enumerated site '", enumerated_, "' has no term");
+  // log sum_k exp(total_k) for each element of the site, then the sum over those elements.
+  return sum_site_terms(logsumexp(enumerated_total_, std::vector<int>{0}), batch_ndims_);
+}
+
 Tensor LogJoint::value() const {
-  if (!enumerated_.empty()) {
-    VARIATE_CHECK(enumerated_total_.defined(), "LogJoint", "enumerated site '", enumerated_, "' has no term");
-    // log sum_k exp(total_k) for each element of the site, then the sum over those elements.
-    Tensor marginal = logsumexp(enumerated_total_, std::vector<int>{0});
-    marginal = sum_site_terms(marginal, batch_ndims_);
-    return replicated_.defined() ? replicated_ + marginal : marginal;
+  if (!enumerated_.empty()) {  // never inside a mesh (enumerate() says so)
+    Tensor total = enumerated_marginal();
+    if (replicated_.defined()) total = total + replicated_;
+    if (sharded_.defined()) total = total + sharded_;
+    return total;
   }
   if (!spmd_) {
     if (replicated_.defined() && sharded_.defined()) return replicated_ + sharded_;

@@ -89,6 +89,7 @@ bool has_no_draws(const Distribution& d) {
 
 void StartImproperSites::process(Message& m) {
   if (m.value.defined() || !has_no_draws(*m.distribution)) return;
+  VARIATE_CHECK(m.key.has_value(), "StartImproperSites", "site '", m.name, "' has no random key: put a Seed inside");
   const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
   const Shape shape = bijector->inverse_shape(m.distribution->sample_full_shape(m.sample_shape));
   const Tensor u = random::uniform(*m.key, shape, m.distribution->dtype());

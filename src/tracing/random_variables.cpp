@@ -272,7 +272,7 @@ RandomVariable GaussianProcess(const dist::Kernel& kernel, Tensor index_points, 
   });
 }
 RandomVariable Deterministic(Tensor value, std::string name) {
-  DistributionPtr d = std::make_shared<dist::Deterministic>(autodiff::stop_gradient(value));
+  DistributionPtr d = std::make_shared<dist::Deterministic>(autodiff::stop_gradient(value), dist::Deterministic::Unchecked{});
   return RandomVariable(std::move(d), std::move(name), std::move(value), GivenValue::deterministic);
 }
 

@@ -16,6 +16,7 @@ struct ThreadState {
   std::map<std::string, int, std::less<>> generated;
   std::vector<std::string> sites, unmatched;
   std::uint64_t run = 0, next_run = 1;
+  std::vector<std::uint64_t> open_runs;  // the ProgramRun scopes alive, outermost first
 };
 thread_local ThreadState state;
 
@@ -52,9 +53,11 @@ ProgramRun::ProgramRun() {
   state.sites.clear();
   state.unmatched.clear();
   state.run = state.next_run++;
+  state.open_runs.push_back(state.run);
 }
 
 ProgramRun::~ProgramRun() {
+  state.open_runs.pop_back();
   state.generated = std::move(saved_.generated);
   state.sites = std::move(saved_.sites);
   state.unmatched = std::move(saved_.unmatched);
@@ -70,6 +73,10 @@ void ProgramRun::check_names_matched() const {
 }
 
 std::uint64_t current_run() { return state.run; }
+
+bool enclosing_run(std::uint64_t run) {
+  return run != state.run && std::find(state.open_runs.begin(), state.open_runs.end(), run) != state.open_runs.end();
+}
 
 void report_unmatched(std::vector<std::string> names) {
   for (auto& n : names) state.unmatched.push_back(std::move(n));

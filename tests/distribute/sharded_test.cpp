@@ -230,6 +230,32 @@ TEST_P(ShardedPrograms, UnconstrainedSpaceGivesTheUnshardedDensityAndGathersValu
   }
 }
 
+// Only the data sharded, with a constrained replicated latent: its Jacobian term is counted once over
+// the devices, and so is its gradient (each device gets the whole of it, not 1/n).
+TEST_P(ShardedPrograms, AReplicatedSitesJacobianGradientIsTheUnshardedOne) {
+  const int n = GetParam();
+  const Tensor y = random::normal(random::Key(14), Shape{7});
+  const auto program = [y] {
+    auto sigma = HalfNormal(2.0, "sigma");
+    tracing::Condition observed({{"y", shard(y, "data")}});
+    Sharded(normal(0.0, sigma), "data", "y");
+  };
+  const auto gradient = [&](const std::function<void()>& model) {
+    const inference::Target target = inference::make_target(inference::Unconstrained(model));
+    std::vector<double> q{0.3}, grad(1);
+    double lp = 0;
+    target.evaluate(q, 1, {&lp, 1}, grad);
+    return std::pair(lp, grad[0]);
+  };
+  const auto [want_lp, want_grad] = gradient(program);
+  Mesh mesh(n, "data");
+  const auto got = mesh.run([&] { return gradient(program); });
+  for (int d = 0; d < n; ++d) {
+    EXPECT_NEAR(got[std::size_t(d)].first, want_lp, 1e-12 * std::abs(want_lp)) << "device " << d;
+    EXPECT_NEAR(got[std::size_t(d)].second, want_grad, 1e-12 * (1 + std::abs(want_grad))) << "device " << d;
+  }
+}
+
 // A sharded latent with a constrained support: its Jacobian terms are summed over the devices too,
 // and the target's gradient is the unsharded one (replicated part everywhere, rows per device).
 TEST_P(ShardedPrograms, ShardedJacobianTermsAndTargetGradientsEqualTheUnshardedOnes) {

@@ -10,6 +10,7 @@
 #include "variate/distributions/mixture_same_family.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/inference/predictive.hpp"
+#include "variate/inference/target.hpp"
 #include "variate/inference/unconstrained.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -103,6 +104,33 @@ TEST(Enumeration, InferDiscreteDrawsFromTheExactConditional) {
     const double p = p1(kY.at(j));
     EXPECT_NEAR(ones[std::size_t(j)] / n, p, 5 * std::sqrt(p * (1 - p) / n) + 1e-12) << "datum " << j;
   }
+}
+
+// The enumerated site is no parameter, but runs that only want the parameters' values (constrain,
+// unconstrain) work, vectorized chains pass the batch check, and NUTS samples the model.
+TEST(Enumeration, AModelWithAnEnumeratedSiteIsSampled) {
+  const inference::Unconstrained space(mixture_with_labels);
+  const Tensor flat = Tensor::vec({0.3, -2.0, 2.1});
+  const tracing::Values values = space.constrain(flat);
+  EXPECT_EQ(values.count("z"), 0u);
+  const Tensor back = space.unconstrain(values);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(back.at(i), flat.at(i), 1e-12);
+  EXPECT_ERROR(space.generated_quantities(flat), "site 'z' is enumerated");
+  EXPECT_ERROR(inference::log_likelihood(mixture_with_labels, values), "site 'z' is enumerated");
+  const inference::Target target = inference::make_target(space);
+  std::vector<double> q{0.3, -2.0, 2.1, -0.4, 1.0, -1.5}, lp(2), grad(6);
+  target.evaluate(q, 2, lp, grad);  // the first batch is checked against its states alone
+  EXPECT_NEAR(lp[1], space.log_density(Tensor::vec({-0.4, 1.0, -1.5})).item(), 1e-12);
+}
+
+TEST(Enumeration, ATermOfOneElementIsNotElementwise) {
+  auto first_only = [] {
+    tracing::Enumerate enumerate({"z"});
+    auto z = Bernoulli(Probs{Tensor::full(Shape{3}, 0.5)}, "z");
+    tracing::Condition data({{"y", Tensor::scalar(1.0)}});
+    Normal(slice(z, -1, 0, 1), 1.0, "y");  // depends on z[0] only
+  };
+  EXPECT_ERROR(tracing::make_log_joint(first_only)({}), "a term must be elementwise in the enumerated site");
 }
 
 TEST(Enumeration, UnsupportedUsesAreErrors) {

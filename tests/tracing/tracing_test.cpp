@@ -155,6 +155,25 @@ TEST(Tracing, AnImproperPriorHasNoDraws) {
   EXPECT_NE(error.find("site 'sigma': ImproperUniform: an improper prior"), std::string::npos) << error;
 }
 
+// A transformation run inside a model checks its own program's names, not the model's.
+TEST(Tracing, ATransformationInsideAModelChecksOnlyItsOwnNames) {
+  auto inner = [] { Normal(0.0, 1.0, "u"); };
+  auto outer = [&] {
+    tracing::Condition data({{"y", 0.5}});
+    const Tensor lp = tracing::make_log_joint(inner)({{"u", 0.1}});
+    Normal(lp, 1.0, "y");
+  };
+  EXPECT_NO_THROW(tracing::ProgramJoint(outer).sample(random::Key(1)));
+}
+
+TEST(Tracing, GeneratedQuantitiesNeedNotBeFinite) {
+  auto program = [] {
+    auto mu = Normal(0.0, 1.0, "mu");
+    Deterministic(mu / 0.0, "ratio");
+  };
+  EXPECT_NO_THROW(tracing::make_log_joint(program)({{"mu", 1.0}}));
+}
+
 TEST(Tracing, GivenValuesMustFitTheSiteShape) {
   auto model3 = [] {
     tracing::Condition data({{"y", Tensor::vec({1.0, 2.0})}});

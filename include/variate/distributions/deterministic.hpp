@@ -10,6 +10,10 @@ namespace variate::dist {
 class Deterministic final : public Distribution {
  public:
   explicit Deterministic(Tensor loc);
+  /// Without the check that loc is finite: a program's generated quantity may be anything, and is
+  /// not checked at every evaluation (variate::Deterministic).
+  struct Unchecked {};
+  Deterministic(Tensor loc, Unchecked);
   const char* name() const override { return "Deterministic"; }
   const Tensor& loc() const { return loc_; }
 

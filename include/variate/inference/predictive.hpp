@@ -13,11 +13,13 @@ namespace variate::inference {
 /// One run of `program` with the latent sites set to `latent` (all of them, or none for the prior
 /// predictive) and the data of its Condition tracers set aside: every other site, the observed ones
 /// included, is drawn with `key`. Returns the value of every site. A site with an improper prior
-/// and no given value is an error naming it.
+/// and no given value is an error naming it. An enumerated site is drawn from its prior, as for new
+/// data (inference::infer_discrete draws it given the data).
 tracing::Values predictive(const tracing::Program& program, const tracing::Values& latent, random::Key key);
 
 /// The log density of each observed site at the latent values `latent`, elementwise (the site's
-/// batch shape, not summed): the pointwise log-likelihood that LOO and WAIC need.
+/// batch shape, not summed; a sharded site's elements on this device): the pointwise
+/// log-likelihood that LOO and WAIC need. Not supported for a model with an enumerated site.
 tracing::Values log_likelihood(const tracing::Program& program, const tracing::Values& latent);
 
 /// A draw of the program's enumerated site (tracing::Enumerate) from its conditional distribution

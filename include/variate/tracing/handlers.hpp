@@ -85,8 +85,8 @@ class Enumerate : public NamedValues {
   void process(Message& m) override;
 };
 
-/// Suspends the Condition tracers inside it: their sites are drawn (or take values from other
-/// tracers) as if unobserved. What predictive checks need: under Seed it gives the prior
+/// Suspends every Condition on this thread while it lives (those around it too): their sites are
+/// drawn (or take values from other tracers) as if unobserved. What predictive checks need: under Seed it gives the prior
 /// predictive, with the latent values substituted the posterior predictive.
 ///   { tracing::Uncondition u;  tracing::Seed s{key};  model(); }   // y drawn, not the data
 class Uncondition : public Tracer {
@@ -196,6 +196,9 @@ class LogJoint : public Tracer {
   /// summed out, (K, batch..., S); empty otherwise.
   const std::string& enumerated_site() const { return enumerated_; }
   const Tensor& enumerated_log_joint() const { return enumerated_total_; }
+  /// The enumerated site summed out: log sum_k exp over its values, summed over its elements
+  /// (batch-shaped).
+  Tensor enumerated_marginal() const;
   /// The enumerated site's values along the first dim of enumerated_log_joint().
   const Tensor& enumerated_values() const { return enumerated_values_; }
 
@@ -211,6 +214,7 @@ class LogJoint : public Tracer {
   std::string enumerated_;
   Tensor enumerated_values_, enumerated_total_;
   int enumerated_rank_ = 0;
+  Shape enumerated_shape_;  // S
   void enumerate(Message& m);
   void add_enumerated_term(const Message& m, const Tensor& lp);  // sums of the replicated terms and of this device's sharded terms
 };

@@ -93,6 +93,9 @@ class ProgramRun {
 /// The id of the current program run on this thread (increasing: a run nested in another has a
 /// larger id).
 std::uint64_t current_run();
+/// Whether `run` is a program run that encloses the current one (a transformation called inside a
+/// model): its own tracers are checked by it, not by the run nested in it.
+bool enclosing_run(std::uint64_t run);
 /// A named-value tracer that ends inside a run reports the names it never matched here; the run's
 /// check_names_matched() throws with them.
 void report_unmatched(std::vector<std::string> names);
