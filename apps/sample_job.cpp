@@ -86,6 +86,9 @@ std::vector<SavedSite> local_saved_sites(const Model& model, const inference::Un
   }
   // Generated quantities (Deterministic sites) follow the parameters, as in Stan's files.
   for (const inference::GeneratedSite& g : space.generated_sites()) {
+    if (!model.saved_sites.empty() &&
+        std::find(model.saved_sites.begin(), model.saved_sites.end(), g.name) == model.saved_sites.end())
+      continue;
     const auto dims = g.shape.dims();
     saved.push_back({g.name, std::vector<std::int64_t>(dims.begin(), dims.end()), false});
   }

@@ -79,9 +79,10 @@ Tensor Categorical::log_prob(const Tensor& value) const {
 
 // -sum_k p_k log p_k, with 0 log 0 = 0.
 Tensor Categorical::entropy() const {
-  const Tensor log_p = is_logits_ ? log_softmax(param_) : log(param_);
   const Tensor p = is_logits_ ? softmax(param_) : param_;
   const Tensor zero = Tensor::scalar(0.0, p.dtype());
+  // log of 1 where p = 0, so that no 0 * inf reaches the gradient.
+  const Tensor log_p = is_logits_ ? log_softmax(param_) : log(where(eq(p, zero), Tensor::scalar(1.0, p.dtype()), p));
   const int last[] = {-1};
   return -sum(where(eq(p, zero), zero, p * where(eq(p, zero), zero, log_p)), last);
 }

@@ -3,6 +3,8 @@
 #include <memory>
 
 #include "variate/distributions/bijectors.hpp"
+#include "variate/distributions/independent.hpp"
+#include "variate/distributions/sample.hpp"
 #include "variate/distributions/chain.hpp"
 #include "variate/distributions/cholesky_outer_product.hpp"
 #include "variate/distributions/corr_cholesky.hpp"
@@ -50,9 +52,29 @@ BijectorPtr default_bijector(const Constraint& support) {
                " support is discrete and has no bijector to the unconstrained space");
 }
 
+namespace {
+
+// The bijector a site chose (Reparameterized), seen through the wrappers that keep their base's
+// support (Independent, Sample); null if it chose none.
+BijectorPtr chosen_bijector(const Distribution& d) {
+  if (const auto* r = dynamic_cast<const Reparameterized*>(&d)) return r->bijector();
+  const Distribution* base = nullptr;
+  if (const auto* i = dynamic_cast<const Independent*>(&d)) base = i->distribution().get();
+  if (const auto* s = dynamic_cast<const Sample*>(&d)) base = s->distribution().get();
+  if (base == nullptr) return nullptr;
+  BijectorPtr inner = chosen_bijector(*base);
+  // An element-wise bijector applies to the wrapper's larger value as it is; others would not fit.
+  VARIATE_CHECK(inner == nullptr || inner->forward_event_ndims() == 0, "unconstraining_bijector", d.name(),
+                " wraps a Reparameterized distribution whose bijector (", inner->name(),
+                ") is not element-wise; put Reparameterized outermost");
+  return inner;
+}
+
+}  // namespace
+
 BijectorPtr unconstraining_bijector(const Distribution& distribution) {
-  if (const auto* r = dynamic_cast<const Reparameterized*>(&distribution)) return r->bijector();
-  return default_bijector(distribution.support());
+  BijectorPtr chosen = chosen_bijector(distribution);
+  return chosen != nullptr ? chosen : default_bijector(distribution.support());
 }
 
 }  // namespace variate::dist

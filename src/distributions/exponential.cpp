@@ -1,5 +1,7 @@
 #include "variate/distributions/exponential.hpp"
 
+#include "variate/distributions/parameters.hpp"
+
 #include "distributions/prim_math.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
@@ -41,7 +43,10 @@ Tensor Exponential::cdf(const Tensor& value) const {
   return -expm1(-rate_ * maximum(x, Tensor::scalar(0.0, dtype())));
 }
 
-Tensor Exponential::icdf(const Tensor& p) const { return -log1p(-dist::as_dtype(p, dtype())) / rate_; }
+Tensor Exponential::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
+  return -log1p(-dist::as_dtype(p, dtype())) / rate_;
+}
 // 1 - log(rate).
 Tensor Exponential::entropy() const { return broadcast_to(1.0 - log(rate_), batch_shape()); }
 

@@ -1,5 +1,7 @@
 #include "variate/distributions/gumbel.hpp"
 
+#include "variate/distributions/parameters.hpp"
+
 #include <numbers>
 
 #include "distributions/prim_math.hpp"
@@ -51,7 +53,10 @@ Tensor Gumbel::variance() const {
 Tensor Gumbel::cdf(const Tensor& value) const {
   return exp(-exp(-(dist::as_dtype(value, dtype()) - loc_) / scale_));
 }
-Tensor Gumbel::icdf(const Tensor& p) const { return loc_ - scale_ * log(-log(dist::as_dtype(p, dtype()))); }
+Tensor Gumbel::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
+  return loc_ - scale_ * log(-log(dist::as_dtype(p, dtype())));
+}
 Tensor Gumbel::entropy() const { return broadcast_to(log(scale_) + (std::numbers::egamma + 1.0), batch_shape()); }
 
 }  // namespace variate::dist

@@ -24,10 +24,12 @@ ImproperUniform::ImproperUniform(Constraint support, Shape shape, DType dtype)
   const K k = support_.kind;
   VARIATE_CHECK(k == K::real || k == K::positive || k == K::unit_interval || k == K::greater_than || k == K::interval ||
                     k == K::ordered || k == K::positive_ordered || k == K::unit_vector || k == K::simplex ||
-                    k == K::lower_cholesky || k == K::corr_cholesky,
+                    k == K::lower_cholesky || k == K::corr_cholesky || k == K::less_than || k == K::positive_definite ||
+                    k == K::corr_matrix,
                 "ImproperUniform",
-                "the support must be real, positive, unit_interval, greater_than, interval, ordered, "
-                "positive_ordered, unit_vector, simplex, lower_cholesky or corr_cholesky, got ",
+                "the support must be real, positive, unit_interval, greater_than, less_than, interval, ordered, "
+                "positive_ordered, unit_vector, simplex, lower_cholesky, corr_cholesky, positive_definite or "
+                "corr_matrix, got ",
                 support_.str());
   VARIATE_CHECK(dtype == DType::f64 || dtype == DType::f32, "ImproperUniform", "the dtype must be f64 or f32, got ",
                 variate::name(dtype));

@@ -1,5 +1,7 @@
 #include "variate/distributions/laplace.hpp"
 
+#include "variate/distributions/parameters.hpp"
+
 #include <cmath>
 #include <numbers>
 
@@ -53,6 +55,7 @@ Tensor Laplace::cdf(const Tensor& value) const {
 }
 
 Tensor Laplace::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
   const Tensor centered = dist::as_dtype(p, dtype()) - 0.5;
   return loc_ - scale_ * sign(centered) * log1p(-2.0 * abs(centered));
 }

@@ -1,5 +1,7 @@
 #include "variate/distributions/logistic.hpp"
 
+#include "variate/distributions/parameters.hpp"
+
 #include <numbers>
 
 #include "distributions/prim_math.hpp"
@@ -54,6 +56,7 @@ Tensor Logistic::variance() const {
 Tensor Logistic::cdf(const Tensor& value) const { return sigmoid((dist::as_dtype(value, dtype()) - loc_) / scale_); }
 
 Tensor Logistic::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
   const Tensor q = dist::as_dtype(p, dtype());
   return loc_ + scale_ * (log(q) - log1p(-q));
 }

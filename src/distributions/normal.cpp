@@ -93,7 +93,10 @@ Tensor standard_normal_icdf(const Tensor& p) {
 
 }  // namespace
 
-Tensor Normal::icdf(const Tensor& p) const { return loc_ + scale_ * standard_normal_icdf(dist::as_dtype(p, dtype())); }
+Tensor Normal::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
+  return loc_ + scale_ * standard_normal_icdf(dist::as_dtype(p, dtype()));
+}
 
 // log(scale) + log(2 pi e) / 2 (Cover & Thomas, Elements of Information Theory, table 17.1).
 Tensor Normal::entropy() const { return broadcast_to(log(scale_) + 0.5 * std::log(2 * std::numbers::pi * std::numbers::e), batch_shape()); }

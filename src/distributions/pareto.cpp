@@ -1,5 +1,7 @@
 #include "variate/distributions/pareto.hpp"
 
+#include "variate/distributions/parameters.hpp"
+
 #include <cmath>
 
 #include "distributions/prim_math.hpp"
@@ -65,6 +67,7 @@ Tensor Pareto::cdf(const Tensor& value) const {
 }
 
 Tensor Pareto::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
   return scale_ * exp(-log1p(-dist::as_dtype(p, dtype())) / concentration_);
 }
 

@@ -112,6 +112,7 @@ Tensor Truncated::cdf(const Tensor& value) const {
 }
 
 Tensor Truncated::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
   try {
     return base_->icdf(cdf_low() + dist::as_dtype(p, dtype()) * mass());
   } catch (const Error& e) {

@@ -1,5 +1,7 @@
 #include "variate/distributions/uniform.hpp"
 
+#include "variate/distributions/parameters.hpp"
+
 #include "distributions/prim_math.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
@@ -50,7 +52,10 @@ Tensor Uniform::cdf(const Tensor& value) const {
   return minimum(maximum(fraction, Tensor::scalar(0.0, dtype())), Tensor::scalar(1.0, dtype()));
 }
 
-Tensor Uniform::icdf(const Tensor& p) const { return low_ + (high_ - low_) * dist::as_dtype(p, dtype()); }
+Tensor Uniform::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
+  return low_ + (high_ - low_) * dist::as_dtype(p, dtype());
+}
 Tensor Uniform::entropy() const { return broadcast_to(log(high_ - low_), batch_shape()); }
 
 }  // namespace variate::dist

@@ -1,5 +1,7 @@
 #include "variate/distributions/weibull.hpp"
 
+#include "variate/distributions/parameters.hpp"
+
 #include <numbers>
 #include <limits>
 
@@ -67,6 +69,7 @@ Tensor Weibull::cdf(const Tensor& value) const {
 }
 
 Tensor Weibull::icdf(const Tensor& p) const {
+  dist::check_probability(name(), "p", p);
   return scale_ * pow(-log1p(-dist::as_dtype(p, dtype())), 1.0 / concentration_);
 }
 // gamma_E (1 - 1 / k) + log(scale / k) + 1.

@@ -12,8 +12,9 @@ namespace variate::dist {
 /// simplex Dirichlet(1, ..., 1).
 class ImproperUniform final : public Distribution {
  public:
-  /// support: real, positive, unit_interval, greater_than, interval, ordered, positive_ordered,
-  /// unit_vector, simplex, lower_cholesky or corr_cholesky. `shape` is the shape of one value: its
+  /// support: any continuous one (real, positive, unit_interval, greater_than, less_than, interval,
+  /// ordered, positive_ordered, unit_vector, simplex, lower_cholesky, corr_cholesky,
+  /// positive_definite, corr_matrix). `shape` is the shape of one value: its
   /// last support.event_ndims() axes are the event (the vector or matrix), the rest the batch.
   ImproperUniform(Constraint support, Shape shape, DType dtype = DType::f64);
   const char* name() const override { return "ImproperUniform"; }

@@ -39,6 +39,8 @@ class Reparameterized final : public Distribution {
   Tensor mean() const override { return base_->mean(); }
   Tensor variance() const override { return base_->variance(); }
   Tensor cdf(const Tensor& value) const override { return base_->cdf(value); }
+  Tensor icdf(const Tensor& p) const override { return base_->icdf(p); }
+  Tensor entropy() const override { return base_->entropy(); }
   std::string_view shard_axis() const override { return base_->shard_axis(); }
   Tensor local_log_prob(const Tensor& value) const override { return base_->local_log_prob(value); }
 

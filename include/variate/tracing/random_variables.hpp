@@ -127,9 +127,7 @@ RandomVariable Deterministic(Tensor value, std::string name = "");
 /// factor), as an observed site named `name`.
 void factor(std::string name, Tensor log_weight);
 
-/// A parameter with a flat, improper prior on `support` (real, positive, unit_interval,
-/// greater_than, interval, ordered, positive_ordered, unit_vector, simplex, lower_cholesky or
-/// corr_cholesky): Stan's parameter declared without a sampling statement. `shape` is the value's
+/// A parameter with a flat, improper prior on a continuous `support` (see dist::ImproperUniform): Stan's parameter declared without a sampling statement. `shape` is the value's
 /// shape, the support's event axes last.
 ///   auto mu = variate::ImproperUniform(Constraint::real(), "mu");
 ///   auto sigma = variate::ImproperUniform(Constraint::positive(), "sigma", {3});
