@@ -54,7 +54,7 @@ class Tracer {
   /// Whether process() still runs for sites a Block further in has hidden. Only Seed says yes:
   /// keys are plumbing, so a blocked site can still be drawn.
   virtual bool sees_blocked_sites() const { return false; }
-  /// Names this tracer was given values for (Substitute, Condition, Intervene) that met no site
+  /// Names this tracer was given (Substitute, Condition, Intervene, Enumerate) that met no site
   /// since program run `run` began; appended to `out` as "Handler 'name'".
   virtual void unmatched_names(std::uint64_t /*run*/, std::vector<std::string>& /*out*/) const {}
 };
