@@ -150,8 +150,9 @@ TEST(Quantiles, InvertTheCdfAndAreDifferentiable) {
   for (const DistributionPtr& d : families) {
     const Tensor back = d->cdf(d->icdf(p));
     for (std::int64_t i = 0; i < p.numel(); ++i)
-      EXPECT_NEAR(back.at(i), p.at(i), 1e-12 * std::max(1.0, p.at(i) / (1 - p.at(i))) + 1e-14 * p.at(i))
-          << d->name() << " at p = " << p.at(i);
+      // In probability, absolutely: cdf(x) loses relative digits near the ends of some families
+      // (Uniform's x - low), so the far tails are checked through the normal quantile below.
+      EXPECT_NEAR(back.at(i), p.at(i), 1e-13) << d->name() << " at p = " << p.at(i);
   }
   // The normal quantile against Boost's, including the far tails.
   const Tensor z = Normal(0.0, 1.0).icdf(p);
