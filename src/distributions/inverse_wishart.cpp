@@ -8,26 +8,12 @@
 
 namespace variate::dist {
 
+using detail::checked_batch;
+using detail::check_value;
+using detail::event_of;
+using detail::matrix_batch;
+
 namespace {
-
-Shape checked_batch(const char* family, const char* role, const Tensor& df, const Tensor& scale) {
-  const std::int64_t p = detail::check_square_scale(family, role, scale);
-  detail::check_wishart_df(family, df, p);
-  return broadcast_shapes(family, df.shape(), dist::detail::drop_trailing(scale.shape(), 2));
-}
-
-// [p, p] for a square scale; checks it first (the base's arguments are evaluated in any order).
-Shape event_of(const char* family, const char* role, const Tensor& scale) {
-  const std::int64_t p = detail::check_square_scale(family, role, scale);
-  return Shape{p, p};
-}
-
-void check_value(const char* family, const Tensor& value, std::int64_t p) {
-  VARIATE_CHECK(value.rank() >= 2 && value.dim(-1) == p && value.dim(-2) == p, family, "value must have shape (..., ",
-                p, ", ", p, "), got shape ", value.shape());
-}
-
-Tensor matrix_batch(const Tensor& x) { return expand_dims(expand_dims(x, -1), -1); }
 
 // X = B^T B with B = A^-1 L_S^T: X^-1 = L_S^-T A A^T L_S^-1 ~ Wishart(df, S^-1).
 Tensor draw(random::Key key, const Tensor& df, const Tensor& scale_tril, const Distribution& d,

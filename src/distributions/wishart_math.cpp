@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "distributions/draw_gradients.hpp"
+#include "distributions/probs_or_logits.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -144,5 +145,23 @@ Tensor outer_product_log_jacobian(const Tensor& value_tril) {
   const Tensor e = prim::cast(Tensor::from(exponent, Shape{p}), value_tril.dtype());
   return sum(e * log(diagonal(value_tril)), kLast) + double(p) * std::numbers::ln2;
 }
+
+Shape checked_batch(const char* family, const char* role, const Tensor& df, const Tensor& scale) {
+  const std::int64_t p = check_square_scale(family, role, scale);
+  check_wishart_df(family, df, p);
+  return broadcast_shapes(family, df.shape(), drop_trailing(scale.shape(), 2));
+}
+
+Shape event_of(const char* family, const char* role, const Tensor& scale) {
+  const std::int64_t p = check_square_scale(family, role, scale);
+  return Shape{p, p};
+}
+
+void check_value(const char* family, const Tensor& value, std::int64_t p) {
+  VARIATE_CHECK(value.rank() >= 2 && value.dim(-1) == p && value.dim(-2) == p, family, "value must have shape (..., ",
+                p, ", ", p, "), got shape ", value.shape());
+}
+
+Tensor matrix_batch(const Tensor& x) { return expand_dims(expand_dims(x, -1), -1); }
 
 }  // namespace variate::dist::detail

@@ -15,6 +15,15 @@ std::int64_t check_square_scale(const char* family, const char* role, const Tens
 /// df > p - 1 (and finite), recorded with host_check.
 void check_wishart_df(const char* family, const Tensor& df, std::int64_t p);
 /// The Cholesky factor of a symmetric positive-definite scale_matrix, with errors naming it.
+/// The batch shape of df and a square scale's leading dims, broadcast; checks both.
+Shape checked_batch(const char* family, const char* role, const Tensor& df, const Tensor& scale);
+/// [p, p] for a square scale; checks it first (a base's arguments are evaluated in any order).
+Shape event_of(const char* family, const char* role, const Tensor& scale);
+/// Checks that a value has shape (..., p, p).
+void check_value(const char* family, const Tensor& value, std::int64_t p);
+/// x with two trailing dims of 1, to broadcast against matrices.
+Tensor matrix_batch(const Tensor& x);
+
 Tensor scale_tril_of(const char* family, const Tensor& scale_matrix, DType dtype);
 /// Checks that scale_tril is lower triangular with a positive diagonal (host_check).
 void check_scale_tril(const char* family, const Tensor& scale_tril);
