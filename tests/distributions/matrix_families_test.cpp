@@ -25,6 +25,7 @@
 
 #include "support/ad_check.hpp"
 #include "support/conformance.hpp"
+#include "support/matrices.hpp"
 #include "support/expect_error.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/gaussian_process.hpp"
@@ -84,42 +85,9 @@ double determinant(std::vector<double> a, std::size_t k) {
   return det;
 }
 
-// L L^T of a row-major k x k matrix.
-std::vector<double> times_transpose(const std::vector<double>& l, std::size_t k) {
-  std::vector<double> c(k * k, 0.0);
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = 0; j < k; ++j)
-      for (std::size_t m = 0; m < k; ++m) c[i * k + j] += l[i * k + m] * l[j * k + m];
-  return c;
-}
-
-Tensor lower_mask(std::int64_t k) {
-  Tensor m = Tensor::zeros(Shape{k, k});
-  for (std::int64_t i = 0; i < k; ++i)
-    for (std::int64_t j = 0; j <= i; ++j) m.data<double>()[i * k + j] = 1.0;
-  return m;
-}
-
-// The Cholesky factor of a correlation matrix from d(d - 1)/2 canonical partial correlations
-// tanh(z) (LKJ 2009, section 2), from differentiable ops, so that gradients in z stay on the support.
-Tensor corr_cholesky_from(const Tensor& z, std::int64_t d) {
-  std::vector<Tensor> rows;
-  std::int64_t next = 0;
-  for (std::int64_t i = 0; i < d; ++i) {
-    std::vector<Tensor> entries;
-    Tensor rest = Tensor::vec({1.0});
-    for (std::int64_t j = 0; j < i; ++j) {
-      const Tensor w = tanh(slice(z, 0, next, next + 1)) * sqrt(rest);
-      ++next;
-      rest = rest - square(w);
-      entries.push_back(w);
-    }
-    entries.push_back(sqrt(rest));
-    if (i + 1 < d) entries.push_back(Tensor::zeros(Shape{d - i - 1}));
-    rows.push_back(concat(entries, 0));
-  }
-  return stack(rows, 0);
-}
+using testing::corr_cholesky_from;
+using testing::lower_mask;
+using testing::times_transpose;
 Tensor corr_matrix_from(const Tensor& z, std::int64_t d) {
   const Tensor l = corr_cholesky_from(z, d);
   return matmul(l, l, false, true);
