@@ -34,27 +34,7 @@ Tensor t3(std::initializer_list<double> values, std::int64_t a, std::int64_t b, 
   return Tensor::vec(values).view(Shape{a, b, c});
 }
 
-// log N(x; loc, cov) by Cholesky-Banachiewicz and forward substitution, for one k-vector.
-double normal_log_density(const std::vector<double>& x, const std::vector<double>& loc,
-                          const std::vector<double>& cov) {
-  const std::size_t k = x.size();
-  std::vector<double> l(k * k, 0.0), z(k, 0.0);
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      double s = cov[i * k + j];
-      for (std::size_t m = 0; m < j; ++m) s -= l[i * k + m] * l[j * k + m];
-      l[i * k + j] = i == j ? std::sqrt(s) : s / l[j * k + j];
-    }
-  double quad = 0, log_det = 0;
-  for (std::size_t i = 0; i < k; ++i) {
-    double s = x[i] - loc[i];
-    for (std::size_t m = 0; m < i; ++m) s -= l[i * k + m] * z[m];
-    z[i] = s / l[i * k + i];
-    quad += z[i] * z[i];
-    log_det += std::log(l[i * k + i]);
-  }
-  return -0.5 * quad - log_det - 0.5 * double(k) * std::log(2 * std::numbers::pi);
-}
+using testing::normal_log_density;
 
 // Row `r` of a tensor viewed as rows of `k`, broadcasting a single row.
 std::vector<double> row(const Tensor& x, std::int64_t r, std::int64_t k) {

@@ -1,12 +1,36 @@
 #pragma once
 // Small matrix helpers shared by the tests of the matrix-valued families.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numbers>
 #include <vector>
 
 #include "variate/autodiff/ops.hpp"
 
 namespace variate::testing {
+
+// log N(x; loc, cov) by Cholesky-Banachiewicz and forward substitution, for one k-vector.
+inline double normal_log_density(const std::vector<double>& x, const std::vector<double>& loc,
+                          const std::vector<double>& cov) {
+  const std::size_t k = x.size();
+  std::vector<double> l(k * k, 0.0), z(k, 0.0);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double s = cov[i * k + j];
+      for (std::size_t m = 0; m < j; ++m) s -= l[i * k + m] * l[j * k + m];
+      l[i * k + j] = i == j ? std::sqrt(s) : s / l[j * k + j];
+    }
+  double quad = 0, log_det = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    double s = x[i] - loc[i];
+    for (std::size_t m = 0; m < i; ++m) s -= l[i * k + m] * z[m];
+    z[i] = s / l[i * k + i];
+    quad += z[i] * z[i];
+    log_det += std::log(l[i * k + i]);
+  }
+  return -0.5 * quad - log_det - 0.5 * double(k) * std::log(2 * std::numbers::pi);
+}
 
 // L L^T of a row-major k x k matrix.
 inline std::vector<double> times_transpose(const std::vector<double>& l, std::size_t k) {
