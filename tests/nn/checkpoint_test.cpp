@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -32,6 +33,24 @@ std::string read_bytes(const std::string& path) {
 
 void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
+// CRC-32 (the reflected polynomial 0xEDB88320 of zlib, PNG and gzip), bit by bit: an independent
+// check that the file's trailer is the standard checksum the format documents.
+std::uint32_t reference_crc32(std::string_view bytes) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (unsigned char byte : bytes) {
+    crc ^= byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+// `bytes` with its last four bytes replaced by the CRC-32 of the rest.
+std::string with_valid_crc(std::string bytes) {
+  const std::uint32_t crc = reference_crc32(std::string_view(bytes).substr(0, bytes.size() - 4));
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+  return bytes;
+}
+
 TEST(Checkpoint, RoundTripRestoresEveryParameter) {
   testing::ScratchDir dir("nn_checkpoint_round_trip");
   const std::string path = dir / "net.ckpt";
@@ -52,7 +71,9 @@ TEST(Checkpoint, RoundTripRestoresEveryParameter) {
   // The file's size is what the documented format says.
   const std::size_t expected = 10 + 4 + 8 + (4 + 8 + 2 + 16 + 12 * 8) + (4 + 6 + 2 + 8 + 3 * 8) +
                                (4 + 8 + 2 + 16 + 6 * 8) + (4 + 8 + 2 + 8 + 2 * 4) + (4 + 6 + 2 + 8 + 2 * 4) + 4;
-  EXPECT_EQ(read_bytes(path).size(), expected);
+  const std::string bytes = read_bytes(path);
+  EXPECT_EQ(bytes.size(), expected);
+  EXPECT_EQ(with_valid_crc(bytes), bytes);
 }
 
 TEST(Checkpoint, TensorsOfEveryDtype) {
@@ -96,6 +117,21 @@ TEST(Checkpoint, EachBadFileGivesAnErrorNamingIt) {
   EXPECT_ERROR(load(net, path), named + "checksum mismatch");
   write_bytes(path, good.substr(0, 12));
   EXPECT_ERROR(load(net, path), named + "truncated");
+
+  std::string later_version = good;
+  later_version[10] = 2;  // the u32 version after the 10 magic bytes
+  write_bytes(path, with_valid_crc(later_version));
+  EXPECT_ERROR(load(net, path), named + "version 2, but this build reads version 1");
+
+  std::string bad_dtype = good;
+  bad_dtype[10 + 4 + 8 + 4 + 8] = 9;  // the first record's dtype code, after its 8-byte name "0.weight"
+  write_bytes(path, with_valid_crc(bad_dtype));
+  EXPECT_ERROR(load(net, path), named + "'0.weight' has unknown dtype code 9");
+
+  std::string long_count = good;
+  long_count[14] = 6;  // six records announced, five present
+  write_bytes(path, with_valid_crc(long_count));
+  EXPECT_ERROR(load(net, path), named + "truncated: the file ends inside a name's length");
 
   write_bytes(path, good);
   Sequential wider = small_net(random::Key(1), 5);
