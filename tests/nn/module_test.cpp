@@ -92,6 +92,43 @@ TEST(Module, ValueAndGradThroughParameters) {
   for (std::size_t i = 0; i < params.size(); ++i) EXPECT_LT(params.value(i).tape_ref().slot, 0);
 }
 
+// A loss that throws leaves the parameters constants, and the next evaluation works.
+TEST(Module, ValueAndGradAfterAThrowingLoss) {
+  Linear layer(3, 2, random::Key(4));
+  Parameters params(layer);
+  std::vector<Tensor> grads(params.size());
+  EXPECT_ERROR(value_and_grad(
+                   params,
+                   [&] {
+                     return layer(Tensor::ones(Shape{1, 4}));
+                   },
+                   grads),
+               "Linear(in_features=3, out_features=2)");
+  EXPECT_ERROR(value_and_grad(
+                   params,
+                   [&] {
+                     return layer(Tensor::ones(Shape{2, 3}));
+                   },
+                   grads),
+               "nn::value_and_grad: the loss must be a single-element tensor, got [2, 2]");
+  for (std::size_t i = 0; i < params.size(); ++i) EXPECT_LT(params.value(i).tape_ref().slot, 0);
+  const Tensor value = value_and_grad(
+      params,
+      [&] {
+        return sum(layer(Tensor::ones(Shape{1, 3})));
+      },
+      grads);
+  EXPECT_NEAR(value.item(), sum(layer(Tensor::ones(Shape{1, 3}))).item(), 1e-15);
+  for (std::int64_t k = 0; k < 6; ++k) EXPECT_EQ(grads[0].at(k), 1.0);  // d sum(x W^T) / dW = 1 for x = 1
+  EXPECT_ERROR(value_and_grad(
+                   params,
+                   [&] {
+                     return sum(layer(Tensor::ones(Shape{1, 3})));
+                   },
+                   std::span(grads).first(1)),
+               "nn::value_and_grad: 2 parameters but room for 1 gradients");
+}
+
 TEST(Module, ErrorsNameTheLayer) {
   Sequential net = mlp(random::Key(1));
   EXPECT_ERROR(net(random_tensor(Shape{2, 784}, 1).view(Shape{2, 28, 28})),
