@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -143,12 +144,20 @@ std::vector<NamedTensor> load_tensors(const std::filesystem::path& path) {
     if (rank > kMaxRank)
       fail_file(path, "'" + name + "' has rank " + std::to_string(rank) + " > " + std::to_string(kMaxRank));
     std::vector<std::int64_t> dims(rank);
+    // The elements must fit in what is left of the file, checked before allocating them, so that a
+    // corrupt shape cannot ask for more memory than the file holds.
     for (auto& d : dims) {
       d = in.get<std::int64_t>("a shape");
       if (d < 0) fail_file(path, "'" + name + "' has a negative dim");
     }
+    std::size_t bytes = std::find(dims.begin(), dims.end(), 0) == dims.end() ? itemsize(kDtypes[code]) : 0;
+    for (std::int64_t d : dims) {
+      if (bytes > in.remaining() / std::size_t(std::max<std::int64_t>(d, 1)))
+        fail_file(path, "truncated: the file ends inside the elements of '" + name + "'");
+      bytes *= std::size_t(d);
+    }
+    if (bytes > in.remaining()) fail_file(path, "truncated: the file ends inside the elements of '" + name + "'");
     Tensor t = Tensor::empty(Shape(std::span<const std::int64_t>(dims)), kDtypes[code]);
-    if (t.nbytes() > in.remaining()) fail_file(path, "truncated: the file ends inside the elements of '" + name + "'");
     std::memcpy(t.raw(), in.take(t.nbytes(), "the elements"), t.nbytes());
     out.push_back({std::move(name), std::move(t)});
   }

@@ -133,6 +133,11 @@ TEST(Checkpoint, EachBadFileGivesAnErrorNamingIt) {
   write_bytes(path, with_valid_crc(long_count));
   EXPECT_ERROR(load(net, path), named + "truncated: the file ends inside a name's length");
 
+  std::string huge_dim = good;
+  huge_dim[10 + 4 + 8 + 4 + 8 + 2 + 7] = 0x40;  // the first record's first dim becomes about 2^62
+  write_bytes(path, with_valid_crc(huge_dim));
+  EXPECT_ERROR(load(net, path), named + "truncated: the file ends inside the elements of '0.weight'");
+
   write_bytes(path, good);
   Sequential wider = small_net(random::Key(1), 5);
   EXPECT_ERROR(load(wider, path),
