@@ -1,0 +1,57 @@
+#pragma once
+// MADE: masked autoencoders for distribution estimation (Germain, Gregor, Murray & Larochelle 2015).
+// Every unit gets a degree; a weight is kept only where it cannot carry information from input d to
+// an output of degree <= d, so output d depends only on inputs of smaller degree (the Jacobian is
+// strictly triangular in the degree ordering). MAF and IAF flows are built from it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "variate/nn/functional.hpp"
+#include "variate/nn/linear.hpp"
+
+namespace variate::nn {
+
+using Degrees = std::vector<std::int64_t>;
+
+/// The degrees of `count` inputs in their natural order: 1, 2, ..., count.
+Degrees made_input_degrees(std::int64_t count);
+/// The degrees of a hidden layer of `width` units for `inputs` inputs: 1, 2, ..., inputs - 1
+/// repeated (1 when inputs == 1). A deterministic assignment instead of the paper's sampled one,
+/// so that every degree is present when width >= inputs - 1 and no unit is useless.
+Degrees made_hidden_degrees(std::int64_t inputs, std::int64_t width);
+/// The (out, in) 0/1 mask between units of degrees `in` and `out`: out >= in for a hidden layer,
+/// out > in (strict) for the output layer (equation 12 of the paper and the output mask after it).
+Tensor made_mask(const Degrees& in, const Degrees& out, bool output_layer, DType dtype = DType::f64);
+
+/// A MADE network: MaskedLinear layers through the hidden widths with an activation between them,
+/// and an output layer of outputs_per_input * D units, unit p * D + d having the degree of input d
+/// (so reshaping the output to (..., outputs_per_input, D) gives one vector per parameter, such
+/// as a shift and a log-scale). Parameters "layers.<i>.weight", "layers.<i>.bias".
+class Made : public Layer {
+ public:
+  struct Options {
+    std::int64_t outputs_per_input = 1;
+    ActivationKind activation = ActivationKind::relu;
+    DType dtype = DType::f64;
+  };
+  /// `input_degrees`: a permutation of 1..D (the autoregressive order); hidden widths may be empty.
+  Made(Degrees input_degrees, const std::vector<std::int64_t>& hidden, random::Key key, Options options);
+  /// Inputs in their natural order.
+  Made(std::int64_t inputs, const std::vector<std::int64_t>& hidden, random::Key key, Options options)
+      : Made(made_input_degrees(inputs), hidden, key, options) {}
+  Made(std::int64_t inputs, const std::vector<std::int64_t>& hidden, random::Key key)
+      : Made(made_input_degrees(inputs), hidden, key, Options{}) {}
+  Tensor forward(const Tensor& x) const override;
+  void visit_parameters(const ParameterVisitor& visit) override;
+  std::string describe() const override;
+
+  const Degrees& input_degrees() const { return input_degrees_; }
+
+ private:
+  Degrees input_degrees_;
+  std::vector<MaskedLinear> layers_;
+  ActivationKind activation_;
+};
+
+}  // namespace variate::nn

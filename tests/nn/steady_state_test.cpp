@@ -1,0 +1,56 @@
+// The layer code adds no allocation of its own: a steady-state gradient of an MLP through
+// nn::value_and_grad makes no C++ heap allocation and takes no tensor block from the system.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+
+#include "support/ad_check.hpp"
+#include "variate/autodiff/ops.hpp"
+#include "variate/nn/layers.hpp"
+#include "variate/nn/linear.hpp"
+#include "variate/nn/sequential.hpp"
+
+// Counts every C++ heap allocation in this test program (as tests/autodiff/tape_test.cpp does).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+namespace {
+std::atomic<std::int64_t> heap_allocations{0};
+}
+void* operator new(std::size_t n) {
+  heap_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace variate::nn {
+namespace {
+
+TEST(SteadyState, MlpGradientAllocatesNothing) {
+  for (DType dtype : {DType::f64, DType::f32}) {
+    Sequential mlp;
+    mlp.push(Linear(784, 200, random::Key(1), dtype));
+    mlp.push(Activation(ActivationKind::tanh));
+    mlp.push(Linear(200, 200, random::Key(2), dtype));
+    mlp.push(Activation(ActivationKind::tanh));
+    mlp.push(Linear(200, 50, random::Key(3), dtype));
+    Parameters params(mlp);
+    std::vector<Tensor> grads(params.size());
+    const Tensor x = prim::cast(testing::random_tensor(Shape{20, 784}, 4), dtype);
+    auto loss = [&] { return sum(square(mlp(x))); };
+    for (int i = 0; i < 3; ++i) value_and_grad(params, loss, grads);  // warm-up: pools and arenas grow
+    const std::int64_t heap_before = heap_allocations.load();
+    const std::int64_t system_before = backend(Device{}).system_allocations();
+    double checksum = 0;
+    for (int i = 0; i < 10; ++i) checksum += value_and_grad(params, loss, grads).item();
+    EXPECT_EQ(heap_allocations.load() - heap_before, 0) << "C++ heap allocations in steady state, " << dtype;
+    EXPECT_EQ(backend(Device{}).system_allocations() - system_before, 0) << "tensor blocks from the system, " << dtype;
+    EXPECT_TRUE(std::isfinite(checksum));
+  }
+}
+
+}  // namespace
+}  // namespace variate::nn
