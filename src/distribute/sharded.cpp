@@ -1,8 +1,8 @@
 #include "variate/distribute/sharded.hpp"
 
+#include "distribute/sharded_log_joint.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
-#include "variate/tracing/spmd.hpp"
 
 namespace variate {
 namespace distribute {
@@ -17,18 +17,8 @@ bool in_mesh(const char* op, const std::string& axis) {
   return true;
 }
 
-// The collectives tracing::LogJoint uses on sharded programs (see tracing/spmd.hpp).
-class Collectives final : public tracing::SpmdCollectives {
- public:
-  const std::string* running_axis() const override { return distribute::running_axis(); }
-  int axis_size(std::string_view axis) const override { return distribute::axis_size(axis); }
-  Tensor psum(const Tensor& x, std::string_view axis) const override { return distribute::psum(x, axis); }
-  Tensor pbroadcast(const Tensor& x, std::string_view axis) const override { return distribute::pbroadcast(x, axis); }
-};
-
-const Collectives collectives;
 // Linked in with ShardedDistribution, i.e. exactly when a program can have sharded sites.
-const bool registered = (tracing::register_spmd_collectives(&collectives), true);
+const bool registered = (tracing::register_log_joint_rules(&detail::sharded_log_joint_rules), true);
 
 }  // namespace
 

@@ -112,7 +112,7 @@ class FromUnconstrained : public tracing::Tracer {
     Tensor x = reshape(slice(flat_, -1, s->offset, s->offset + s->size), with_leading(batch_, s->unconstrained_shape).dims());
     if (mesh_axis_ != nullptr && !s->sharded) {
       x = distribute::pbroadcast(x, *mesh_axis_);
-      m.broadcast = true;
+      m.prepared = true;  // so the log joint's sharding rules do not pbroadcast the value again
     }
     const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
     tracked_support_ = tracked_support_ || autodiff::detail::is_tracked(support.low) ||

@@ -143,36 +143,20 @@ const Site& Trace::site(std::string_view name) const {
 }
 
 LogJoint::LogJoint(int batch_ndims, SiteRanks unbatched, bool keep_terms)
-    : batch_ndims_(batch_ndims), unbatched_(std::move(unbatched)), keep_terms_(keep_terms), spmd_(spmd_context()) {
+    : batch_ndims_(batch_ndims),
+      unbatched_(std::move(unbatched)),
+      keep_terms_(keep_terms),
+      rules_(make_log_joint_rules()) {
   VARIATE_CHECK(batch_ndims >= 0, "LogJoint", "batch_ndims must be >= 0, got ", batch_ndims);
 }
 
-namespace {
-bool is_sharded(const Message& m, const SpmdContext& spmd) {
-  const std::string_view axis = m.distribution->shard_axis();
-  if (axis.empty()) return false;
-  VARIATE_CHECK(!spmd || axis == *spmd.axis, "LogJoint", "site '", m.name, "' is sharded over axis '", axis,
-                "', but the running mesh's axis is '", *spmd.axis, "'");
-  return true;
-}
-}  // namespace
-
 void LogJoint::process(Message& m) {
+  if (rules_) rules_->process(m);
   if (m.enumerate && !m.value.defined()) enumerate(m);
-  // A deterministic site's value is made of values that passed here already.
-  if (!spmd_ || !m.value.defined() || m.broadcast || m.deterministic || is_sharded(m, spmd_)) return;
-  m.value = spmd_.collectives->pbroadcast(m.value, *spmd_.axis);
-  m.broadcast = true;
 }
 
 void LogJoint::postprocess(const Message& m) {
-  // A replicated value set after this tracer saw the site (drawn, or supplied by a tracer outside
-  // it) missed pbroadcast: its gradient would lack the other devices' terms.
-  VARIATE_CHECK(!spmd_ || m.intervened || m.deterministic || is_sharded(m, spmd_) || m.broadcast ||
-                    !autodiff::detail::is_tracked(m.value),
-                "LogJoint", "inside a mesh run, the value of replicated site '", m.name,
-                "' must be supplied before the log joint sees the site (by make_log_joint, or a Substitute inside "
-                "the LogJoint scope); it was drawn or set by a tracer outside it");
+  if (rules_) rules_->postprocess(m);
   if (m.intervened || m.deterministic) return;
   Tensor lp;
   try {
@@ -203,12 +187,15 @@ void LogJoint::postprocess(const Message& m) {
   // The change of variables is not part of the likelihood: unscaled.
   if (m.log_jacobian.defined()) term = term + m.log_jacobian;
   if (keep_terms_) terms_.push_back({m.name, term});
-  Tensor& total = is_sharded(m, spmd_) ? sharded_ : replicated_;
-  total = total.defined() ? total + term : term;
+  add_term(m, term);
+}
+
+void LogJoint::add_term(const Message& m, const Tensor& term) {
+  if (rules_) return rules_->add(m, term);
+  total_ = total_.defined() ? total_ + term : term;
 }
 
 void LogJoint::enumerate(Message& m) {
-  VARIATE_CHECK(!spmd_, "Enumerate", "site '", m.name, "': enumeration inside a mesh run is not supported");
   VARIATE_CHECK(enumerated_.empty(), "Enumerate", "site '", m.name, "': site '", enumerated_,
                 "' is enumerated already; one enumerated site per program is supported");
   VARIATE_CHECK(m.scale == 1.0, "Enumerate", "site '", m.name, "': a scaled (minibatch) site cannot be enumerated");
@@ -262,7 +249,7 @@ void LogJoint::add_enumerated_term(const Message& m, const Tensor& lp) {
   if (m.log_jacobian.defined()) {  // the change of variables is counted once, outside the sum
     VARIATE_CHECK(m.log_jacobian.rank() <= batch_ndims_, "Enumerate", "site '", m.name,
                   "': its support depends on the enumerated site '", enumerated_, "', which is not supported");
-    replicated_ = replicated_.defined() ? replicated_ + m.log_jacobian : m.log_jacobian;
+    add_term(m, m.log_jacobian);
   }
   enumerated_total_ = enumerated_total_.defined() ? enumerated_total_ + term : term;
 }
@@ -274,22 +261,9 @@ Tensor LogJoint::enumerated_marginal() const {
 }
 
 Tensor LogJoint::value() const {
-  if (!enumerated_.empty()) {  // never inside a mesh (enumerate() says so)
-    Tensor total = enumerated_marginal();
-    if (replicated_.defined()) total = total + replicated_;
-    if (sharded_.defined()) total = total + sharded_;
-    return total;
-  }
-  if (!spmd_) {
-    if (replicated_.defined() && sharded_.defined()) return replicated_ + sharded_;
-    if (replicated_.defined()) return replicated_;
-    return sharded_.defined() ? sharded_ : Tensor::scalar(0.0);
-  }
-  const int n = spmd_.collectives->axis_size(*spmd_.axis);
-  Tensor local = replicated_.defined() ? (n == 1 ? replicated_ : replicated_ * (1.0 / n)) : Tensor();
-  if (sharded_.defined()) local = local.defined() ? local + sharded_ : sharded_;
-  // Every device takes part in the psum, also one whose program had no term.
-  return spmd_.collectives->psum(local.defined() ? local : Tensor::scalar(0.0), *spmd_.axis);
+  const Tensor sum = rules_ ? rules_->total() : total_;
+  if (!enumerated_.empty()) return sum.defined() ? enumerated_marginal() + sum : enumerated_marginal();
+  return sum.defined() ? sum : Tensor::scalar(0.0);
 }
 
 }  // namespace variate::tracing

@@ -4,7 +4,8 @@
 // site's key folded with the device index, and the site's log density is the sum of the parts'
 // densities over the axis, the same on every device. Every other site of the program is
 // replicated. Inside a mesh run, make_log_joint (tracing::LogJoint) gives such a program the log
-// density and gradient of the unsharded model.
+// density and gradient of the unsharded model, by the rules this layer registers with it
+// (src/distribute/sharded_log_joint.cpp).
 //
 //   mesh.run([&] {
 //     auto w = variate::Normal(zeros({d}), 1.0, "w");                      // replicated

@@ -3,11 +3,12 @@
 // while it is alive, and composes with the tracers around it.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "variate/tracing/spmd.hpp"
+#include "variate/tracing/log_joint_rules.hpp"
 #include "variate/tracing/tracer.hpp"
 
 namespace variate::tracing {
@@ -164,16 +165,10 @@ using SiteRanks = std::map<std::string, int, std::less<>>;
 /// batch_ndims keeps those leading dims, and a site without them (data that no state touches)
 /// counts once for every state.
 ///
-/// Inside a mesh run (SPMD) the program is one model split over the devices of the mesh's axis: a
-/// site of a Sharded distribution holds this device's part of its value, every other site is
-/// replicated (the same value on every device). The accumulated density is then the unsharded
-/// model's, identical on every device, and so is its gradient (DESIGN.md layer 6): the values of
-/// replicated sites pass through pbroadcast, so the gradient contributions of every device's terms
-/// are summed, and the total is psum(replicated terms / n + this device's sharded terms), so that a
-/// replicated term counts once. (Dividing by n is exact for n = 1 and costs rounding otherwise.)
-/// The value of a replicated site must therefore be known when this tracer sees the site (supplied
-/// by make_log_joint or a Substitute inside the LogJoint scope); a differentiable value drawn or set
-/// later is an error naming the site.
+/// The terms are summed by the LogJointRules registered by a layer above (log_joint_rules.hpp), if
+/// any: distribute's give a model split over the devices of a mesh the unsharded model's density
+/// and gradient (distribute/sharded.hpp), and may require a site's value to be supplied before this
+/// tracer sees the site (by make_log_joint or a Substitute inside the LogJoint scope).
 class LogJoint : public Tracer {
  public:
   /// One site's term of the log joint (batch-shaped), kept on request.
@@ -187,10 +182,10 @@ class LogJoint : public Tracer {
   LogJoint(int batch_ndims, SiteRanks unbatched, bool keep_terms = false);
   void process(Message& m) override;
   void postprocess(const Message& m) override;
-  /// The accumulated log density (0 when no site contributed). Inside a mesh run this is a
-  /// collective: every device must call it.
+  /// The accumulated log density (0 when no site contributed). With rules that sum over the devices
+  /// of a mesh, a collective: every device must call it.
   Tensor value() const;
-  /// This device's term of each site, in program order (with keep_terms).
+  /// Each site's term as this tracer took it, in program order (with keep_terms).
   const std::vector<Term>& terms() const { return terms_; }
   /// With an enumerated site: its name, and the log joint at each of its values before they are
   /// summed out, (K, batch..., S); empty otherwise.
@@ -207,8 +202,8 @@ class LogJoint : public Tracer {
   SiteRanks unbatched_;
   bool keep_terms_ = false;
   std::vector<Term> terms_;
-  SpmdContext spmd_;
-  Tensor replicated_, sharded_;
+  std::unique_ptr<LogJointRules> rules_;  // null: the terms are added up in total_
+  Tensor total_;
   // The enumerated site: its name, its values (K), the rank of its own shape S and the sum of the
   // terms that depend on it, (K, batch..., S).
   std::string enumerated_;
@@ -216,7 +211,8 @@ class LogJoint : public Tracer {
   int enumerated_rank_ = 0;
   Shape enumerated_shape_;  // S
   void enumerate(Message& m);
-  void add_enumerated_term(const Message& m, const Tensor& lp);  // sums of the replicated terms and of this device's sharded terms
+  void add_enumerated_term(const Message& m, const Tensor& lp);
+  void add_term(const Message& m, const Tensor& term);
 };
 
 }  // namespace variate::tracing

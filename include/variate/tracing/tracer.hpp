@@ -36,7 +36,9 @@ struct Message {
   // Set when the value was made from a point of the unconstrained space (inference): log|det J| of
   // that map, summed to the batch dims; LogJoint adds it to the site's term.
   Tensor log_jacobian;
-  bool broadcast = false;               // inside a mesh run: the value already passed through pbroadcast
+  // The value is already as LogJoint's rules (log_joint_rules.hpp) want it: they made it so, or a
+  // tracer did their work itself (inference::Unconstrained); the rules leave it alone.
+  bool prepared = false;
 };
 
 /// An effect handler. Subclasses override what they need; the defaults forward untouched.
