@@ -15,6 +15,11 @@ namespace {
 
 Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, prim::float_type(x.dtype())); }
 
+// Whether no tape can record (outside a transform, in a NoRecording scope, in a backward rule): the
+// arithmetic below then returns its kernel's fresh result without building record's argument lists,
+// so that a formula's values and rules cost what the primitives would.
+bool not_recording() { return autodiff::detail::active_tape() == nullptr; }
+
 enum class Saves { input, output };
 
 // A pointwise op y = f(x) whose derivative dydx(v) is computed from the one tensor v it saves:
@@ -22,6 +27,7 @@ enum class Saves { input, output };
 template <Saves what, class Derivative>
 Tensor unary_op(UnaryOp op, const Tensor& x, Derivative dydx) {
   Tensor y = prim::unary(op, x);
+  if (not_recording()) return y;
   const Tensor& kept = what == Saves::input ? x : y;
   return record(y, {x}, {kept}, [dydx](const BackwardContext& ctx) { ctx.add(0, ctx.grad() * dydx(ctx.saved(0))); });
 }
@@ -75,21 +81,27 @@ Tensor constant(Tensor x) {
 }  // namespace
 
 Tensor operator+(const Tensor& a, const Tensor& b) {
-  return record(prim::add(a, b), {a, b}, {}, [](const BackwardContext& ctx) {
+  Tensor y = prim::add(a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {}, [](const BackwardContext& ctx) {
     ctx.add(0, ctx.grad());
     ctx.add(1, ctx.grad());
   });
 }
 
 Tensor operator-(const Tensor& a, const Tensor& b) {
-  return record(prim::sub(a, b), {a, b}, {}, [](const BackwardContext& ctx) {
+  Tensor y = prim::sub(a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {}, [](const BackwardContext& ctx) {
     ctx.add(0, ctx.grad());
     if (ctx.needs_grad(1)) ctx.add(1, -ctx.grad());
   });
 }
 
 Tensor operator*(const Tensor& a, const Tensor& b) {
-  return record(prim::mul(a, b), {a, b}, {a, b}, [](const BackwardContext& ctx) {
+  Tensor y = prim::mul(a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {a, b}, [](const BackwardContext& ctx) {
     if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * ctx.saved(1));
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * ctx.saved(0));
   });
@@ -97,6 +109,7 @@ Tensor operator*(const Tensor& a, const Tensor& b) {
 
 Tensor operator/(const Tensor& a, const Tensor& b) {
   Tensor y = prim::div(a, b);
+  if (not_recording()) return y;
   return record(y, {a, b}, {b, y}, [](const BackwardContext& ctx) {
     const Tensor ga = ctx.grad() / ctx.saved(0);  // d(a/b)/da = 1/b
     ctx.add(0, ga);
@@ -105,7 +118,9 @@ Tensor operator/(const Tensor& a, const Tensor& b) {
 }
 
 Tensor operator-(const Tensor& x) {
-  return record(prim::neg(x), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, -ctx.grad()); });
+  Tensor y = prim::neg(x);
+  if (not_recording()) return y;
+  return record(std::move(y), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, -ctx.grad()); });
 }
 
 Tensor operator+(const Tensor& a, double b) { return a + scalar_like(a, b); }
@@ -162,7 +177,9 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  return record(prim::where(cond, a, b), {a, b}, {cond}, [](const BackwardContext& ctx) {
+  Tensor y = prim::where(cond, a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {cond}, [](const BackwardContext& ctx) {
     const Tensor zero = zero_like(ctx.grad());
     if (ctx.needs_grad(0)) ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
     if (ctx.needs_grad(1)) ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
