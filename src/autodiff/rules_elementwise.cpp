@@ -15,6 +15,11 @@ namespace {
 
 Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, prim::float_type(x.dtype())); }
 
+// Whether no tape can record (outside a transform, in a NoRecording scope, in a backward rule): the
+// arithmetic below then returns its kernel's fresh result without building record's argument lists,
+// so that a formula's values and rules cost what the primitives would.
+bool not_recording() { return autodiff::detail::active_tape() == nullptr; }
+
 enum class Saves { input, output };
 
 // A pointwise op y = f(x) whose derivative dydx(v) is computed from the one tensor v it saves:
@@ -22,10 +27,9 @@ enum class Saves { input, output };
 template <Saves what, class Derivative>
 Tensor unary_op(UnaryOp op, const Tensor& x, Derivative dydx) {
   Tensor y = prim::unary(op, x);
+  if (not_recording()) return y;
   const Tensor& kept = what == Saves::input ? x : y;
-  return record(y, {x}, {kept}, [dydx](const BackwardContext& ctx) {
-    ctx.add(0, prim::mul(ctx.grad(), dydx(ctx.saved(0))));
-  });
+  return record(y, {x}, {kept}, [dydx](const BackwardContext& ctx) { ctx.add(0, ctx.grad() * dydx(ctx.saved(0))); });
 }
 
 Tensor zero_like(const Tensor& g) { return Tensor::scalar(0.0, g.dtype()); }
@@ -34,45 +38,33 @@ Tensor zero_like(const Tensor& g) { return Tensor::scalar(0.0, g.dtype()); }
 // open support (where the cdf is constant, or at an infinite end) while the formula of its
 // logarithm may give NaN there.
 Tensor density_or_zero(const Tensor& inside, const Tensor& log_density) {
-  return prim::where(inside, prim::unary(UnaryOp::exp, log_density), zero_like(log_density));
+  return where(inside, exp(log_density), zero_like(log_density));
 }
 
 // d P(a, x) / dx = x^(a-1) e^-x / Gamma(a), in logs so that it does not overflow for large a.
 Tensor gamma_density(const Tensor& a, const Tensor& x) {
-  const Tensor log_x = prim::unary(UnaryOp::log, x);
-  const Tensor log_density =
-      prim::sub(prim::sub(prim::mul(prim::binary(BinaryOp::sub, a, 1.0), log_x), x), prim::unary(UnaryOp::lgamma, a));
-  const Tensor inside =
-      prim::binary(BinaryOp::logical_and, prim::binary(BinaryOp::gt, x, 0.0), prim::binary(BinaryOp::lt, x, INFINITY));
-  return density_or_zero(inside, log_density);
+  const Tensor log_density = (a - 1.0) * log(x) - x - lgamma(a);
+  return density_or_zero(logical_and(gt(x, 0.0), lt(x, INFINITY)), log_density);
 }
 
 // d I_x(a, b) / dx = x^(a-1) (1 - x)^(b-1) / B(a, b), in logs.
 Tensor beta_density(const Tensor& a, const Tensor& b, const Tensor& x) {
-  auto lgamma = [](const Tensor& v) { return prim::unary(UnaryOp::lgamma, v); };
-  const Tensor log_beta = prim::sub(prim::add(lgamma(a), lgamma(b)), lgamma(prim::add(a, b)));
-  const Tensor log_x = prim::unary(UnaryOp::log, x), log1m_x = prim::unary(UnaryOp::log1p, prim::neg(x));
-  const Tensor log_density = prim::sub(prim::add(prim::mul(prim::binary(BinaryOp::sub, a, 1.0), log_x),
-                                                 prim::mul(prim::binary(BinaryOp::sub, b, 1.0), log1m_x)),
-                                       log_beta);
-  const Tensor inside =
-      prim::binary(BinaryOp::logical_and, prim::binary(BinaryOp::gt, x, 0.0), prim::binary(BinaryOp::lt, x, 1.0));
-  return density_or_zero(inside, log_density);
+  const Tensor log_beta = lgamma(a) + lgamma(b) - lgamma(a + b);
+  const Tensor log_density = (a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - log_beta;
+  return density_or_zero(logical_and(gt(x, 0.0), lt(x, 1.0)), log_density);
 }
 
 // d P(a, x) / da = -x p(x; a) d log x / da along P held fixed (the implicit draw gradient of the
 // tensor layer), so that the upper tail, where P is close to 1, keeps its relative accuracy; 0 at
 // x = 0 and x = inf, where P is 0 or 1 whatever a.
 Tensor igamma_grad_a(const Tensor& a, const Tensor& x) {
-  const Tensor inside =
-      prim::binary(BinaryOp::logical_and, prim::binary(BinaryOp::gt, x, 0.0), prim::binary(BinaryOp::lt, x, INFINITY));
-  const Tensor safe_x = prim::where(inside, x, scalar_like(x, 1.0));
-  const Tensor log_x = prim::unary(UnaryOp::log, safe_x);
-  // x p(x; a) = x^a e^-x / Gamma(a), in logs.
-  const Tensor x_density = prim::unary(
-      UnaryOp::exp, prim::sub(prim::sub(prim::mul(a, log_x), safe_x), prim::unary(UnaryOp::lgamma, a)));
-  const Tensor d = prim::neg(prim::mul(x_density, prim::binary(BinaryOp::gamma_log_draw_grad, a, log_x)));
-  return prim::where(inside, d, zero_like(d));
+  const Tensor inside = logical_and(gt(x, 0.0), lt(x, INFINITY));
+  const Tensor safe_x = where(inside, x, scalar_like(x, 1.0));
+  const Tensor log_x = log(safe_x);
+  const Tensor x_density = exp(a * log_x - safe_x - lgamma(a));  // x p(x; a) = x^a e^-x / Gamma(a), in logs
+  // The implicit draw gradient has no differentiable op: it is only ever a backward value.
+  const Tensor d = -(x_density * prim::binary(BinaryOp::gamma_log_draw_grad, a, log_x));
+  return where(inside, d, zero_like(d));
 }
 
 // Throws if the gradient of a parameter without a derivative rule is requested.
@@ -89,37 +81,46 @@ Tensor constant(Tensor x) {
 }  // namespace
 
 Tensor operator+(const Tensor& a, const Tensor& b) {
-  return record(prim::add(a, b), {a, b}, {}, [](const BackwardContext& ctx) {
+  Tensor y = prim::add(a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {}, [](const BackwardContext& ctx) {
     ctx.add(0, ctx.grad());
     ctx.add(1, ctx.grad());
   });
 }
 
 Tensor operator-(const Tensor& a, const Tensor& b) {
-  return record(prim::sub(a, b), {a, b}, {}, [](const BackwardContext& ctx) {
+  Tensor y = prim::sub(a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {}, [](const BackwardContext& ctx) {
     ctx.add(0, ctx.grad());
-    if (ctx.needs_grad(1)) ctx.add(1, prim::neg(ctx.grad()));
+    if (ctx.needs_grad(1)) ctx.add(1, -ctx.grad());
   });
 }
 
 Tensor operator*(const Tensor& a, const Tensor& b) {
-  return record(prim::mul(a, b), {a, b}, {a, b}, [](const BackwardContext& ctx) {
-    if (ctx.needs_grad(0)) ctx.add(0, prim::mul(ctx.grad(), ctx.saved(1)));
-    if (ctx.needs_grad(1)) ctx.add(1, prim::mul(ctx.grad(), ctx.saved(0)));
+  Tensor y = prim::mul(a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {a, b}, [](const BackwardContext& ctx) {
+    if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * ctx.saved(1));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * ctx.saved(0));
   });
 }
 
 Tensor operator/(const Tensor& a, const Tensor& b) {
   Tensor y = prim::div(a, b);
+  if (not_recording()) return y;
   return record(y, {a, b}, {b, y}, [](const BackwardContext& ctx) {
-    const Tensor ga = prim::div(ctx.grad(), ctx.saved(0));  // d(a/b)/da = 1/b
+    const Tensor ga = ctx.grad() / ctx.saved(0);  // d(a/b)/da = 1/b
     ctx.add(0, ga);
-    if (ctx.needs_grad(1)) ctx.add(1, prim::neg(prim::mul(ga, ctx.saved(1))));  // -y/b
+    if (ctx.needs_grad(1)) ctx.add(1, -(ga * ctx.saved(1)));  // -y/b
   });
 }
 
 Tensor operator-(const Tensor& x) {
-  return record(prim::neg(x), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, prim::neg(ctx.grad())); });
+  Tensor y = prim::neg(x);
+  if (not_recording()) return y;
+  return record(std::move(y), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, -ctx.grad()); });
 }
 
 Tensor operator+(const Tensor& a, double b) { return a + scalar_like(a, b); }
@@ -136,13 +137,13 @@ Tensor pow(const Tensor& a, const Tensor& b) {
   return record(y, {a, b}, {a, b, y}, [](const BackwardContext& ctx) {
     const Tensor &base = ctx.saved(0), &exponent = ctx.saved(1), &y = ctx.saved(2);
     if (ctx.needs_grad(0)) {  // b a^(b-1), written as b y / a except where a == 0
-      const Tensor power = prim::binary(BinaryOp::pow, base, prim::binary(BinaryOp::sub, exponent, 1.0));
-      ctx.add(0, prim::mul(ctx.grad(), prim::mul(exponent, power)));
+      // b - 1 in b's own dtype: an integer exponent keeps an f32 base's power in f32.
+      const Tensor power = pow(base, exponent - Tensor::scalar(1.0, exponent.dtype()));
+      ctx.add(0, ctx.grad() * (exponent * power));
     }
     if (ctx.needs_grad(1)) {  // y log a, taken as 0 where a == 0 (the limit for b > 0)
-      const Tensor zero = prim::binary(BinaryOp::eq, base, 0.0);
-      const Tensor logb = prim::where(zero, prim::binary(BinaryOp::mul, base, 0.0), prim::unary(UnaryOp::log, base));
-      ctx.add(1, prim::mul(ctx.grad(), prim::mul(y, logb)));
+      const Tensor logb = where(eq(base, 0.0), base * 0.0, log(base));
+      ctx.add(1, ctx.grad() * (y * logb));
     }
   });
 }
@@ -160,8 +161,8 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
   return record(prim::binary(BinaryOp::maximum, a, b), {a, b}, {from_a},
                 [](const BackwardContext& ctx) {
                   const Tensor zero = zero_like(ctx.grad());
-                  ctx.add(0, prim::where(ctx.saved(0), ctx.grad(), zero));
-                  ctx.add(1, prim::where(ctx.saved(0), zero, ctx.grad()));
+                  ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+                  ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
                 });
 }
 
@@ -170,16 +171,18 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return record(prim::binary(BinaryOp::minimum, a, b), {a, b}, {from_a},
                 [](const BackwardContext& ctx) {
                   const Tensor zero = zero_like(ctx.grad());
-                  ctx.add(0, prim::where(ctx.saved(0), ctx.grad(), zero));
-                  ctx.add(1, prim::where(ctx.saved(0), zero, ctx.grad()));
+                  ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+                  ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
                 });
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  return record(prim::where(cond, a, b), {a, b}, {cond}, [](const BackwardContext& ctx) {
+  Tensor y = prim::where(cond, a, b);
+  if (not_recording()) return y;
+  return record(std::move(y), {a, b}, {cond}, [](const BackwardContext& ctx) {
     const Tensor zero = zero_like(ctx.grad());
-    if (ctx.needs_grad(0)) ctx.add(0, prim::where(ctx.saved(0), ctx.grad(), zero));
-    if (ctx.needs_grad(1)) ctx.add(1, prim::where(ctx.saved(0), zero, ctx.grad()));
+    if (ctx.needs_grad(0)) ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+    if (ctx.needs_grad(1)) ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
   });
 }
 
@@ -195,6 +198,12 @@ Tensor lt(const Tensor& a, const Tensor& b) { return constant(prim::binary(Binar
 Tensor le(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::le, a, b)); }
 Tensor gt(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::gt, a, b)); }
 Tensor ge(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::ge, a, b)); }
+Tensor eq(const Tensor& a, double b) { return constant(prim::binary(BinaryOp::eq, a, b)); }
+Tensor ne(const Tensor& a, double b) { return constant(prim::binary(BinaryOp::ne, a, b)); }
+Tensor lt(const Tensor& a, double b) { return constant(prim::binary(BinaryOp::lt, a, b)); }
+Tensor le(const Tensor& a, double b) { return constant(prim::binary(BinaryOp::le, a, b)); }
+Tensor gt(const Tensor& a, double b) { return constant(prim::binary(BinaryOp::gt, a, b)); }
+Tensor ge(const Tensor& a, double b) { return constant(prim::binary(BinaryOp::ge, a, b)); }
 Tensor logical_and(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::logical_and, a, b)); }
 Tensor logical_or(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::logical_or, a, b)); }
 Tensor logical_not(const Tensor& x) { return constant(prim::unary(UnaryOp::logical_not, x)); }
@@ -203,87 +212,86 @@ Tensor exp(const Tensor& x) {
   return unary_op<Saves::output>(UnaryOp::exp, x, [](const Tensor& y) { return y; });
 }
 Tensor log(const Tensor& x) {
-  return unary_op<Saves::input>(UnaryOp::log, x, [](const Tensor& x) { return prim::unary(UnaryOp::reciprocal, x); });
+  return unary_op<Saves::input>(UnaryOp::log, x, [](const Tensor& x) { return reciprocal(x); });
 }
 Tensor log1p(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::log1p, x, [](const Tensor& x) {
-    return prim::unary(UnaryOp::reciprocal, prim::binary(BinaryOp::add, x, 1.0));
+    return reciprocal(x + 1.0);
   });
 }
 Tensor expm1(const Tensor& x) {
-  return unary_op<Saves::output>(UnaryOp::expm1, x, [](const Tensor& y) { return prim::binary(BinaryOp::add, y, 1.0); });
+  return unary_op<Saves::output>(UnaryOp::expm1, x, [](const Tensor& y) { return y + 1.0; });
 }
 Tensor sqrt(const Tensor& x) {
   return unary_op<Saves::output>(UnaryOp::sqrt, x, [](const Tensor& y) {
-    return prim::unary(UnaryOp::reciprocal, prim::binary(BinaryOp::mul, y, 2.0));
+    return reciprocal(y * 2.0);
   });
 }
 Tensor abs(const Tensor& x) {
-  return unary_op<Saves::input>(UnaryOp::abs, x, [](const Tensor& x) { return prim::unary(UnaryOp::sign, x); });
+  return unary_op<Saves::input>(UnaryOp::abs, x, [](const Tensor& x) { return sign(x); });
 }
 Tensor sign(const Tensor& x) { return constant(prim::unary(UnaryOp::sign, x)); }
 Tensor floor(const Tensor& x) { return constant(prim::unary(UnaryOp::floor, x)); }
 Tensor square(const Tensor& x) {
-  return unary_op<Saves::input>(UnaryOp::square, x, [](const Tensor& x) { return prim::binary(BinaryOp::mul, x, 2.0); });
+  return unary_op<Saves::input>(UnaryOp::square, x, [](const Tensor& x) { return x * 2.0; });
 }
 Tensor reciprocal(const Tensor& x) {
   return unary_op<Saves::output>(UnaryOp::reciprocal, x, [](const Tensor& y) {
-    return prim::neg(prim::unary(UnaryOp::square, y));
+    return -square(y);
   });
 }
 Tensor sigmoid(const Tensor& x) {
   return unary_op<Saves::output>(UnaryOp::sigmoid, x, [](const Tensor& y) {  // y (1 - y)
-    return prim::mul(y, prim::binary(BinaryOp::sub, Tensor::scalar(1.0, y.dtype()), y));
+    return y * (1.0 - y);
   });
 }
 Tensor log_sigmoid(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::log_sigmoid, x, [](const Tensor& x) {  // sigmoid(-x)
-    return prim::unary(UnaryOp::sigmoid, prim::neg(x));
+    return sigmoid(-x);
   });
 }
 Tensor softplus(const Tensor& x) {
-  return unary_op<Saves::input>(UnaryOp::softplus, x, [](const Tensor& x) { return prim::unary(UnaryOp::sigmoid, x); });
+  return unary_op<Saves::input>(UnaryOp::softplus, x, [](const Tensor& x) { return sigmoid(x); });
 }
 Tensor tanh(const Tensor& x) {
   return unary_op<Saves::output>(UnaryOp::tanh, x, [](const Tensor& y) {  // 1 - y^2
-    return prim::binary(BinaryOp::sub, Tensor::scalar(1.0, y.dtype()), prim::unary(UnaryOp::square, y));
+    return 1.0 - square(y);
   });
 }
 Tensor atan(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::atan, x, [](const Tensor& x) {  // 1 / (1 + x^2)
-    return prim::unary(UnaryOp::reciprocal, prim::binary(BinaryOp::add, prim::unary(UnaryOp::square, x), 1.0));
+    return reciprocal(square(x) + 1.0);
   });
 }
 Tensor lgamma(const Tensor& x) {
-  return unary_op<Saves::input>(UnaryOp::lgamma, x, [](const Tensor& x) { return prim::unary(UnaryOp::digamma, x); });
+  return unary_op<Saves::input>(UnaryOp::lgamma, x, [](const Tensor& x) { return digamma(x); });
 }
 Tensor digamma(const Tensor& x) {
+  // trigamma has no differentiable op (no second-order rules): it is only ever a backward value.
   return unary_op<Saves::input>(UnaryOp::digamma, x, [](const Tensor& x) { return prim::unary(UnaryOp::trigamma, x); });
 }
 Tensor erf(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::erf, x, [](const Tensor& x) {  // 2/sqrt(pi) exp(-x^2)
-    return prim::binary(BinaryOp::mul, prim::unary(UnaryOp::exp, prim::neg(prim::unary(UnaryOp::square, x))),
-                        2.0 / std::sqrt(std::numbers::pi));
+    return exp(-square(x)) * (2.0 / std::sqrt(std::numbers::pi));
   });
 }
 Tensor erfc(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::erfc, x, [](const Tensor& x) {
-    return prim::binary(BinaryOp::mul, prim::unary(UnaryOp::exp, prim::neg(prim::unary(UnaryOp::square, x))),
-                        -2.0 / std::sqrt(std::numbers::pi));
+    return exp(-square(x)) * (-2.0 / std::sqrt(std::numbers::pi));
   });
 }
 
 Tensor igamma(const Tensor& a, const Tensor& x) {
   return record(prim::binary(BinaryOp::igamma, a, x), {a, x}, {a, x}, [](const BackwardContext& ctx) {
-    if (ctx.needs_grad(0)) ctx.add(0, prim::mul(ctx.grad(), igamma_grad_a(ctx.saved(0), ctx.saved(1))));
-    ctx.add(1, prim::mul(ctx.grad(), gamma_density(ctx.saved(0), ctx.saved(1))));
+    if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * igamma_grad_a(ctx.saved(0), ctx.saved(1)));
+    ctx.add(1, ctx.grad() * gamma_density(ctx.saved(0), ctx.saved(1)));
   });
 }
 
 Tensor igammac(const Tensor& a, const Tensor& x) {
   return record(prim::binary(BinaryOp::igammac, a, x), {a, x}, {a, x}, [](const BackwardContext& ctx) {
-    if (ctx.needs_grad(0)) ctx.add(0, prim::neg(prim::mul(ctx.grad(), igamma_grad_a(ctx.saved(0), ctx.saved(1)))));
-    ctx.add(1, prim::neg(prim::mul(ctx.grad(), gamma_density(ctx.saved(0), ctx.saved(1)))));
+    if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * igamma_grad_a(ctx.saved(0), ctx.saved(1))));
+    ctx.add(1, -(ctx.grad() * gamma_density(ctx.saved(0), ctx.saved(1))));
   });
 }
 
@@ -291,7 +299,7 @@ Tensor betainc(const Tensor& a, const Tensor& b, const Tensor& x) {
   return record(prim::betainc(a, b, x), {a, b, x}, {a, b, x}, [](const BackwardContext& ctx) {
     no_parameter_gradient(ctx, 0, "betainc", "a");
     no_parameter_gradient(ctx, 1, "betainc", "b");
-    ctx.add(2, prim::mul(ctx.grad(), beta_density(ctx.saved(0), ctx.saved(1), ctx.saved(2))));
+    ctx.add(2, ctx.grad() * beta_density(ctx.saved(0), ctx.saved(1), ctx.saved(2)));
   });
 }
 

@@ -28,11 +28,11 @@ Tensor cholesky(const Tensor& x) {
     //   A_bar = Phi(L^-T Phi(L^T L_bar) L^-1), symmetrized because only a symmetric A is meaningful.
     const Tensor& l = ctx.saved(0);
     const Tensor phi = triangle_weights(l.dim(-1), true, 0.5, l.dtype());
-    const Tensor p = prim::mul(prim::matmul(l, ctx.grad(), true, false), phi);
+    const Tensor p = matmul(l, ctx.grad(), true, false) * phi;
     // S = L^-T P L^-1: solve L^T Y = P, then S = (L^-T Y^T)^T.
-    const Tensor y = prim::triangular_solve(l, p, true, true);
-    const Tensor s = prim::transpose(prim::triangular_solve(l, prim::transpose(y), true, true));
-    ctx.add(0, prim::binary(BinaryOp::mul, prim::add(s, prim::transpose(s)), 0.5));
+    const Tensor y = triangular_solve(l, p, true, true);
+    const Tensor s = transpose(triangular_solve(l, transpose(y), true, true));
+    ctx.add(0, (s + transpose(s)) * 0.5);
   });
 }
 
@@ -42,12 +42,11 @@ Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool trans
     const Tensor& a = ctx.saved(0);
     const Tensor& x = ctx.saved(1);
     // x = op(A)^-1 b  =>  b_bar = op(A)^-T x_bar, and op(A)_bar = -b_bar x^T restricted to A's triangle.
-    const Tensor gb = prim::triangular_solve(a, ctx.grad(), lower, !transpose_a);
+    const Tensor gb = triangular_solve(a, ctx.grad(), lower, !transpose_a);
     if (ctx.needs_grad(1)) ctx.add(1, gb);
     if (ctx.needs_grad(0)) {
-      const Tensor ga = transpose_a ? prim::neg(prim::matmul(x, gb, false, true))
-                                    : prim::neg(prim::matmul(gb, x, false, true));
-      ctx.add(0, prim::mul(ga, triangle_weights(a.dim(-1), lower, 1.0, ga.dtype())));
+      const Tensor ga = transpose_a ? -matmul(x, gb, false, true) : -matmul(gb, x, false, true);
+      ctx.add(0, ga * triangle_weights(a.dim(-1), lower, 1.0, ga.dtype()));
     }
   });
 }

@@ -1,6 +1,7 @@
 // Backward rules of reductions, scans and sorting.
 #include <cmath>
 
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 
@@ -39,13 +40,13 @@ Tensor extremum(ReduceOp op, const Tensor& x, Axes axes, bool keepdims) {
   Tensor y = prim::reduce(op, x, axes, keepdims);
   return record(y, {x}, {x, y}, [kept](const BackwardContext& ctx) {
     const Tensor& x = ctx.saved(0);
-    const Tensor mask = prim::cast(prim::binary(BinaryOp::eq, x, ctx.saved(1).view(kept)), x.dtype());
+    const Tensor mask = cast(eq(x, ctx.saved(1).view(kept)), x.dtype());
     std::array<int, kMaxRank> axes{};
     int n = 0;
     for (int i = 0; i < kept.rank(); ++i)
       if (kept[i] == 1 && x.dim(i) != 1) axes[n++] = i;
-    const Tensor ties = n ? prim::sum(mask, Axes(axes.data(), std::size_t(n)), true) : Tensor::ones(kept, x.dtype());
-    ctx.add(0, prim::mul(mask, prim::div(ctx.grad().view(kept), ties)));
+    const Tensor ties = n ? sum(mask, Axes(axes.data(), std::size_t(n)), true) : Tensor::ones(kept, x.dtype());
+    ctx.add(0, mask * (ctx.grad().view(kept) / ties));
   });
 }
 
@@ -54,7 +55,7 @@ Tensor extremum(ReduceOp op, const Tensor& x, Axes axes, bool keepdims) {
 Tensor sum(const Tensor& x, Axes axes, bool keepdims) {
   const Shape kept = keepdims_shape("sum", x.shape(), axes);
   return record(prim::sum(x, axes, keepdims), {x}, {}, [kept](const BackwardContext& ctx) {
-    ctx.add(0, prim::broadcast_to(ctx.grad().view(kept), ctx.input_shape(0)));
+    ctx.add(0, broadcast_to(ctx.grad().view(kept), ctx.input_shape(0)));
   });
 }
 
@@ -70,9 +71,12 @@ Tensor min(const Tensor& x, Axes axes, bool keepdims) { return extremum(ReduceOp
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims) {
   // Shifting by the (constant) maximum keeps exp() in range; an all -inf slice has shift 0 and
   // gives -inf, and +inf gives +inf, instead of NaN.
-  const Tensor m = prim::reduce(ReduceOp::max, x, axes, true);
-  const Tensor finite = prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, m), INFINITY);
-  const Tensor shift = prim::where(finite, m, Tensor::scalar(0.0, m.dtype()));
+  Tensor shift;
+  {
+    const autodiff::NoRecording constant_shift;
+    const Tensor m = max(x, axes, true);
+    shift = where(lt(abs(m), INFINITY), m, Tensor::scalar(0.0, m.dtype()));
+  }
   Tensor result = log(sum(exp(x - shift), axes, true)) + shift;
   return keepdims ? result : reshape(result, reduced_shapes("logsumexp", x.shape(), axes).dropped.dims());
 }
@@ -89,7 +93,7 @@ Tensor argmax(const Tensor& x, int axis, bool keepdims) { return constant(prim::
 Tensor cumsum(const Tensor& x, int axis) {
   const int ax = normalize_axis("cumsum", axis, x.rank());
   return record(prim::cumsum(x, ax), {x}, {}, [ax](const BackwardContext& ctx) {
-    ctx.add(0, prim::cumsum(ctx.grad(), ax, /*reverse=*/true));
+    ctx.add(0, prim::cumsum(ctx.grad(), ax, /*reverse=*/true));  // no op sums in reverse: a backward value only
   });
 }
 
@@ -98,7 +102,7 @@ Tensor sort(const Tensor& x, int axis, bool descending) {
   const Tensor order = prim::argsort(x, ax, descending);
   return record(prim::gather(x, ax, order), {x}, {order}, [ax](const BackwardContext& ctx) {
     const Tensor zeros = Tensor::zeros(ctx.input_shape(0), ctx.grad().dtype(), ctx.grad().device());
-    ctx.add(0, prim::scatter_add(zeros, ax, ctx.saved(0), ctx.grad()));
+    ctx.add(0, scatter_add(zeros, ax, ctx.saved(0), ctx.grad()));
   });
 }
 

@@ -32,7 +32,7 @@ Tensor permute(const Tensor& x, std::span<const int> perm) {
   for (int i = 0; i < x.rank(); ++i) inverse[normalize_axis("permute", perm[i], x.rank())] = i;
   const int rank = x.rank();
   return record(y, {x}, {}, [inverse, rank](const BackwardContext& ctx) {
-    ctx.add(0, prim::permute(ctx.grad(), std::span<const int>(inverse.data(), std::size_t(rank))));
+    ctx.add(0, permute(ctx.grad(), std::span<const int>(inverse.data(), std::size_t(rank))));
   });
 }
 Tensor permute(const Tensor& x, std::initializer_list<int> perm) {
@@ -62,7 +62,7 @@ Tensor concat(std::span<const Tensor> xs, int axis) {
     std::int64_t start = 0;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       const std::int64_t len = ctx.input_shape(i)[ax];
-      if (ctx.needs_grad(i)) ctx.add(i, prim::slice(ctx.grad(), ax, start, start + len));
+      if (ctx.needs_grad(i)) ctx.add(i, slice(ctx.grad(), ax, start, start + len));
       start += len;
     }
   });
@@ -125,8 +125,7 @@ Tensor gather(const Tensor& x, int axis, const Tensor& index) {
     target[ax] = ctx.input_shape(0)[ax];
     const Tensor zeros = Tensor::zeros(target, ctx.grad().dtype(), ctx.grad().device());
     Shape index_shape = ctx.grad().shape();
-    const Tensor index = prim::broadcast_to(ctx.saved(0), index_shape);
-    ctx.add(0, prim::scatter_add(zeros, ax, index, ctx.grad()));
+    ctx.add(0, scatter_add(zeros, ax, broadcast_to(ctx.saved(0), index_shape), ctx.grad()));
   });
 }
 
@@ -135,7 +134,7 @@ Tensor scatter_add(const Tensor& base, int axis, const Tensor& index, const Tens
   return record(prim::scatter_add(base, ax, index, src), {base, src}, {index}, [ax](const BackwardContext& ctx) {
     ctx.add(0, ctx.grad());
     if (ctx.needs_grad(1))
-      ctx.add(1, prim::gather(ctx.grad(), ax, prim::broadcast_to(ctx.saved(0), ctx.input_shape(1))));
+      ctx.add(1, gather(ctx.grad(), ax, broadcast_to(ctx.saved(0), ctx.input_shape(1))));
   });
 }
 
@@ -173,15 +172,16 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
     if (b0.rank() == 1) gshape.push_back(1);
     const Tensor g = ctx.grad().view(gshape);
     auto fold = [](const Tensor& grad, const Tensor& operand, const Shape& original) {
-      // Sum broadcast batch dims down to the operand's batch shape, then restore its rank.
+      // Sum broadcast batch dims down to the operand's batch shape, then restore its rank (sum_to has
+      // no op: it only ever folds cotangents).
       return prim::sum_to(grad, operand.shape()).view(original);
     };
     if (ctx.needs_grad(0)) {
-      const Tensor ga = !ta ? prim::matmul(g, b, false, !tb) : prim::matmul(b, g, tb, true);
+      const Tensor ga = !ta ? matmul(g, b, false, !tb) : matmul(b, g, tb, true);
       ctx.add(0, fold(ga, a, a0.shape()));
     }
     if (ctx.needs_grad(1)) {
-      const Tensor gb = !tb ? prim::matmul(a, g, !ta, false) : prim::matmul(g, a, true, ta);
+      const Tensor gb = !tb ? matmul(a, g, !ta, false) : matmul(g, a, true, ta);
       ctx.add(1, fold(gb, b, b0.shape()));
     }
   });

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate::autodiff {
@@ -78,12 +79,15 @@ std::atomic<std::uint32_t> next_epoch{1};
 struct ThreadTapes {
   std::vector<std::unique_ptr<Tape>> stack;  // tapes by nesting depth, reused
   int depth = 0;
+  int unrecorded_depth = 0;  // the depth at which a NoRecording scope paused recording (0: none)
   std::size_t last_sweep_saved = 0;
 };
 thread_local ThreadTapes tapes;
 }  // namespace
 
-Tape* active_tape() { return tapes.depth == 0 ? nullptr : tapes.stack[std::size_t(tapes.depth - 1)].get(); }
+Tape* active_tape() {
+  return tapes.depth == tapes.unrecorded_depth ? nullptr : tapes.stack[std::size_t(tapes.depth - 1)].get();
+}
 
 bool is_tracked(const Tensor& x) {
   const Tape* t = active_tape();
@@ -177,6 +181,8 @@ void TapeScope::backward(const Tensor& root, const Tensor& seed) {
   t.adjoints.resize(std::size_t(t.num_slots));
   if (!(root.tape_ref().slot >= 0 && root.tape_ref().epoch == t.epoch)) return;  // root is a constant
   t.adjoints[std::size_t(root.tape_ref().slot)] = seed;
+  // Rules are written with the recording ops; their saved tensors may be tracked ones.
+  const NoRecording rules_record_nothing;
   for (Node* n = t.last; n; n = n->prev) {
     Tensor grad = std::move(t.adjoints[std::size_t(n->out_slot)]);
     if (!grad.defined()) continue;
@@ -199,6 +205,12 @@ void BackwardContext::add(int input, const Tensor& cotangent) const {
   Tensor& acc = adjoints_[in.slot];
   acc = acc.defined() ? prim::add(acc, g) : std::move(g);
 }
+
+NoRecording::NoRecording() : resumed_depth_(detail::tapes.unrecorded_depth) {
+  detail::tapes.unrecorded_depth = detail::tapes.depth;
+}
+
+NoRecording::~NoRecording() { detail::tapes.unrecorded_depth = resumed_depth_; }
 
 Tensor stop_gradient(const Tensor& x) {
   Tensor t(x);

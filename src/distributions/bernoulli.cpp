@@ -39,7 +39,7 @@ Tensor Bernoulli::log_prob(const Tensor& value) const {
       ctx.add(0, dist::detail::times_nonzero(ctx.grad(), score));
     });
   }
-  const Tensor not_x = prim::binary(BinaryOp::sub, Tensor::scalar(1.0, dtype()), x);
+  const Tensor not_x = 1.0 - autodiff::stop_gradient(x);
   const Tensor lp =
       dist::detail::bernoulli_trials_log_likelihood({param_, false}, Tensor::scalar(0.0, dtype()), x, not_x);
   return dist::mask_outside_support(support(), x, lp);

@@ -36,7 +36,7 @@ Tensor BernoulliLogitGLM::logits() const {
 
 Tensor BernoulliLogitGLM::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor draw =
-      random::bernoulli(key, prim::unary(UnaryOp::sigmoid, logits()), sample_full_shape(sample_shape));
+      random::bernoulli(key, sigmoid(autodiff::stop_gradient(logits())), sample_full_shape(sample_shape));
   return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {x_, w_, alpha_});
 }
 
@@ -52,8 +52,8 @@ Tensor BernoulliLogitGLM::log_prob(const Tensor& value) const {
                           [batched = w_.rank() == 2](const autodiff::BackwardContext& ctx) {
                             const Tensor g = ctx.grad();
                             if (ctx.needs_grad(0))
-                              ctx.add(0, prim::mul(batched ? prim::expand_dims(g, -1) : g, ctx.saved(0)));
-                            if (ctx.needs_grad(1)) ctx.add(1, prim::mul(g, ctx.saved(1)));
+                              ctx.add(0, (batched ? expand_dims(g, -1) : g) * ctx.saved(0));
+                            if (ctx.needs_grad(1)) ctx.add(1, g * ctx.saved(1));
                           });
 }
 

@@ -1,7 +1,9 @@
 #include "variate/distributions/beta.hpp"
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -26,23 +28,27 @@ Tensor Beta::sample(random::Key key, const Shape& sample_shape) const {
 Tensor Beta::log_prob(const Tensor& value) const {
   // d/dx = (a - 1) / x - (b - 1) / (1 - x), d/da = log(x) - digamma(a) + digamma(a + b),
   // d/db = log1p(-x) - digamma(b) + digamma(a + b).
-  namespace pm = dist::pm;
   const Tensor &a = concentration1_, &b = concentration0_;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor safe_x = pm::inside_or(support(), x, 0.5);
-  const Tensor log_x = pm::log(safe_x), log1m_x = pm::log1p(pm::neg(safe_x));
-  const Tensor lbeta = pm::sub(pm::add(pm::lgamma(a), pm::lgamma(b)), pm::lgamma(pm::add(a, b)));
-  const Tensor lp = pm::sub(pm::add(pm::mul(pm::sub(a, 1.0), log_x), pm::mul(pm::sub(b, 1.0), log1m_x)), lbeta);
+  Tensor safe_x, log_x, log1m_x, lp;
+  {
+    const autodiff::NoRecording values;
+    safe_x = dist::inside_or(support(), x, 0.5);
+    log_x = log(safe_x);
+    log1m_x = log1p(-safe_x);
+    const Tensor lbeta = lgamma(a) + lgamma(b) - lgamma(a + b);
+    lp = (a - 1.0) * log_x + (b - 1.0) * log1m_x - lbeta;
+  }
   const Tensor out = autodiff::record(lp, {x, a, b}, {safe_x, log_x, log1m_x, a, b}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &a = ctx.saved(3), &b = ctx.saved(4);
     if (ctx.needs_grad(0)) {
-      const Tensor d = pm::sub(pm::div(pm::sub(a, 1.0), x), pm::div(pm::sub(b, 1.0), pm::sub(1.0, x)));
-      ctx.add(0, pm::mul(ctx.grad(), d));
+      const Tensor d = (a - 1.0) / x - (b - 1.0) / (1.0 - x);
+      ctx.add(0, ctx.grad() * d);
     }
     if (!ctx.needs_grad(1) && !ctx.needs_grad(2)) return;
-    const Tensor psi_ab = pm::digamma(pm::add(a, b));
-    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::sub(ctx.saved(1), pm::digamma(a)), psi_ab)));
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::add(pm::sub(ctx.saved(2), pm::digamma(b)), psi_ab)));
+    const Tensor psi_ab = digamma(a + b);
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (ctx.saved(1) - digamma(a) + psi_ab));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (ctx.saved(2) - digamma(b) + psi_ab));
   });
   return dist::mask_outside_support(support(), x, out);
 }

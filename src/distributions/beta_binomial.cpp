@@ -1,8 +1,10 @@
 #include "variate/distributions/beta_binomial.hpp"
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -39,24 +41,26 @@ Tensor BetaBinomial::log_prob(const Tensor& value) const {
   // One node: with s = a + b, d/da = digamma(k + a) - digamma(n + s) - digamma(a) + digamma(s), and
   // the same in b with n - k in place of k. A value outside the support is replaced by 0 first, so
   // that its (masked) partials stay finite.
-  namespace pm = dist::pm;
   const Tensor &n = total_count_, &a = concentration1_, &b = concentration0_;
   const Tensor k_raw = prim::cast(value, dtype());
-  const Tensor k = pm::inside_or(support(), k_raw, 0.0);
-  const Tensor nk = pm::sub(n, k), s = pm::add(a, b);
-  auto lbeta = [](const Tensor& x, const Tensor& y) {
-    return pm::sub(pm::add(pm::lgamma(x), pm::lgamma(y)), pm::lgamma(pm::add(x, y)));
-  };
-  const Tensor log_choose = pm::sub(pm::lgamma(pm::add(n, 1.0)),
-                                    pm::add(pm::lgamma(pm::add(k, 1.0)), pm::lgamma(pm::add(nk, 1.0))));
-  const Tensor lp = pm::add(log_choose, pm::sub(lbeta(pm::add(k, a), pm::add(nk, b)), lbeta(a, b)));
-  Tensor out = autodiff::record(lp, {a, b}, {k, nk, a, b, pm::add(n, s)}, [](const BackwardContext& ctx) {
+  Tensor k, nk, n_plus_s, lp;
+  {
+    const autodiff::NoRecording values;
+    k = dist::inside_or(support(), k_raw, 0.0);
+    nk = n - k;
+    const Tensor s = a + b;
+    n_plus_s = n + s;
+    auto lbeta = [](const Tensor& x, const Tensor& y) { return lgamma(x) + lgamma(y) - lgamma(x + y); };
+    const Tensor log_choose = lgamma(n + 1.0) - (lgamma(k + 1.0) + lgamma(nk + 1.0));
+    lp = log_choose + (lbeta(k + a, nk + b) - lbeta(a, b));
+  }
+  Tensor out = autodiff::record(lp, {a, b}, {k, nk, a, b, n_plus_s}, [](const BackwardContext& ctx) {
     const Tensor &k = ctx.saved(0), &nk = ctx.saved(1), &a = ctx.saved(2), &b = ctx.saved(3);
-    const Tensor common = pm::sub(pm::digamma(pm::add(a, b)), pm::digamma(ctx.saved(4)));
+    const Tensor common = digamma(a + b) - digamma(ctx.saved(4));
     if (ctx.needs_grad(0))
-      ctx.add(0, pm::mul(ctx.grad(), pm::add(common, pm::sub(pm::digamma(pm::add(k, a)), pm::digamma(a)))));
+      ctx.add(0, ctx.grad() * (common + (digamma(k + a) - digamma(a))));
     if (ctx.needs_grad(1))
-      ctx.add(1, pm::mul(ctx.grad(), pm::add(common, pm::sub(pm::digamma(pm::add(nk, b)), pm::digamma(b)))));
+      ctx.add(1, ctx.grad() * (common + (digamma(nk + b) - digamma(b))));
   });
   out = dist::detail::not_differentiable_in(name(), "total_count", "a count, defined at integers only", out, n);
   return dist::mask_outside_support(support(), k_raw, out);

@@ -2,6 +2,8 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -39,11 +41,13 @@ Tensor Binomial::sample(random::Key key, const Shape& sample_shape) const {
 Tensor Binomial::log_prob(const Tensor& value) const {
   const Tensor k = prim::cast(value, dtype());
   const Tensor& n = total_count_;
-  const Tensor failures = prim::sub(n, k);
-  auto log_factorial = [](const Tensor& x) {
-    return prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, x, 1.0));
-  };
-  const Tensor log_choose = prim::sub(log_factorial(n), prim::add(log_factorial(k), log_factorial(failures)));
+  Tensor failures, log_choose;
+  {
+    const autodiff::NoRecording values;
+    failures = n - k;
+    auto log_factorial = [](const Tensor& x) { return lgamma(x + 1.0); };
+    log_choose = log_factorial(n) - (log_factorial(k) + log_factorial(failures));
+  }
   const Tensor lp = dist::detail::not_differentiable_in(
       name(), "total_count", "a count, defined at integers only",
       dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, log_choose, k, failures), n);

@@ -4,6 +4,8 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -46,7 +48,8 @@ Constraint Categorical::support() const {
 }
 
 Tensor Categorical::sample(random::Key key, const Shape& sample_shape) const {
-  const Tensor logits = is_logits_ ? autodiff::stop_gradient(param_) : prim::unary(UnaryOp::log, param_);
+  const Tensor param = autodiff::stop_gradient(param_);
+  const Tensor logits = is_logits_ ? param : log(param);
   const Tensor draw = random::categorical(key, logits, sample_full_shape(sample_shape));
   return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {param_});
 }
@@ -57,22 +60,24 @@ Tensor Categorical::log_prob(const Tensor& value) const {
   Shape shape = broadcast_shapes("Categorical", x.shape(), batch_shape());
   // Values outside the support index category 0 and are masked to -inf below.
   const Tensor inside = dist::in_support(support(), x);
-  const Tensor index = prim::expand_dims(
-      prim::broadcast_to(prim::cast(prim::where(inside, x, Tensor::scalar(0.0, ft)), DType::i64), shape), -1);
-  shape.push_back(num_categories());
-  const Tensor log_probs = is_logits_ ? dist::detail::log_softmax_values(param_) : prim::unary(UnaryOp::log, param_);
-  const Tensor picked = prim::squeeze(prim::gather(prim::broadcast_to(log_probs, shape), -1, index), -1);
-  // Adding 0 * x gives a NaN value a NaN log density, as arithmetic on x would.
-  const Tensor lp = prim::add(picked, prim::binary(BinaryOp::mul, x, 0.0));
+  Tensor index, log_probs, lp;
+  {
+    const autodiff::NoRecording values;
+    index = expand_dims(broadcast_to(cast(where(inside, x, Tensor::scalar(0.0, ft)), DType::i64), shape), -1);
+    shape.push_back(num_categories());
+    log_probs = is_logits_ ? dist::detail::log_softmax_values(param_) : log(param_);
+    const Tensor picked = squeeze(gather(broadcast_to(log_probs, shape), -1, index), -1);
+    // Adding 0 * x gives a NaN value a NaN log density, as arithmetic on x would.
+    lp = picked + x * 0.0;
+  }
   const std::int64_t k = num_categories();
   const bool is_logits = is_logits_;
   const Tensor out = autodiff::record(
       lp, {param_}, {is_logits ? log_probs : param_, index}, [k, is_logits](const BackwardContext& ctx) {
         // logits: d/dl_j log_softmax(l)[k] = [j == k] - softmax(l)_j;  probs: d/dp_j log p_k = [j == k] / p_k.
-        const Tensor selected = prim::one_hot(prim::squeeze(ctx.saved(1), -1), k, ctx.grad().dtype());
-        const Tensor partial = is_logits ? prim::sub(selected, prim::unary(UnaryOp::exp, ctx.saved(0)))
-                                         : times_nonzero(selected, prim::unary(UnaryOp::reciprocal, ctx.saved(0)));
-        ctx.add(0, times_nonzero(prim::expand_dims(ctx.grad(), -1), partial));
+        const Tensor selected = one_hot(squeeze(ctx.saved(1), -1), k, ctx.grad().dtype());
+        const Tensor partial = is_logits ? selected - exp(ctx.saved(0)) : times_nonzero(selected, reciprocal(ctx.saved(0)));
+        ctx.add(0, times_nonzero(expand_dims(ctx.grad(), -1), partial));
       });
   return dist::mask_outside_support(support(), x, out);
 }

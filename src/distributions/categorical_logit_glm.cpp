@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "distributions/draw_gradients.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -53,8 +55,8 @@ Constraint CategoricalLogitGLM::support() const {
 
 Tensor CategoricalLogitGLM::logits() const {
   // (N, K), or (C, N, K) with x broadcast over the chains.
-  const Tensor w = autodiff::stop_gradient(w_), b = autodiff::stop_gradient(b_);
-  return prim::add(prim::matmul(x_, w), w.rank() == 3 ? prim::expand_dims(b, -2) : b);
+  const autodiff::NoRecording values;
+  return matmul(x_, w_) + (w_.rank() == 3 ? expand_dims(b_, -2) : b_);
 }
 
 Tensor CategoricalLogitGLM::sample(random::Key key, const Shape& sample_shape) const {
@@ -73,10 +75,8 @@ Tensor CategoricalLogitGLM::log_prob(const Tensor& value) const {
                           [batched = w_.rank() == 3](const autodiff::BackwardContext& ctx) {
                             const Tensor g = ctx.grad();
                             if (ctx.needs_grad(0))
-                              ctx.add(0, prim::mul(batched ? prim::reshape(g, Shape{g.dim(0), 1, 1}) : g,
-                                                   ctx.saved(0)));
-                            if (ctx.needs_grad(1))
-                              ctx.add(1, prim::mul(batched ? prim::expand_dims(g, -1) : g, ctx.saved(1)));
+                              ctx.add(0, (batched ? reshape(g, {g.dim(0), 1, 1}) : g) * ctx.saved(0));
+                            if (ctx.needs_grad(1)) ctx.add(1, (batched ? expand_dims(g, -1) : g) * ctx.saved(1));
                           });
 }
 

@@ -3,7 +3,9 @@
 #include <numbers>
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -23,19 +25,21 @@ Tensor Chi2::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Chi2::log_prob(const Tensor& value) const {
   // With h = df / 2: d/dx = (h - 1) / x - 1 / 2, d/ddf = (log(x) - log(2) - digamma(h)) / 2.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
-  const Tensor h = pm::mul(df_, 0.5);
-  const Tensor log_x = pm::log(safe_x);
-  const Tensor lp = pm::sub(pm::sub(pm::mul(pm::sub(h, 1.0), log_x), pm::mul(safe_x, 0.5)),
-                            pm::add(pm::mul(h, std::numbers::ln2), pm::lgamma(h)));
+  Tensor safe_x, h, log_x, lp;
+  {
+    const autodiff::NoRecording values;
+    safe_x = dist::inside_or(support(), x, 1.0);
+    h = df_ * 0.5;
+    log_x = log(safe_x);
+    lp = (h - 1.0) * log_x - safe_x * 0.5 - (h * std::numbers::ln2 + lgamma(h));
+  }
   const Tensor out = autodiff::record(lp, {x, df_}, {safe_x, log_x, h}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &log_x = ctx.saved(1), &h = ctx.saved(2);
-    if (ctx.needs_grad(0)) ctx.add(0, pm::mul(ctx.grad(), pm::sub(pm::div(pm::sub(h, 1.0), x), 0.5)));
+    if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * ((h - 1.0) / x - 0.5));
     if (ctx.needs_grad(1)) {
-      const Tensor d = pm::mul(pm::sub(pm::sub(log_x, std::numbers::ln2), pm::digamma(h)), 0.5);
-      ctx.add(1, pm::mul(ctx.grad(), d));
+      const Tensor d = (log_x - std::numbers::ln2 - digamma(h)) * 0.5;
+      ctx.add(1, ctx.grad() * d);
     }
   });
   return dist::mask_outside_support(support(), x, out);

@@ -21,9 +21,8 @@ Tensor Deterministic::sample(random::Key, const Shape& sample_shape) const {
 
 Tensor Deterministic::log_prob(const Tensor& value) const {
   const Tensor x = prim::cast(value, dtype());
-  const Tensor elsewhere =
-      prim::where(prim::binary(BinaryOp::ne, x, x), Tensor::scalar(NAN, dtype()), Tensor::scalar(-INFINITY, dtype()));
-  const Tensor lp = prim::where(prim::binary(BinaryOp::eq, x, loc_), Tensor::scalar(0.0, dtype()), elsewhere);
+  const Tensor elsewhere = where(ne(x, x), Tensor::scalar(NAN, dtype()), Tensor::scalar(-INFINITY, dtype()));
+  const Tensor lp = where(eq(x, loc_), Tensor::scalar(0.0, dtype()), elsewhere);
   // A point mass: 0 at loc and -inf at every other point, so no derivative in loc or in the value.
   const char* why = "a point mass: the log density jumps from 0 to -inf off loc";
   return dist::detail::not_differentiable_in(name(), "the value", why,

@@ -2,6 +2,8 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -44,25 +46,28 @@ Tensor Dirichlet::log_prob(const Tensor& value) const {
   const Tensor x = dist::as_dtype(value, dtype());
   const Tensor& alpha = concentration_;
   const int last[] = {-1};
-  const Tensor alpha_m1 = prim::binary(BinaryOp::sub, alpha, 1.0);
-  const Tensor total = prim::sum(alpha, last);
-  const Tensor log_x = prim::unary(UnaryOp::log, x);
-  const Tensor log_normalizer =
-      prim::sub(prim::unary(UnaryOp::lgamma, total), prim::sum(prim::unary(UnaryOp::lgamma, alpha), last));
-  const Tensor lp = prim::add(prim::sum(times_nonzero(alpha_m1, log_x), last), log_normalizer);
+  Tensor log_x, lp;
+  {
+    const autodiff::NoRecording values;
+    const Tensor alpha_m1 = alpha - 1.0;
+    const Tensor total = sum(alpha, last);
+    log_x = log(x);
+    const Tensor log_normalizer = lgamma(total) - sum(lgamma(alpha), last);
+    lp = sum(times_nonzero(alpha_m1, log_x), last) + log_normalizer;
+  }
   const Tensor out = autodiff::record(lp, {x, alpha}, {x, alpha, log_x}, [](const BackwardContext& ctx) {
-    const Tensor g = prim::expand_dims(ctx.grad(), -1);
+    const Tensor g = expand_dims(ctx.grad(), -1);
     const Tensor& x = ctx.saved(0);
     const Tensor& alpha = ctx.saved(1);
     const int last[] = {-1};
     // d/dx_k = (alpha_k - 1) / x_k;  d/dalpha_k = log x_k - digamma(alpha_k) + digamma(sum alpha).
     if (ctx.needs_grad(0)) {
-      const Tensor alpha_m1 = prim::binary(BinaryOp::sub, alpha, 1.0);
-      ctx.add(0, times_nonzero(g, times_nonzero(alpha_m1, prim::unary(UnaryOp::reciprocal, x))));
+      const Tensor alpha_m1 = alpha - 1.0;
+      ctx.add(0, times_nonzero(g, times_nonzero(alpha_m1, reciprocal(x))));
     }
     if (ctx.needs_grad(1)) {
-      const Tensor digamma_total = prim::unary(UnaryOp::digamma, prim::sum(alpha, last, true));
-      const Tensor partial = prim::add(prim::sub(ctx.saved(2), prim::unary(UnaryOp::digamma, alpha)), digamma_total);
+      const Tensor digamma_total = digamma(sum(alpha, last, true));
+      const Tensor partial = ctx.saved(2) - digamma(alpha) + digamma_total;
       ctx.add(1, times_nonzero(g, partial));
     }
   });

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -12,8 +13,9 @@ using autodiff::BackwardContext;
 namespace {
 
 // d log G / d a of the gamma draws G = exp(log_g) with concentrations a (broadcast).
+// A backward value only (the kernel has no differentiable op).
 Tensor log_draw_grad(const Tensor& a, const Tensor& log_g) {
-  return prim::binary(BinaryOp::gamma_log_draw_grad, prim::cast(a, log_g.dtype()), log_g);
+  return prim::binary(BinaryOp::gamma_log_draw_grad, cast(a, log_g.dtype()), log_g);
 }
 
 }  // namespace
@@ -23,8 +25,8 @@ Tensor gamma_draw(random::Key key, const Tensor& concentration, const Shape& sha
   return autodiff::record(g, {concentration}, {concentration, g}, [](const BackwardContext& ctx) {
     const Tensor& g = ctx.saved(1);
     // A draw clamped at the smallest normal number gets that number's gradient, which is tiny.
-    const Tensor dg = prim::mul(g, log_draw_grad(ctx.saved(0), prim::unary(UnaryOp::log, g)));
-    ctx.add(0, prim::mul(ctx.grad(), dg));
+    const Tensor dg = g * log_draw_grad(ctx.saved(0), log(g));
+    ctx.add(0, ctx.grad() * dg);
   });
 }
 
@@ -33,20 +35,18 @@ Tensor beta_draw(random::Key key, const Tensor& concentration1, const Tensor& co
   const Tensor x = random::beta(key, autodiff::stop_gradient(concentration1), autodiff::stop_gradient(concentration0),
                                 shape, &logs);
   if (!autodiff::detail::any_tracked(std::vector<Tensor>{concentration1, concentration0})) return x;
-  const Tensor log_x = prim::squeeze(prim::slice(logs, -1, 0, 1), -1);
-  const Tensor log_y = prim::squeeze(prim::slice(logs, -1, 1, 2), -1);
+  const Tensor log_x = squeeze(slice(logs, -1, 0, 1), -1);
+  const Tensor log_y = squeeze(slice(logs, -1, 1, 2), -1);
   // x (1 - x) = X Y / (X + Y)^2 from the logs, so that it keeps its digits where x is close to 1.
-  const Tensor top = prim::binary(BinaryOp::maximum, log_x, log_y);
-  const Tensor log_total = prim::add(
-      top, prim::unary(UnaryOp::log1p, prim::unary(UnaryOp::exp, prim::neg(prim::unary(UnaryOp::abs, prim::sub(log_x, log_y))))));
-  const Tensor spread =
-      prim::unary(UnaryOp::exp, prim::sub(prim::add(log_x, log_y), prim::binary(BinaryOp::mul, log_total, 2.0)));
+  const Tensor top = maximum(log_x, log_y);
+  const Tensor log_total = top + log1p(exp(-abs(log_x - log_y)));
+  const Tensor spread = exp(log_x + log_y - log_total * 2.0);
   return autodiff::record(x, {concentration1, concentration0}, {concentration1, concentration0, log_x, log_y, spread},
                           [](const BackwardContext& ctx) {
-                            const Tensor g = prim::mul(ctx.grad(), ctx.saved(4));
-                            if (ctx.needs_grad(0)) ctx.add(0, prim::mul(g, log_draw_grad(ctx.saved(0), ctx.saved(2))));
+                            const Tensor g = ctx.grad() * ctx.saved(4);
+                            if (ctx.needs_grad(0)) ctx.add(0, g * log_draw_grad(ctx.saved(0), ctx.saved(2)));
                             if (ctx.needs_grad(1))
-                              ctx.add(1, prim::neg(prim::mul(g, log_draw_grad(ctx.saved(1), ctx.saved(3)))));
+                              ctx.add(1, -(g * log_draw_grad(ctx.saved(1), ctx.saved(3))));
                           });
 }
 
@@ -57,8 +57,8 @@ Tensor dirichlet_draw(random::Key key, const Tensor& concentration, const Shape&
     const Tensor& x = ctx.saved(2);
     const int last[] = {-1};
     // VJP: sum_i g_i (delta_ij - x_i) x_j D_j = x_j D_j (g_j - sum_i g_i x_i).
-    const Tensor centered = prim::sub(ctx.grad(), prim::sum(prim::mul(ctx.grad(), x), last, true));
-    ctx.add(0, prim::mul(prim::mul(centered, x), log_draw_grad(ctx.saved(0), ctx.saved(1))));
+    const Tensor centered = ctx.grad() - sum(ctx.grad() * x, last, true);
+    ctx.add(0, centered * x * log_draw_grad(ctx.saved(0), ctx.saved(1)));
   });
 }
 

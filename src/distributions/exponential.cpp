@@ -1,8 +1,10 @@
 #include "variate/distributions/exponential.hpp"
 
+#include "distributions/inside_or.hpp"
 #include "variate/distributions/parameters.hpp"
 
-#include "distributions/prim_math.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -22,14 +24,17 @@ Tensor Exponential::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Exponential::log_prob(const Tensor& value) const {
   // d/dx = -rate, d/drate = 1 / rate - x.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
-  const Tensor lp = pm::sub(pm::log(rate_), pm::mul(rate_, safe_x));
+  Tensor safe_x, lp;
+  {
+    const autodiff::NoRecording values;
+    safe_x = dist::inside_or(support(), x, 1.0);
+    lp = log(rate_) - rate_ * safe_x;
+  }
   const Tensor out = autodiff::record(lp, {x, rate_}, {safe_x, rate_}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &rate = ctx.saved(1);
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(pm::mul(ctx.grad(), rate)));
-    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::sub(pm::reciprocal(rate), x)));
+    if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * rate));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (reciprocal(rate) - x));
   });
   return dist::mask_outside_support(support(), x, out);
 }

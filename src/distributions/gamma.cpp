@@ -3,7 +3,9 @@
 #include <limits>
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -31,18 +33,21 @@ Tensor Gamma::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Gamma::log_prob(const Tensor& value) const {
   // d/dx = (a - 1) / x - b, d/da = log(b) - digamma(a) + log(x), d/db = a / b - x.
-  namespace pm = dist::pm;
   const Tensor &a = concentration_, &b = rate_;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
-  const Tensor log_x = pm::log(safe_x), log_b = pm::log(b);
-  const Tensor lp =
-      pm::sub(pm::add(pm::sub(pm::mul(a, log_b), pm::lgamma(a)), pm::mul(pm::sub(a, 1.0), log_x)), pm::mul(b, safe_x));
+  Tensor safe_x, log_x, log_b, lp;
+  {
+    const autodiff::NoRecording values;
+    safe_x = dist::inside_or(support(), x, 1.0);
+    log_x = log(safe_x);
+    log_b = log(b);
+    lp = a * log_b - lgamma(a) + (a - 1.0) * log_x - b * safe_x;
+  }
   const Tensor out = autodiff::record(lp, {x, a, b}, {safe_x, log_x, a, b, log_b}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &log_x = ctx.saved(1), &a = ctx.saved(2), &b = ctx.saved(3);
-    if (ctx.needs_grad(0)) ctx.add(0, pm::mul(ctx.grad(), pm::sub(pm::div(pm::sub(a, 1.0), x), b)));
-    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::sub(ctx.saved(4), pm::digamma(a)), log_x)));
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::sub(pm::div(a, b), x)));
+    if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * ((a - 1.0) / x - b));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (ctx.saved(4) - digamma(a) + log_x));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (a / b - x));
   });
   return dist::mask_outside_support(support(), x, out);
 }

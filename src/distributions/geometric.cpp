@@ -26,8 +26,8 @@ Tensor Geometric::sample(random::Key key, const Shape& sample_shape) const {
   // Inversion: P(K >= k) = (1 - p)^k, so K = floor(E / -log(1 - p)) for E ~ Exponential(1). For
   // p = 1, E / inf = 0.
   const Tensor e = random::exponential(key, sample_full_shape(sample_shape), dtype());
-  const Tensor rate = prim::neg(autodiff::stop_gradient(log1m_probs()));
-  const Tensor draw = prim::unary(UnaryOp::floor, prim::div(e, rate));
+  const Tensor rate = -autodiff::stop_gradient(log1m_probs());
+  const Tensor draw = floor(e / rate);
   return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {param_});
 }
 
@@ -47,7 +47,7 @@ Tensor Geometric::variance() const {
 Tensor Geometric::cdf(const Tensor& value) const {
   const Tensor x = prim::cast(value, dtype());
   // -expm1((floor(x) + 1) log(1 - p)) keeps the accuracy of 1 - (1 - p)^(k + 1) for tiny p.
-  const Tensor trials = prim::binary(BinaryOp::add, prim::unary(UnaryOp::floor, x), 1.0);
+  const Tensor trials = floor(x) + 1.0;
   const Tensor cdf = -expm1(trials * log1m_probs());
   const Tensor zero = Tensor::scalar(0.0, dtype());
   return where(lt(x, zero), zero, cdf);

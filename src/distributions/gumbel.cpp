@@ -1,10 +1,12 @@
 #include "variate/distributions/gumbel.hpp"
 
+#include "distributions/inside_or.hpp"
 #include "variate/distributions/parameters.hpp"
 
 #include <numbers>
 
-#include "distributions/prim_math.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -24,24 +26,27 @@ Tensor Gumbel::sample(random::Key key, const Shape& sample_shape) const {
   // -log(e) with e ~ Exponential(1) has cdf P(e > exp(-t)) = exp(-exp(-t)). Drawn in f64, so that
   // e rounding to 0 (an infinite draw) is a 2^-53 event.
   const Tensor e = random::exponential(key, sample_full_shape(sample_shape), DType::f64);
-  return loc_ - scale_ * prim::cast(prim::unary(UnaryOp::log, e), dtype());
+  return loc_ - scale_ * cast(log(e), dtype());
 }
 
 Tensor Gumbel::log_prob(const Tensor& value) const {
   // One node. With t = exp(-z): d lp / dz = t - 1, so d/dx = (t - 1) / scale, d/dloc = (1 - t) / scale,
   // d/dscale = (z (1 - t) - 1) / scale.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, 0.0), loc_), scale_);
-  const Tensor t = pm::exp(pm::neg(z));
-  const Tensor lp = pm::neg(pm::add(pm::add(z, t), pm::log(scale_)));
+  Tensor z, t, lp;
+  {
+    const autodiff::NoRecording values;
+    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    t = exp(-z);
+    lp = -(z + t + log(scale_));
+  }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, t, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &t = ctx.saved(1), &scale = ctx.saved(2);
-    const Tensor one_minus_t = pm::sub(1.0, t);
-    const Tensor dloc = pm::mul(ctx.grad(), pm::div(one_minus_t, scale));
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+    const Tensor one_minus_t = 1.0 - t;
+    const Tensor dloc = ctx.grad() * (one_minus_t / scale);
+    if (ctx.needs_grad(0)) ctx.add(0, -dloc);
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::sub(pm::mul(z, one_minus_t), 1.0), scale)));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((z * one_minus_t - 1.0) / scale));
   });
   return dist::mask_outside_support(support(), x, out);
 }

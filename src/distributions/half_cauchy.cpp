@@ -3,7 +3,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -23,26 +25,27 @@ Tensor HalfCauchy::sample(random::Key key, const Shape& sample_shape) const {
   // |ratio of two standard normals| is standard half-Cauchy (no tan for the inverse cdf).
   const auto [numerator_key, denominator_key] = random::split(key);
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor eps = prim::unary(UnaryOp::abs, prim::div(random::normal(numerator_key, shape, dtype()),
-                                                         random::normal(denominator_key, shape, dtype())));
+  const Tensor eps = abs(random::normal(numerator_key, shape, dtype()) / random::normal(denominator_key, shape, dtype()));
   return loc_ + scale_ * eps;
 }
 
 Tensor HalfCauchy::log_prob(const Tensor& value) const {
   // As Cauchy's, with r = 2 z / (1 + z^2): d/dx = -r / scale, d/dloc = r / scale,
   // d/dscale = (r z - 1) / scale.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, pm::add(loc_, scale_)), loc_), scale_);
-  const Tensor lp =
-      pm::sub(pm::neg(pm::add(pm::log1p(pm::square(z)), pm::log(scale_))), std::log(std::numbers::pi / 2));
+  Tensor z, lp;
+  {
+    const autodiff::NoRecording values;
+    z = (dist::inside_or(support(), x, loc_ + scale_) - loc_) / scale_;
+    lp = -(log1p(square(z)) + log(scale_)) - std::log(std::numbers::pi / 2);
+  }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
-    const Tensor r = pm::div(pm::mul(z, 2.0), pm::add(pm::square(z), 1.0));
-    const Tensor dloc = pm::mul(ctx.grad(), pm::div(r, scale));
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+    const Tensor r = z * 2.0 / (square(z) + 1.0);
+    const Tensor dloc = ctx.grad() * (r / scale);
+    if (ctx.needs_grad(0)) ctx.add(0, -dloc);
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::sub(pm::mul(r, z), 1.0), scale)));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((r * z - 1.0) / scale));
   });
   return dist::mask_outside_support(support(), x, out);
 }

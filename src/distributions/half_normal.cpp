@@ -3,7 +3,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -18,20 +20,23 @@ HalfNormal::HalfNormal(Tensor scale)
 }
 
 Tensor HalfNormal::sample(random::Key key, const Shape& sample_shape) const {
-  return scale_ * prim::unary(UnaryOp::abs, random::normal(key, sample_full_shape(sample_shape), dtype()));
+  return scale_ * abs(random::normal(key, sample_full_shape(sample_shape), dtype()));
 }
 
 Tensor HalfNormal::log_prob(const Tensor& value) const {
   // z = x / scale; d/dx = -z / scale, d/dscale = (z^2 - 1) / scale.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor z = pm::div(pm::inside_or(support(), x, 1.0), scale_);
   const double log_norm = 0.5 * std::log(2 / std::numbers::pi);
-  const Tensor lp = pm::sub(pm::mul(pm::square(z), -0.5), pm::sub(pm::log(scale_), log_norm));
+  Tensor z, lp;
+  {
+    const autodiff::NoRecording values;
+    z = dist::inside_or(support(), x, 1.0) / scale_;
+    lp = square(z) * -0.5 - (log(scale_) - log_norm);
+  }
   const Tensor out = autodiff::record(lp, {x, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(pm::mul(ctx.grad(), pm::div(z, scale))));
-    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::div(pm::sub(pm::square(z), 1.0), scale)));
+    if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * (z / scale)));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * ((square(z) - 1.0) / scale));
   });
   return dist::mask_outside_support(support(), x, out);
 }

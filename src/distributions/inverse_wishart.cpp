@@ -48,7 +48,7 @@ Tensor InverseWishart::mean() const {
   const Tensor s = matmul(scale_tril_, scale_tril_, false, true);
   const Tensor m = s / matrix_batch(df_ - p - 1.0);
   return broadcast_to(
-      where(matrix_batch(prim::binary(BinaryOp::gt, df_, p + 1.0)), m, Tensor::scalar(INFINITY, dtype())),
+      where(matrix_batch(gt(df_, Tensor::scalar(p + 1.0, dtype()))), m, Tensor::scalar(INFINITY, dtype())),
       sample_full_shape({}));
 }
 
@@ -60,7 +60,7 @@ Tensor InverseWishart::variance() const {
   const Tensor top = (nu - p + 1.0) * square(s) + (nu - p - 1.0) * expand_dims(d, -1) * expand_dims(d, -2);
   const Tensor v = top / ((nu - p) * square(nu - p - 1.0) * (nu - p - 3.0));
   return broadcast_to(
-      where(matrix_batch(prim::binary(BinaryOp::gt, df_, p + 3.0)), v, Tensor::scalar(INFINITY, dtype())),
+      where(matrix_batch(gt(df_, Tensor::scalar(p + 3.0, dtype()))), v, Tensor::scalar(INFINITY, dtype())),
       sample_full_shape({}));
 }
 

@@ -30,7 +30,7 @@ StationaryKernel::StationaryKernel(const char* family, Tensor amplitude, Tensor 
 }
 
 Tensor StationaryKernel::distance(const Tensor& r2) {
-  const Tensor positive = prim::binary(BinaryOp::gt, autodiff::stop_gradient(r2), 0.0);
+  const Tensor positive = gt(autodiff::stop_gradient(r2), Tensor::scalar(0.0, r2.dtype()));
   return where(positive, sqrt(where(positive, r2, Tensor::scalar(1.0, r2.dtype()))), Tensor::scalar(0.0, r2.dtype()));
 }
 

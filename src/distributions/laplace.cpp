@@ -1,11 +1,13 @@
 #include "variate/distributions/laplace.hpp"
 
+#include "distributions/inside_or.hpp"
 #include "variate/distributions/parameters.hpp"
 
 #include <cmath>
 #include <numbers>
 
-#include "distributions/prim_math.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -24,23 +26,26 @@ Laplace::Laplace(Tensor loc, Tensor scale)
 Tensor Laplace::sample(random::Key key, const Shape& sample_shape) const {
   const auto [first, second] = random::split(key);
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor eps = prim::sub(random::exponential(first, shape, dtype()), random::exponential(second, shape, dtype()));
+  const Tensor eps = random::exponential(first, shape, dtype()) - random::exponential(second, shape, dtype());
   return loc_ + scale_ * eps;
 }
 
 Tensor Laplace::log_prob(const Tensor& value) const {
   // With z = (x - loc) / scale: d/dx = -sign(z) / scale, d/dloc = sign(z) / scale,
   // d/dscale = (|z| - 1) / scale.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, 0.0), loc_), scale_);
-  const Tensor lp = pm::neg(pm::add(pm::add(pm::abs(z), pm::log(scale_)), std::numbers::ln2));
+  Tensor z, lp;
+  {
+    const autodiff::NoRecording values;
+    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    lp = -(abs(z) + log(scale_) + std::numbers::ln2);
+  }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
-    const Tensor dloc = pm::mul(ctx.grad(), pm::div(pm::sign(z), scale));
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+    const Tensor dloc = ctx.grad() * (sign(z) / scale);
+    if (ctx.needs_grad(0)) ctx.add(0, -dloc);
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::sub(pm::abs(z), 1.0), scale)));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((abs(z) - 1.0) / scale));
   });
   return dist::mask_outside_support(support(), x, out);
 }

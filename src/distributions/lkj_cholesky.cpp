@@ -97,11 +97,10 @@ Tensor LKJCholesky::sample(random::Key key, const Shape& sample_shape) const {
 
   // u: the strictly lower part of each row of a normal matrix, scaled to unit length.
   const Tensor strictly_lower = matrix_of(d, dt, [](std::int64_t i, std::int64_t j) { return j < i ? 1.0 : 0.0; });
-  const Tensor z = prim::mul(random::normal(sphere_key, full, dt), strictly_lower);
+  const Tensor z = random::normal(sphere_key, full, dt) * strictly_lower;
   const int last[] = {-1};
-  const Tensor norms = prim::unary(UnaryOp::sqrt, prim::sum(prim::unary(UnaryOp::square, z), last, true));
-  const Tensor safe_norms = prim::where(prim::binary(BinaryOp::gt, norms, 0.0), norms, Tensor::scalar(1.0, dt));
-  const Tensor u = prim::div(z, safe_norms);
+  const Tensor norms = sqrt(sum(square(z), last, true));
+  const Tensor u = z / where(gt(norms, Tensor::scalar(0.0, dt)), norms, Tensor::scalar(1.0, dt));
 
   const Tensor identity = matrix_of(d, dt, [](std::int64_t i, std::int64_t j) { return i == j ? 1.0 : 0.0; });
   // Row 0's sqrt(0) has an infinite derivative, but it multiplies u's empty row 0 and belongs to the

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -26,19 +28,21 @@ Tensor LogNormal::sample(random::Key key, const Shape& sample_shape) const {
 Tensor LogNormal::log_prob(const Tensor& value) const {
   // z = (log x - loc) / scale; d/dx = -(1 + z / scale) / x, d/dloc = z / scale,
   // d/dscale = (z^2 - 1) / scale.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
-  const Tensor log_x = pm::log(safe_x);
-  const Tensor z = pm::div(pm::sub(log_x, loc_), scale_);
-  const Tensor lp = pm::sub(pm::mul(pm::square(z), -0.5),
-                            pm::add(pm::add(log_x, pm::log(scale_)), 0.5 * std::log(2 * std::numbers::pi)));
+  Tensor safe_x, z, lp;
+  {
+    const autodiff::NoRecording values;
+    safe_x = dist::inside_or(support(), x, 1.0);
+    const Tensor log_x = log(safe_x);
+    z = (log_x - loc_) / scale_;
+    lp = square(z) * -0.5 - (log_x + log(scale_) + (0.5 * std::log(2 * std::numbers::pi)));
+  }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_, safe_x}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1), &x = ctx.saved(2);
-    const Tensor z_over_scale = pm::div(z, scale);
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(pm::mul(ctx.grad(), pm::div(pm::add(z_over_scale, 1.0), x))));
-    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), z_over_scale));
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::sub(pm::square(z), 1.0), scale)));
+    const Tensor z_over_scale = z / scale;
+    if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * ((z_over_scale + 1.0) / x)));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * z_over_scale);
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((square(z) - 1.0) / scale));
   });
   return dist::mask_outside_support(support(), x, out);
 }

@@ -1,10 +1,12 @@
 #include "variate/distributions/logistic.hpp"
 
+#include "distributions/inside_or.hpp"
 #include "variate/distributions/parameters.hpp"
 
 #include <numbers>
 
-#include "distributions/prim_math.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -25,25 +27,27 @@ Tensor Logistic::sample(random::Key key, const Shape& sample_shape) const {
   // the draws are made in f64 so that an exponential rounding to 0 is a 2^-53 event.
   const auto [first, second] = random::split(key);
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor eps = prim::sub(prim::unary(UnaryOp::log, random::exponential(first, shape, DType::f64)),
-                               prim::unary(UnaryOp::log, random::exponential(second, shape, DType::f64)));
-  return loc_ + scale_ * prim::cast(eps, dtype());
+  const Tensor eps = log(random::exponential(first, shape, DType::f64)) - log(random::exponential(second, shape, DType::f64));
+  return loc_ + scale_ * cast(eps, dtype());
 }
 
 Tensor Logistic::log_prob(const Tensor& value) const {
   // d lp / dz = -tanh(z / 2), so d/dx = -tanh(z / 2) / scale, d/dloc = tanh(z / 2) / scale,
   // d/dscale = (z tanh(z / 2) - 1) / scale.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, 0.0), loc_), scale_);
-  const Tensor lp = pm::neg(pm::add(pm::add(z, pm::mul(pm::softplus(pm::neg(z)), 2.0)), pm::log(scale_)));
+  Tensor z, lp;
+  {
+    const autodiff::NoRecording values;
+    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    lp = -(z + softplus(-z) * 2.0 + log(scale_));
+  }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
-    const Tensor t = pm::tanh(pm::mul(z, 0.5));
-    const Tensor dloc = pm::mul(ctx.grad(), pm::div(t, scale));
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+    const Tensor t = tanh(z * 0.5);
+    const Tensor dloc = ctx.grad() * (t / scale);
+    if (ctx.needs_grad(0)) ctx.add(0, -dloc);
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::sub(pm::mul(z, t), 1.0), scale)));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((z * t - 1.0) / scale));
   });
   return dist::mask_outside_support(support(), x, out);
 }

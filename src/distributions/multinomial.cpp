@@ -2,6 +2,8 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -59,22 +61,25 @@ Tensor Multinomial::log_prob(const Tensor& value) const {
   VARIATE_CHECK(value.rank() >= 1 && value.dim(-1) == k, kFamily, "value must have shape (..., ", k,
                 ") with the counts last, got shape ", value.shape());
   const Tensor x = prim::cast(value, dtype());
-  const int last[] = {-1};
-  // With logits the partial of sum x log_softmax(l) is x - sum(x) softmax(l).
-  const Tensor log_probs = is_logits_ ? dist::detail::log_softmax_values(param_) : prim::unary(UnaryOp::log, param_);
-  const Tensor log_factorials = prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, x, 1.0));
-  const Tensor log_n_factorial = prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, total_count_, 1.0));
-  const Tensor lp = prim::add(prim::sub(log_n_factorial, prim::sum(log_factorials, last)),
-                              prim::sum(times_nonzero(x, log_probs), last));
+  Tensor log_probs, lp;
+  {
+    const autodiff::NoRecording values;
+    const int last[] = {-1};
+    // With logits the partial of sum x log_softmax(l) is x - sum(x) softmax(l).
+    log_probs = is_logits_ ? dist::detail::log_softmax_values(param_) : log(param_);
+    const Tensor log_factorials = lgamma(x + 1.0);
+    const Tensor log_n_factorial = lgamma(total_count_ + 1.0);
+    lp = log_n_factorial - sum(log_factorials, last) + sum(times_nonzero(x, log_probs), last);
+  }
   const bool is_logits = is_logits_;
   const Tensor out =
       autodiff::record(lp, {param_}, {is_logits ? log_probs : param_, x}, [is_logits](const BackwardContext& ctx) {
         const Tensor& x = ctx.saved(1);
         const int last[] = {-1};
         const Tensor partial =
-            is_logits ? prim::sub(x, prim::mul(prim::sum(x, last, true), prim::unary(UnaryOp::exp, ctx.saved(0))))
-                      : times_nonzero(x, prim::unary(UnaryOp::reciprocal, ctx.saved(0)));
-        ctx.add(0, times_nonzero(prim::expand_dims(ctx.grad(), -1), partial));
+            is_logits ? x - sum(x, last, true) * exp(ctx.saved(0))
+                      : times_nonzero(x, reciprocal(ctx.saved(0)));
+        ctx.add(0, times_nonzero(expand_dims(ctx.grad(), -1), partial));
       });
   return dist::mask_outside_support(
       support(), x, dist::detail::not_differentiable_in(name(), "total_count", "a count, defined at integers only", out,

@@ -2,6 +2,8 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -33,8 +35,8 @@ Tensor NegativeBinomial::odds() const { return is_logits_ ? exp(param_) : param_
 Tensor NegativeBinomial::sample(random::Key key, const Shape& sample_shape) const {
   const Shape shape = sample_full_shape(sample_shape);
   const auto [gamma_key, poisson_key] = random::split(key);
-  const Tensor rate = prim::mul(random::gamma(gamma_key, autodiff::stop_gradient(total_count_), shape),
-                                autodiff::stop_gradient(odds()));
+  const Tensor rate =
+      random::gamma(gamma_key, autodiff::stop_gradient(total_count_), shape) * autodiff::stop_gradient(odds());
   return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization",
                                              random::poisson(poisson_key, rate, shape), {total_count_, param_});
 }
@@ -42,9 +44,11 @@ Tensor NegativeBinomial::sample(random::Key key, const Shape& sample_shape) cons
 Tensor NegativeBinomial::log_prob(const Tensor& value) const {
   const Tensor k = prim::cast(value, dtype());
   const Tensor& r = total_count_;
-  auto lgamma = [](const Tensor& x) { return prim::unary(UnaryOp::lgamma, x); };
-  const Tensor log_coefficient =
-      prim::sub(lgamma(prim::add(k, r)), prim::add(lgamma(r), lgamma(prim::binary(BinaryOp::add, k, 1.0))));
+  Tensor log_coefficient;
+  {
+    const autodiff::NoRecording values;
+    log_coefficient = lgamma(k + r) - (lgamma(r) + lgamma(k + 1.0));
+  }
   const ProbsOrLogits p{param_, is_logits_};
   const Tensor lp_in_p = dist::detail::bernoulli_trials_log_likelihood(p, log_coefficient, k, r);
   // The dispersion's partial, d/dr = digamma(k + r) - digamma(r) + log(1 - p); a masked value's zero
@@ -54,10 +58,7 @@ Tensor NegativeBinomial::log_prob(const Tensor& value) const {
                                        if (ctx.needs_grad(0)) ctx.add(0, ctx.grad());
                                        if (!ctx.needs_grad(1)) return;
                                        const Tensor &k = ctx.saved(0), &r = ctx.saved(1);
-                                       const Tensor partial = prim::add(
-                                           prim::sub(prim::unary(UnaryOp::digamma, prim::add(k, r)),
-                                                     prim::unary(UnaryOp::digamma, r)),
-                                           ctx.saved(2));
+                                       const Tensor partial = digamma(k + r) - digamma(r) + ctx.saved(2);
                                        ctx.add(1, dist::detail::times_nonzero(ctx.grad(), partial));
                                      });
   return dist::mask_outside_support(support(), k, lp);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -27,19 +29,18 @@ Tensor Normal::log_prob(const Tensor& value) const {
   // One tape node with analytic partials (Stan's anatomy): z = (x - loc) / scale,
   // d/dx = -z / scale, d/dloc = z / scale, d/dscale = (z^2 - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor z = prim::div(prim::sub(x, loc_), scale_);
-  const Tensor lp = prim::sub(prim::binary(BinaryOp::mul, prim::unary(UnaryOp::square, z), -0.5),
-                              prim::binary(BinaryOp::add, prim::unary(UnaryOp::log, scale_),
-                                           0.5 * std::log(2 * std::numbers::pi)));
+  Tensor z, lp;
+  {
+    const autodiff::NoRecording values;
+    z = (x - loc_) / scale_;
+    lp = square(z) * -0.5 - (log(scale_) + 0.5 * std::log(2 * std::numbers::pi));
+  }
   return autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
-    const Tensor z_over_scale = prim::div(ctx.saved(0), ctx.saved(1));
-    const Tensor g = ctx.grad();
-    if (ctx.needs_grad(0)) ctx.add(0, prim::neg(prim::mul(g, z_over_scale)));
-    if (ctx.needs_grad(1)) ctx.add(1, prim::mul(g, z_over_scale));
-    if (ctx.needs_grad(2)) {
-      const Tensor z2m1 = prim::binary(BinaryOp::sub, prim::unary(UnaryOp::square, ctx.saved(0)), 1.0);
-      ctx.add(2, prim::mul(g, prim::div(z2m1, ctx.saved(1))));
-    }
+    const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
+    const Tensor z_over_scale = z / scale;
+    if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * z_over_scale));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * z_over_scale);
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((square(z) - 1.0) / scale));
   });
 }
 

@@ -4,7 +4,8 @@
 
 #include <cmath>
 
-#include "distributions/prim_math.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -28,22 +29,26 @@ Tensor Pareto::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Pareto::log_prob(const Tensor& value) const {
   // One node: d/dx = -(alpha + 1) / x, d/dalpha = 1 / alpha + log(m) - log(x), d/dm = alpha / m.
-  namespace pm = dist::pm;
   const Tensor &a = concentration_, &m = scale_;
   const Tensor x = dist::as_dtype(value, dtype());
   // The density's support is [m, inf) (Stan, TFP, SciPy): x = m counts, although the support used to
   // pick the bijector, greater_than(m), is open.
-  const Tensor inside = prim::binary(BinaryOp::ge, x, m);
-  const Tensor safe_x = prim::where(inside, x, pm::mul(m, 2.0));
-  const Tensor log_x = pm::log(safe_x), log_m = pm::log(m);
-  const Tensor lp = pm::sub(pm::add(pm::log(a), pm::mul(a, log_m)), pm::mul(pm::add(a, 1.0), log_x));
-  const Tensor out = autodiff::record(lp, {x, a, m}, {safe_x, a, m, pm::sub(log_m, log_x)}, [](const BackwardContext& ctx) {
+  const Tensor inside = ge(x, m);
+  Tensor safe_x, log_x, log_m, lp;
+  {
+    const autodiff::NoRecording values;
+    safe_x = where(inside, x, m * 2.0);
+    log_x = log(safe_x);
+    log_m = log(m);
+    lp = log(a) + a * log_m - (a + 1.0) * log_x;
+  }
+  const Tensor out = autodiff::record(lp, {x, a, m}, {safe_x, a, m, log_m - log_x}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &a = ctx.saved(1), &m = ctx.saved(2);
-    if (ctx.needs_grad(0)) ctx.add(0, pm::neg(pm::mul(ctx.grad(), pm::div(pm::add(a, 1.0), x))));
-    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::reciprocal(a), ctx.saved(3))));
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(a, m)));
+    if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * ((a + 1.0) / x)));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (reciprocal(a) + ctx.saved(3)));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (a / m));
   });
-  const Tensor keep = prim::binary(BinaryOp::logical_or, inside, prim::binary(BinaryOp::ne, x, x));  // NaN stays NaN
+  const Tensor keep = logical_or(inside, ne(x, x));  // NaN stays NaN
   return where(keep, out, Tensor::scalar(-INFINITY, dtype()));
 }
 

@@ -2,6 +2,8 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -43,17 +45,18 @@ Tensor Poisson::sample(random::Key key, const Shape& sample_shape) const {
 Tensor Poisson::log_prob(const Tensor& value) const {
   // One node: with rate r, d/dr = k / r - 1; with log_rate e, d/de = k - exp(e).
   const Tensor k = prim::cast(value, dtype());
-  const Tensor rate = is_log_rate_ ? prim::unary(UnaryOp::exp, param_) : param_;
-  const Tensor k_log_rate = is_log_rate_ ? prim::mul(k, param_) : times_nonzero(k, prim::unary(UnaryOp::log, param_));
-  const Tensor log_k_factorial = prim::unary(UnaryOp::lgamma, prim::binary(BinaryOp::add, k, 1.0));
-  const Tensor lp = prim::sub(prim::sub(k_log_rate, rate), log_k_factorial);
+  Tensor rate, lp;
+  {
+    const autodiff::NoRecording values;
+    rate = is_log_rate_ ? exp(param_) : param_;
+    const Tensor k_log_rate = is_log_rate_ ? k * param_ : times_nonzero(k, log(param_));
+    lp = k_log_rate - rate - lgamma(k + 1.0);
+  }
   const bool is_log_rate = is_log_rate_;
   const Tensor out = autodiff::record(lp, {param_}, {k, rate}, [is_log_rate](const BackwardContext& ctx) {
     const Tensor& k = ctx.saved(0);
     const Tensor& rate = ctx.saved(1);
-    const Tensor partial =
-        is_log_rate ? prim::sub(k, rate)
-                    : prim::binary(BinaryOp::sub, times_nonzero(k, prim::unary(UnaryOp::reciprocal, rate)), 1.0);
+    const Tensor partial = is_log_rate ? k - rate : times_nonzero(k, reciprocal(rate)) - 1.0;
     ctx.add(0, times_nonzero(ctx.grad(), partial));
   });
   return dist::mask_outside_support(support(), k, out);

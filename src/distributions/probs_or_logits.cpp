@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 
@@ -36,12 +38,13 @@ ProbsOrLogits ProbsOrLogits::make(const char* family, const Tensor& param, bool 
 }
 
 Tensor ProbsOrLogits::log_p() const {
-  return is_logits ? prim::unary(UnaryOp::log_sigmoid, param) : prim::unary(UnaryOp::log, param);
+  const autodiff::NoRecording values;
+  return is_logits ? log_sigmoid(param) : log(param);
 }
 
 Tensor ProbsOrLogits::log1m_p() const {
-  return is_logits ? prim::unary(UnaryOp::log_sigmoid, prim::neg(param))
-                   : prim::unary(UnaryOp::log1p, prim::neg(param));
+  const autodiff::NoRecording values;
+  return is_logits ? log_sigmoid(-param) : log1p(-param);
 }
 
 Tensor ProbsOrLogits::probs() const { return is_logits ? sigmoid(param) : param; }
@@ -66,7 +69,11 @@ Tensor not_differentiable_in(const char* family, const char* role, const char* w
 Tensor times_nonzero(const Tensor& c, const Tensor& x) { return prim::binary(BinaryOp::times_nonzero, c, x); }
 
 Tensor bernoulli_trials_log_likelihood(const ProbsOrLogits& p, const Tensor& base, const Tensor& a, const Tensor& b) {
-  const Tensor lp = prim::add(base, prim::add(times_nonzero(a, p.log_p()), times_nonzero(b, p.log1m_p())));
+  Tensor lp;
+  {
+    const autodiff::NoRecording values;
+    lp = base + (times_nonzero(a, p.log_p()) + times_nonzero(b, p.log1m_p()));
+  }
   const bool logits = p.is_logits;
   return autodiff::record(lp, {p.param}, {p.param, a, b}, [logits](const BackwardContext& ctx) {
     const Tensor& q = ctx.saved(0);
@@ -74,20 +81,18 @@ Tensor bernoulli_trials_log_likelihood(const ProbsOrLogits& p, const Tensor& bas
     const Tensor& b = ctx.saved(2);
     // logits: d/dl [a log sigmoid(l) + b log sigmoid(-l)] = a sigmoid(-l) - b sigmoid(l);
     // probs:  d/dp [a log p + b log(1 - p)] = a / p - b / (1 - p).
-    const Tensor one_minus_q = prim::binary(BinaryOp::sub, Tensor::scalar(1.0, q.dtype()), q);
-    const Tensor partial = logits ? prim::sub(prim::mul(a, prim::unary(UnaryOp::sigmoid, prim::neg(q))),
-                                              prim::mul(b, prim::unary(UnaryOp::sigmoid, q)))
-                                  : prim::sub(times_nonzero(a, prim::unary(UnaryOp::reciprocal, q)),
-                                              times_nonzero(b, prim::unary(UnaryOp::reciprocal, one_minus_q)));
+    const Tensor partial = logits ? a * sigmoid(-q) - b * sigmoid(q)
+                                  : times_nonzero(a, reciprocal(q)) - times_nonzero(b, reciprocal(1.0 - q));
     // A zero cotangent (a masked-out value) contributes 0 even where the partial is infinite.
     ctx.add(0, times_nonzero(ctx.grad(), partial));
   });
 }
 
 Tensor log_softmax_values(const Tensor& logits) {
+  const autodiff::NoRecording values;
   const int last[] = {-1};
-  const Tensor shifted = prim::sub(logits, prim::reduce(ReduceOp::max, logits, last, true));
-  return prim::sub(shifted, prim::unary(UnaryOp::log, prim::sum(prim::unary(UnaryOp::exp, shifted), last, true)));
+  const Tensor shifted = logits - max(logits, last, true);
+  return shifted - log(sum(exp(shifted), last, true));
 }
 
 namespace {

@@ -4,7 +4,9 @@
 #include <numbers>
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/prim_math.hpp"
+#include "distributions/inside_or.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -37,29 +39,31 @@ Tensor StudentT::log_prob(const Tensor& value) const {
   // With z = (x - loc) / scale and w = (df + 1) / (df + z^2):
   //   d/dx = -w z / scale,  d/dloc = w z / scale,  d/dscale = (w z^2 - 1) / scale,
   //   d/ddf = (digamma((df + 1) / 2) - digamma(df / 2) - 1 / df - log1p(z^2 / df) + w z^2 / df) / 2.
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor z = pm::div(pm::sub(pm::inside_or(support(), x, 0.0), loc_), scale_);
-  const Tensor z2 = pm::square(z);
-  const Tensor half_df_plus_1 = pm::mul(pm::add(df_, 1.0), 0.5);
-  const Tensor log1p_z2_df = pm::log1p(pm::div(z2, df_));
-  const Tensor norm = pm::sub(pm::sub(pm::lgamma(half_df_plus_1), pm::lgamma(pm::mul(df_, 0.5))),
-                              pm::add(pm::mul(pm::log(df_), 0.5), pm::log(scale_)));
-  const Tensor lp = pm::sub(pm::sub(norm, 0.5 * std::log(std::numbers::pi)), pm::mul(half_df_plus_1, log1p_z2_df));
+  Tensor z, log1p_z2_df, lp;
+  {
+    const autodiff::NoRecording values;
+    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    const Tensor z2 = square(z);
+    const Tensor half_df_plus_1 = (df_ + 1.0) * 0.5;
+    log1p_z2_df = log1p(z2 / df_);
+    const Tensor norm = lgamma(half_df_plus_1) - lgamma(df_ * 0.5) - (log(df_) * 0.5 + log(scale_));
+    lp = norm - (0.5 * std::log(std::numbers::pi)) - half_df_plus_1 * log1p_z2_df;
+  }
   const Tensor out =
       autodiff::record(lp, {x, df_, loc_, scale_}, {z, df_, scale_, log1p_z2_df}, [](const BackwardContext& ctx) {
         const Tensor &z = ctx.saved(0), &df = ctx.saved(1), &scale = ctx.saved(2);
-        const Tensor z2 = pm::square(z);
-        const Tensor w = pm::div(pm::add(df, 1.0), pm::add(df, z2));
-        const Tensor dloc = pm::mul(ctx.grad(), pm::div(pm::mul(w, z), scale));
-        if (ctx.needs_grad(0)) ctx.add(0, pm::neg(dloc));
+        const Tensor z2 = square(z);
+        const Tensor w = (df + 1.0) / (df + z2);
+        const Tensor dloc = ctx.grad() * (w * z / scale);
+        if (ctx.needs_grad(0)) ctx.add(0, -dloc);
         if (ctx.needs_grad(1)) {
-          const Tensor psi = pm::sub(pm::digamma(pm::mul(pm::add(df, 1.0), 0.5)), pm::digamma(pm::mul(df, 0.5)));
-          const Tensor rest = pm::sub(pm::div(pm::sub(pm::mul(w, z2), 1.0), df), ctx.saved(3));
-          ctx.add(1, pm::mul(ctx.grad(), pm::mul(pm::add(psi, rest), 0.5)));
+          const Tensor psi = digamma((df + 1.0) * 0.5) - digamma(df * 0.5);
+          const Tensor rest = (w * z2 - 1.0) / df - ctx.saved(3);
+          ctx.add(1, ctx.grad() * ((psi + rest) * 0.5));
         }
         if (ctx.needs_grad(2)) ctx.add(2, dloc);
-        if (ctx.needs_grad(3)) ctx.add(3, pm::mul(ctx.grad(), pm::div(pm::sub(pm::mul(w, z2), 1.0), scale)));
+        if (ctx.needs_grad(3)) ctx.add(3, ctx.grad() * ((w * z2 - 1.0) / scale));
       });
   return dist::mask_outside_support(support(), x, out);
 }

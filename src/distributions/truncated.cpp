@@ -54,9 +54,8 @@ Tensor nudged(const Tensor& bound, double direction) {
   const bool f32 = bound.dtype() == DType::f32;
   const double eps = f32 ? 0x1p-23 : 0x1p-52, tiny = f32 ? 0x1p-126 : 0x1p-1022;
   const Tensor b = autodiff::stop_gradient(bound);
-  const Tensor step = prim::binary(BinaryOp::maximum, prim::binary(BinaryOp::mul, prim::unary(UnaryOp::abs, b), eps),
-                                   Tensor::scalar(tiny, b.dtype()));
-  return prim::add(b, prim::binary(BinaryOp::mul, step, direction));
+  const Tensor step = maximum(abs(b) * eps, Tensor::scalar(tiny, b.dtype()));
+  return b + step * direction;
 }
 
 }  // namespace
@@ -124,8 +123,8 @@ Tensor Truncated::icdf(const Tensor& p) const {
 Tensor Truncated::sample(random::Key key, const Shape& sample_shape) const {
   // Uniform draws kept off 0 and 1, so that the quantile stays finite.
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor u = prim::binary(BinaryOp::add, random::uniform(key, shape, DType::f64), 0x1p-54);
-  const Tensor draw = icdf(prim::cast(u, dtype()));
+  const Tensor u = random::uniform(key, shape, DType::f64) + 0x1p-54;
+  const Tensor draw = icdf(cast(u, dtype()));
   // Rounding of a quantile can put a draw on a bound; nudge it inside.
   const Constraint& c = support_;
   Tensor out = draw;

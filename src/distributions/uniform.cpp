@@ -2,7 +2,8 @@
 
 #include "variate/distributions/parameters.hpp"
 
-#include "distributions/prim_math.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -24,22 +25,25 @@ Tensor Uniform::sample(random::Key key, const Shape& sample_shape) const {
   // of the (open) support: the f64 draw is moved half a grid step off 0, and in f32 it is clamped
   // below 1, which rounding to float could otherwise reach.
   const bool f32 = dtype() == DType::f32;
-  Tensor u = prim::binary(BinaryOp::add, random::uniform(key, sample_full_shape(sample_shape), DType::f64), 0x1p-54);
-  u = prim::binary(BinaryOp::minimum, prim::cast(u, dtype()), f32 ? 1 - 0x1p-24 : 1 - 0x1p-53);
+  Tensor u = random::uniform(key, sample_full_shape(sample_shape), DType::f64) + (0x1p-54);
+  u = minimum(cast(u, dtype()), Tensor::scalar(f32 ? 1 - 0x1p-24 : 1 - 0x1p-53, dtype()));
   return low_ + (high_ - low_) * u;
 }
 
 Tensor Uniform::log_prob(const Tensor& value) const {
   // The density does not depend on x inside the support: d/dx = 0, d/dlow = 1 / (high - low),
   // d/dhigh = -1 / (high - low).
-  namespace pm = dist::pm;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor width = pm::sub(high_, low_);
-  const Tensor lp = prim::broadcast_to(pm::neg(pm::log(width)), broadcast_shapes("Uniform", x.shape(), batch_shape()));
+  Tensor width, lp;
+  {
+    const autodiff::NoRecording values;
+    width = high_ - low_;
+    lp = broadcast_to(-log(width), broadcast_shapes("Uniform", x.shape(), batch_shape()));
+  }
   const Tensor out = autodiff::record(lp, {x, low_, high_}, {width}, [](const BackwardContext& ctx) {
-    const Tensor d = pm::div(ctx.grad(), ctx.saved(0));
+    const Tensor d = ctx.grad() / ctx.saved(0);
     if (ctx.needs_grad(1)) ctx.add(1, d);
-    if (ctx.needs_grad(2)) ctx.add(2, pm::neg(d));
+    if (ctx.needs_grad(2)) ctx.add(2, -d);
   });
   return dist::mask_outside_support(support(), x, out);
 }

@@ -1,11 +1,13 @@
 #include "variate/distributions/weibull.hpp"
 
+#include "distributions/inside_or.hpp"
 #include "variate/distributions/parameters.hpp"
 
 #include <numbers>
 #include <limits>
 
-#include "distributions/prim_math.hpp"
+#include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -33,19 +35,22 @@ Tensor Weibull::sample(random::Key key, const Shape& sample_shape) const {
 Tensor Weibull::log_prob(const Tensor& value) const {
   // With u = exp(k t) = (x / s)^k: d/dx = (k - 1 - k u) / x, d/dk = 1 / k + t (1 - u),
   // d/ds = k (u - 1) / s.
-  namespace pm = dist::pm;
   const Tensor &k = concentration_, &s = scale_;
   const Tensor x = dist::as_dtype(value, dtype());
-  const Tensor safe_x = pm::inside_or(support(), x, 1.0);
-  const Tensor log_k = pm::log(k), log_s = pm::log(s);
-  const Tensor t = pm::sub(pm::log(safe_x), log_s);
-  const Tensor u = pm::exp(pm::mul(k, t));
-  const Tensor lp = pm::sub(pm::add(pm::sub(log_k, log_s), pm::mul(pm::sub(k, 1.0), t)), u);
+  Tensor safe_x, t, u, lp;
+  {
+    const autodiff::NoRecording values;
+    safe_x = dist::inside_or(support(), x, 1.0);
+    const Tensor log_k = log(k), log_s = log(s);
+    t = log(safe_x) - log_s;
+    u = exp(k * t);
+    lp = log_k - log_s + (k - 1.0) * t - u;
+  }
   const Tensor out = autodiff::record(lp, {x, k, s}, {safe_x, t, u, k, s}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &t = ctx.saved(1), &u = ctx.saved(2), &k = ctx.saved(3), &s = ctx.saved(4);
-    if (ctx.needs_grad(0)) ctx.add(0, pm::mul(ctx.grad(), pm::div(pm::sub(pm::sub(k, 1.0), pm::mul(k, u)), x)));
-    if (ctx.needs_grad(1)) ctx.add(1, pm::mul(ctx.grad(), pm::add(pm::reciprocal(k), pm::mul(t, pm::sub(1.0, u)))));
-    if (ctx.needs_grad(2)) ctx.add(2, pm::mul(ctx.grad(), pm::div(pm::mul(k, pm::sub(u, 1.0)), s)));
+    if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * ((k - 1.0 - k * u) / x));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (reciprocal(k) + t * (1.0 - u)));
+    if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (k * (u - 1.0) / s));
   });
   return dist::mask_outside_support(support(), x, out);
 }

@@ -117,7 +117,7 @@ Tensor bartlett_factor(random::Key key, const Tensor& df, std::int64_t p, const 
   for (std::int64_t i = 0; i < p; ++i)
     for (std::int64_t j = 0; j < i; ++j) below[std::size_t(i * p + j)] = 1.0;
   const Tensor strictly_lower = prim::cast(Tensor::from(below, Shape{p, p}), dtype);
-  const Tensor z = prim::mul(random::normal(normal_key, full, dtype), strictly_lower);
+  const Tensor z = random::normal(normal_key, full, dtype) * strictly_lower;
   return z + expand_dims(sqrt(2.0 * cast(g, dtype)), -1) * identity_matrix(p, dtype);
 }
 

@@ -9,6 +9,7 @@
 
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 
@@ -118,16 +119,50 @@ TEST(Tape, UnusedInputsGetZeroGradients) {
   EXPECT_DOUBLE_EQ(prim::sum(prim::unary(UnaryOp::abs, grads[1])).item(), 0.0);
 }
 
+// cube(x) with a hand-written rule 3 x^2, as the documented extension mechanism: the value with
+// recording paused, one node, a rule in the same operators.
+Tensor cube(const Tensor& x) {
+  Tensor y;
+  {
+    const autodiff::NoRecording values;
+    y = x * (x * x);
+  }
+  return autodiff::record(y, {x}, {x}, [](const autodiff::BackwardContext& ctx) {
+    const Tensor& x = ctx.saved(0);
+    ctx.add(0, ctx.grad() * (x * x * 3.0));
+  });
+}
+
 TEST(Tape, CustomRuleThroughRecord) {
-  // cube(x) with a hand-written rule 3 x^2, as the documented extension mechanism.
-  auto cube = [](const Tensor& x) {
-    Tensor y = prim::mul(x, prim::mul(x, x));
-    return autodiff::record(y, {x}, {x}, [](const autodiff::BackwardContext& ctx) {
-      const Tensor& x = ctx.saved(0);
-      ctx.add(0, prim::mul(ctx.grad(), prim::binary(BinaryOp::mul, prim::mul(x, x), 3.0)));
-    });
-  };
   testing::expect_ad([&](std::span<const Tensor> v) { return cube(v[0]); }, {random_tensor(Shape{4}, 10)});
+}
+
+TEST(Tape, CustomRuleRecordsOneNodeAndItsRuleNone) {
+  const Tensor x = random_tensor(Shape{4}, 12);
+  grad([](const Tensor& x) {
+    const Tensor y = cube(x);
+    EXPECT_TRUE(autodiff::detail::is_tracked(y));
+    // Only the saved x: the value's steps were not recorded (x * x would save x twice more).
+    EXPECT_EQ(autodiff::saved_bytes(), 4u * sizeof(double));
+    return sum(y);
+  }, x);
+  // The sweep added nothing: the rule's ops, on the tracked x it saved, recorded no node.
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes(), 4u * sizeof(double));
+}
+
+TEST(Tape, NoRecordingGivesConstantsAndLetsNestedTransformsRecord) {
+  const Tensor g = grad([](const Tensor& x) {
+    {
+      const autodiff::NoRecording values;
+      EXPECT_FALSE(autodiff::detail::is_tracked(x * 2.0));
+      // A transform started inside the scope records on its own tape.
+      const Tensor inner = grad([](const Tensor& u) { return sum(square(u)); }, autodiff::stop_gradient(x));
+      EXPECT_DOUBLE_EQ(inner.at(0), 3.0);
+      EXPECT_FALSE(autodiff::detail::is_tracked(exp(x)));  // and the pause holds again after it
+    }
+    return sum(x * 2.0);
+  }, Tensor::vec({1.5}));
+  EXPECT_DOUBLE_EQ(g.at(0), 2.0);  // recording resumed when the scope ended
 }
 
 TEST(Tape, SavedBytesCountsWhatRulesKeep) {
