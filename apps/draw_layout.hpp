@@ -22,11 +22,11 @@ struct ColumnLayout {
 };
 
 struct DrawLayout {
-  bool per_device = false;        // --sharded-draws per-device, with a sharded saved site
-  std::string sharded_draws;      // the mode in effect: "gather" or "per-device"
-  std::optional<ShardPlan> plan;  // per-device only
-  ColumnLayout all_sites;         // the gathered file's sites: every saved site
-  ColumnLayout main_sites;        // the main file's sites
+  bool per_device = false;           // --sharded-draws per-device, with a sharded saved site
+  std::string sharded_draws;         // the mode in effect: "gather" or "per-device"
+  std::optional<ShardPlan> plan;     // per-device only
+  ColumnLayout all_sites;            // the gathered file's sites: every saved site
+  ColumnLayout main_sites;           // the main file's sites
   std::vector<std::string> columns;  // the main file's: the sampler's, then main_sites.names
   std::size_t sampler_width = 0;     // how many of `columns` are the sampler's
   // This device's file: its columns of the sharded sites, and per sharded site its offsets in

@@ -59,11 +59,11 @@ void DrawWriter::open_chain(int c, const std::filesystem::path& dir, ManifestInf
       manifest.device_files[std::size_t(d)].push_back(device_file_name(model, d, c));
   if (layout_.shard_columns.empty()) return;  // this device holds no rows: no file
   const std::string shard_path = (dir / device_file_name(model, at.device, c)).string();
-  chain.shard_writer = std::make_unique<data::StanCsvWriter>(
-      shard_path,
-      config_lines(o, job_.model, job_.sampler, c, shard_path, at.threads, at.devices, layout_.sharded_draws,
-                   at.device),
-      layout_.shard_columns);
+  chain.shard_writer =
+      std::make_unique<data::StanCsvWriter>(shard_path,
+                                            config_lines(o, job_.model, job_.sampler, c, shard_path, at.threads,
+                                                         at.devices, layout_.sharded_draws, at.device),
+                                            layout_.shard_columns);
   chain.shard_row.resize(layout_.shard_columns.size());
 }
 
@@ -147,9 +147,8 @@ void DrawWriter::close(const inference::SampleResult& result) {
   }
 }
 
-inference::ChainDraws DrawWriter::column(const std::vector<ChainOutput>& chains,
-                                         std::vector<double> ChainOutput::*rows, std::size_t column,
-                                         std::size_t width) {
+inference::ChainDraws DrawWriter::column(const std::vector<ChainOutput>& chains, std::vector<double> ChainOutput::*rows,
+                                         std::size_t column, std::size_t width) {
   inference::ChainDraws draws(chains.size());
   for (std::size_t c = 0; c < chains.size(); ++c) {
     draws[c].resize(std::size_t(chains[c].count));

@@ -51,8 +51,8 @@ class DrawWriter {
   void write_adaptation(ChainOutput& chain, const inference::Draw& d) const;
   void write_shard_row(ChainOutput& chain, const tracing::Values& values) const;
   void write_main_row(ChainOutput& chain, const inference::TransitionStats& s, const tracing::Values& values) const;
-  static inference::ChainDraws column(const std::vector<ChainOutput>& chains,
-                                      std::vector<double> ChainOutput::*rows, std::size_t column, std::size_t width);
+  static inference::ChainDraws column(const std::vector<ChainOutput>& chains, std::vector<double> ChainOutput::*rows,
+                                      std::size_t column, std::size_t width);
 
   const SampleContext& job_;
   const DrawLayout& layout_;

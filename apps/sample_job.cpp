@@ -63,8 +63,7 @@ void print_plan(std::ostream& out, const SampleContext& job, const DrawLayout& l
       << (o.vectorize ? "vectorized (one batch), " : "");
   if (job.at.devices > 1) out << job.at.devices << " devices (data split over them) x ";
   out << job.at.threads << " threads, " << dim << (dim == 1 ? " parameter" : " parameters")
-      << (job.space.shard_axis().empty() ? "" : " on device 0 (sharded)") << ", log density in " << o.precision
-      << '\n';
+      << (job.space.shard_axis().empty() ? "" : " on device 0 (sharded)") << ", log density in " << o.precision << '\n';
   if (o.sharded_draws == "per-device" && !layout.per_device)
     out << "note: --sharded-draws per-device: no saved site is sharded" << (job.at.devices > 1 ? "" : " (one device)")
         << ", so every draw goes to the main files as with gather\n";
@@ -111,7 +110,8 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   const inference::Target target = inference::make_target(job.space, dtype_of(o));
   check_model(job);
   const DrawLayout layout = plan_draw_layout(job);
-  const fs::path dir = writer ? prepare_output(o.output) : fs::path(o.output);  // after the data: a data error leaves no folder
+  const fs::path dir =
+      writer ? prepare_output(o.output) : fs::path(o.output);  // after the data: a data error leaves no folder
   print_plan(out, job, layout);
   DrawWriter draws(job, layout, dir);
   print_files(out, job.model, layout.per_device, dir);
@@ -164,9 +164,9 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   const int threads = o.threads > 0 ? o.threads : mesh.threads_per_device();
   const int ranks = mesh.size() / mesh.local_device_count();
   const std::vector<int> codes = mesh.run([&] {
-    const Placement at{.device = distribute::axis_index("data"), .devices = mesh.size(), .ranks = ranks,
-                       .threads = threads};
-    std::ostream discard(nullptr);  // one per device: streams are not thread-safe
+    const Placement at{
+        .device = distribute::axis_index("data"), .devices = mesh.size(), .ranks = ranks, .threads = threads};
+    std::ostream discard(nullptr);                        // one per device: streams are not thread-safe
     const inference::Unconstrained space(model.program);  // on the device: it traces the device's shard
     return sample_on_device({o, model, so, space, at}, at.writer() ? out : discard,
                             at.writer() ? progress_out : discard, at.writer() && interactive, wall_start);

@@ -21,8 +21,7 @@ void print_timing(std::ostream& out, const SampleContext& job, const inference::
   out << std::fixed << std::setprecision(1) << "\ntime: " << wall << " s wall; slowest chain " << longest_warmup
       << " s warm-up + " << longest_sampling << " s sampling; " << result.target_calls
       << " gradient evaluations (target calls" << (o.vectorize ? ", each for all chains" : "")
-      << (job.at.devices > 1 ? ", each on every device" : "") << "), " << leapfrogs
-      << " leapfrog steps after warm-up\n"
+      << (job.at.devices > 1 ? ", each on every device" : "") << "), " << leapfrogs << " leapfrog steps after warm-up\n"
       << "wrote " << o.chains << " Stan CSV files, "
       << (per_device ? "the devices' files of the sharded sites, " + manifest_file_name(job.model.name) + ", " : "")
       << "summary.csv and summary.json to " << dir.string() << '\n'

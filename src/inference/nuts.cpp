@@ -44,11 +44,11 @@ struct EndMomenta {
 /// build_tree). beg is the end nearest the trajectory the subtree grows from, end the far one.
 struct Subtree {
   EndMomenta beg, end;
-  Rows rho;                             // the sum of the subtree's momenta
-  PhasePoints proposal;                 // the point drawn from the subtree, uniformly by weight
-  std::vector<double> log_sum_weight;   // log Σ exp(H0 - H) over the subtree's points
-  ChainMask active;                     // the chains the subtree is built for
-  ChainMask valid;                      // built, with no divergence and no U-turn inside
+  Rows rho;                            // the sum of the subtree's momenta
+  PhasePoints proposal;                // the point drawn from the subtree, uniformly by weight
+  std::vector<double> log_sum_weight;  // log Σ exp(H0 - H) over the subtree's points
+  ChainMask active;                    // the chains the subtree is built for
+  ChainMask valid;                     // built, with no divergence and no U-turn inside
   Subtree(std::size_t chains, std::size_t d)
       : beg(chains, d),
         end(chains, d),
@@ -64,11 +64,7 @@ struct Trajectory {
   PhasePoints fwd, bck;
   Rows p_sharp_fwd, p_sharp_bck, rho;
   Trajectory(std::size_t chains, std::size_t d)
-      : fwd(chains, d),
-        bck(chains, d),
-        p_sharp_fwd(chains, d),
-        p_sharp_bck(chains, d),
-        rho(chains, d) {}
+      : fwd(chains, d), bck(chains, d), p_sharp_fwd(chains, d), p_sharp_bck(chains, d), rho(chains, d) {}
 };
 
 /// One chain's view of two adjacent runs of leapfrog points that are about to be merged: the
@@ -225,9 +221,9 @@ void Nuts::merge(std::size_t c, Subtree& out, const Subtree& second) {
   out.log_sum_weight[c] = lsw;
   if (lsw_second > lsw || streams_[c].uniform() < std::exp(lsw_second - lsw))
     out.proposal.copy_chain(second.proposal, c);
-  out.valid[c] = no_u_turn(c, Run{out.beg.p_sharp[c], out.end.p_sharp[c], out.beg.p[c], out.end.p[c], out.rho[c]},
-                           Run{second.beg.p_sharp[c], second.end.p_sharp[c], second.beg.p[c], second.end.p[c],
-                               second.rho[c]});
+  out.valid[c] =
+      no_u_turn(c, Run{out.beg.p_sharp[c], out.end.p_sharp[c], out.beg.p[c], out.end.p[c], out.rho[c]},
+                Run{second.beg.p_sharp[c], second.end.p_sharp[c], second.beg.p[c], second.end.p[c], second.rho[c]});
   std::copy_n(rho_merged_.data(), dim_, out.rho[c]);
   std::copy_n(second.end.p[c], dim_, out.end.p[c]);
   std::copy_n(second.end.p_sharp[c], dim_, out.end.p_sharp[c]);
@@ -265,10 +261,9 @@ bool Nuts::extend(std::size_t c) {
   // The old trajectory, run towards the end the subtree grew from, then the subtree.
   const Run old = t.forward ? Run{tr.p_sharp_bck[c], tr.p_sharp_fwd[c], tr.bck.p_of(c), tr.fwd.p_of(c), tr.rho[c]}
                             : Run{tr.p_sharp_fwd[c], tr.p_sharp_bck[c], tr.fwd.p_of(c), tr.bck.p_of(c), tr.rho[c]};
-  const bool persist =
-      no_u_turn(c, old,
-                Run{subtree_.beg.p_sharp[c], subtree_.end.p_sharp[c], subtree_.beg.p[c], subtree_.end.p[c],
-                    subtree_.rho[c]});
+  const bool persist = no_u_turn(
+      c, old,
+      Run{subtree_.beg.p_sharp[c], subtree_.end.p_sharp[c], subtree_.beg.p[c], subtree_.end.p[c], subtree_.rho[c]});
   std::copy_n(rho_merged_.data(), dim_, tr.rho[c]);
   (t.forward ? tr.fwd : tr.bck).copy_chain(z_, c);
   std::copy_n(subtree_.end.p_sharp[c], dim_, (t.forward ? tr.p_sharp_fwd : tr.p_sharp_bck)[c]);
