@@ -27,39 +27,39 @@ double DualAveraging::update(double accept_stat) {
 
 double DualAveraging::final_step_size() const { return std::exp(x_bar_); }
 
-WarmupSchedule::WarmupSchedule(WarmupOptions o) : options_(o) {
+WarmupSchedule::WarmupSchedule(std::int64_t num_warmup, WarmupOptions o) : num_warmup_(num_warmup), windows_(o) {
   // A window needs two draws for a variance.
-  VARIATE_CHECK(o.num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 2,
+  VARIATE_CHECK(num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 2,
                 "WarmupSchedule", "expected non-negative warm-up lengths and a base window >= 2, got num_warmup=",
-                o.num_warmup, ", init_buffer=", o.init_buffer, ", term_buffer=", o.term_buffer,
+                num_warmup, ", init_buffer=", o.init_buffer, ", term_buffer=", o.term_buffer,
                 ", base_window=", o.base_window);
-  if (o.num_warmup < 20) {
+  if (num_warmup < 20) {
     adapt_metric_ = false;
     return;
   }
   // The intended 15/75/10 split; Stan's own code skips its restart here and never adapts the
   // metric (stan-dev/stan#3380).
-  if (o.init_buffer + o.base_window + o.term_buffer > o.num_warmup) {
-    options_.init_buffer = std::int64_t(0.15 * double(o.num_warmup));
-    options_.term_buffer = std::int64_t(0.1 * double(o.num_warmup));
-    options_.base_window = o.num_warmup - (options_.init_buffer + options_.term_buffer);
+  if (o.init_buffer + o.base_window + o.term_buffer > num_warmup) {
+    windows_.init_buffer = std::int64_t(0.15 * double(num_warmup));
+    windows_.term_buffer = std::int64_t(0.1 * double(num_warmup));
+    windows_.base_window = num_warmup - (windows_.init_buffer + windows_.term_buffer);
   }
   // Windows double; the last one stretches to the final buffer when the next would not fit twice.
-  const std::int64_t last = options_.num_warmup - options_.term_buffer - 1;
-  std::int64_t size = options_.base_window;
-  std::int64_t end = options_.init_buffer + size - 1;
+  const std::int64_t last = num_warmup - windows_.term_buffer - 1;
+  std::int64_t size = windows_.base_window;
+  std::int64_t end = windows_.init_buffer + size - 1;
   while (true) {
     window_ends_.push_back(end);
     if (end >= last) break;
     size *= 2;
     std::int64_t next = end + size;
-    if (next != last && next + 2 * size >= options_.num_warmup - options_.term_buffer) next = last;
+    if (next != last && next + 2 * size >= num_warmup - windows_.term_buffer) next = last;
     end = next;
   }
 }
 
 bool WarmupSchedule::in_slow_window(std::int64_t i) const {
-  return adapt_metric_ && i >= options_.init_buffer && i < options_.num_warmup - options_.term_buffer;
+  return adapt_metric_ && i >= windows_.init_buffer && i < num_warmup_ - windows_.term_buffer;
 }
 
 bool WarmupSchedule::ends_slow_window(std::int64_t i) const {

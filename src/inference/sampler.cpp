@@ -55,9 +55,7 @@ class ChainBatch {
     stats_.resize(std::size_t(n_));
     keys_.resize(std::size_t(n_));
     search_count_.assign(std::size_t(n_), 0);
-    WarmupOptions w = o.windows;
-    w.num_warmup = o.num_warmup;
-    schedule_.emplace(w);
+    schedule_.emplace(o.num_warmup, o.windows);
     for (std::int64_t c = 0; c < n_; ++c) {
       dual_.emplace_back(o.step_size_adaptation);
       welford_.emplace_back(o.metric, d_);

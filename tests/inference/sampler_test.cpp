@@ -127,7 +127,7 @@ TEST(Metric, WelfordMatchesTheRegularizedSampleCovariance) {
 }
 
 TEST(Warmup, StanDefaultWindows) {
-  const WarmupSchedule s(WarmupOptions{});
+  const WarmupSchedule s(1000, WarmupOptions{});
   std::vector<std::int64_t> ends;
   for (std::int64_t i = 0; i < 1000; ++i)
     if (s.ends_slow_window(i)) ends.push_back(i);
@@ -139,14 +139,14 @@ TEST(Warmup, StanDefaultWindows) {
 }
 
 TEST(Warmup, ShortWarmupsScaleTheBuffers) {
-  const WarmupSchedule s(WarmupOptions{.num_warmup = 100});  // 15 / 75 / 10
+  const WarmupSchedule s(100, WarmupOptions{});  // 15 / 75 / 10
   std::vector<std::int64_t> ends;
   for (std::int64_t i = 0; i < 100; ++i)
     if (s.ends_slow_window(i)) ends.push_back(i);
   EXPECT_EQ(ends, (std::vector<std::int64_t>{89}));
   EXPECT_FALSE(s.in_slow_window(14));
   EXPECT_TRUE(s.in_slow_window(15));
-  const WarmupSchedule tiny(WarmupOptions{.num_warmup = 19});
+  const WarmupSchedule tiny(19, WarmupOptions{});
   for (std::int64_t i = 0; i < 19; ++i) EXPECT_FALSE(tiny.in_slow_window(i) || tiny.ends_slow_window(i));
 }
 

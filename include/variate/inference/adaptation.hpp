@@ -31,8 +31,8 @@ class DualAveraging {
   std::int64_t count_ = 0;
 };
 
+/// The adaptation windows within warm-up; the warm-up length itself is SamplerOptions::num_warmup.
 struct WarmupOptions {
-  std::int64_t num_warmup = 1000;
   std::int64_t init_buffer = 75;   // initial fast window: step size only
   std::int64_t term_buffer = 50;   // final fast window: step size only
   std::int64_t base_window = 25;   // first slow window; each next one doubles
@@ -42,15 +42,15 @@ struct WarmupOptions {
 /// 15% / 75% / 10% of it; below 20 warm-up iterations the metric is not adapted at all.
 class WarmupSchedule {
  public:
-  explicit WarmupSchedule(WarmupOptions options);
+  WarmupSchedule(std::int64_t num_warmup, WarmupOptions windows);
   /// Whether iteration `i` (0-based warm-up iteration) contributes to the metric estimate.
   bool in_slow_window(std::int64_t i) const;
   /// Whether a slow window ends after iteration `i`: then the metric is updated from its draws.
   bool ends_slow_window(std::int64_t i) const;
-  const WarmupOptions& options() const { return options_; }
 
  private:
-  WarmupOptions options_;
+  std::int64_t num_warmup_;
+  WarmupOptions windows_;
   bool adapt_metric_ = true;
   std::vector<std::int64_t> window_ends_;
 };

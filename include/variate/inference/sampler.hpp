@@ -35,7 +35,7 @@ struct SamplerOptions {
   /// that are not kept.
   bool adapt = true;
   DualAveragingOptions step_size_adaptation;
-  WarmupOptions windows;  // num_warmup is taken from this struct's num_warmup
+  WarmupOptions windows;
   double initial_step_size = 1;
   /// Initial values: uniform in (-init_radius, init_radius) on the unconstrained space, retried up
   /// to max_init_tries times per chain until the log density and its gradient are finite.

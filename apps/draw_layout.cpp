@@ -1,0 +1,103 @@
+#include "draw_layout.hpp"
+
+#include <algorithm>
+
+#include "variate/core/error.hpp"
+#include "variate/data/stan_csv.hpp"
+
+namespace variate::cli {
+namespace {
+
+// The sampler's columns, as CmdStan writes them for NUTS and for static HMC.
+const std::vector<std::string> kNutsColumns = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
+                                               "n_leapfrog__", "divergent__",   "energy__"};
+const std::vector<std::string> kStaticHmcColumns = {"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__"};
+
+bool is_saved(const Model& model, const std::string& site) {
+  return model.saved_sites.empty() ||
+         std::find(model.saved_sites.begin(), model.saved_sites.end(), site) != model.saved_sites.end();
+}
+
+// The saved sites (all latent sites when the model names none) with this device's shapes, in the
+// program's order, so that the columns do not depend on how many devices ran it.
+std::vector<SavedSite> local_saved_sites(const Model& model, const inference::Unconstrained& space) {
+  std::vector<inference::LatentSite> sites = space.sites();
+  std::sort(sites.begin(), sites.end(), [](const auto& a, const auto& b) { return a.program_order < b.program_order; });
+  std::vector<SavedSite> saved;
+  for (const inference::LatentSite& s : sites) {
+    if (!is_saved(model, s.name)) continue;
+    const auto dims = s.shape.dims();
+    saved.push_back({s.name, std::vector<std::int64_t>(dims.begin(), dims.end()), s.sharded});
+  }
+  // Generated quantities (Deterministic sites) follow the parameters, as in Stan's files.
+  for (const inference::GeneratedSite& g : space.generated_sites()) {
+    if (!is_saved(model, g.name)) continue;
+    const auto dims = g.shape.dims();
+    saved.push_back({g.name, std::vector<std::int64_t>(dims.begin(), dims.end()), false});
+  }
+  return saved;
+}
+
+// Gives `saved` their unsharded shapes, from one gathered draw.
+void gather_shapes(const inference::Unconstrained& space, std::vector<SavedSite>& saved) {
+  const std::int64_t dim = space.dimension();
+  tracing::Values gathered = space.constrain_gathered(Tensor::zeros(Shape{dim}));
+  if (!space.generated_sites().empty()) gathered.merge(space.generated_quantities(Tensor::zeros(Shape{dim})));
+  for (SavedSite& s : saved) {
+    const auto dims = gathered.at(s.name).shape().dims();
+    s.shape.assign(dims.begin(), dims.end());
+  }
+}
+
+// The columns of `sites` (without the sharded ones unless `with_sharded`); their shapes must be the
+// unsharded ones.
+ColumnLayout layout_of(const std::vector<SavedSite>& sites, bool with_sharded) {
+  ColumnLayout layout;
+  for (const SavedSite& s : sites) {
+    if (s.sharded && !with_sharded) continue;
+    for (auto& n : data::stan_column_names(s.name, s.shape)) layout.names.push_back(std::move(n));
+    layout.sites.push_back(s.name);
+    layout.order.push_back(data::column_major_order(s.shape));
+  }
+  return layout;
+}
+
+}  // namespace
+
+DrawLayout plan_draw_layout(const SampleContext& job) {
+  DrawLayout layout;
+  std::vector<SavedSite> saved = local_saved_sites(job.model, job.space);
+  const bool any_sharded = std::any_of(saved.begin(), saved.end(), [](const SavedSite& s) { return s.sharded; });
+  // Without a sharded saved site there is nothing to leave on the devices: per-device is gather.
+  layout.per_device = job.options.sharded_draws == "per-device" && any_sharded;
+  layout.sharded_draws = layout.per_device ? "per-device" : "gather";
+  if (layout.per_device) {
+    layout.plan.emplace(saved, job.space.shard_axis());
+    saved = layout.plan->sites();
+  } else {
+    gather_shapes(job.space, saved);
+  }
+  layout.all_sites = layout_of(saved, true);
+  layout.main_sites = layout_of(saved, !layout.per_device);
+  layout.columns = job.nuts() ? kNutsColumns : kStaticHmcColumns;
+  layout.sampler_width = layout.columns.size();
+  layout.columns.insert(layout.columns.end(), layout.main_sites.names.begin(), layout.main_sites.names.end());
+  if (layout.per_device) {
+    layout.shard_columns = layout.plan->column_names(job.at.device);
+    for (std::size_t i = 0; i < saved.size(); ++i)
+      if (saved[i].sharded) layout.shard_order.emplace_back(saved[i].name, layout.plan->local_order(i, job.at.device));
+  }
+  return layout;
+}
+
+std::filesystem::path prepare_output(const std::string& dir) {
+  namespace fs = std::filesystem;
+  VARIATE_CHECK(!dir.empty(), "sample", "--output must name a folder");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  VARIATE_CHECK(!ec, "sample", "cannot create the output folder '", dir, "': ", ec.message());
+  VARIATE_CHECK(fs::is_directory(dir, ec), "sample", "the output path '", dir, "' exists and is not a folder");
+  return fs::path(dir);
+}
+
+}  // namespace variate::cli
