@@ -69,8 +69,8 @@ double time_calls(const inference::Target& target, std::int64_t batch, int threa
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
     for (int k = 0; k < n_calls; ++k) target.evaluate(k % 2 ? b : a, batch, lp, g);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
-    cpu_us[std::size_t(t)] = (double(end.tv_sec - start.tv_sec) * 1e6 + double(end.tv_nsec - start.tv_nsec) * 1e-3) /
-                             n_calls;
+    cpu_us[std::size_t(t)] =
+        (double(end.tv_sec - start.tv_sec) * 1e6 + double(end.tv_nsec - start.tv_nsec) * 1e-3) / n_calls;
   };
   work(0, 2);  // records (and warms the allocator) outside the timing
   std::vector<std::thread> pool;
@@ -119,6 +119,6 @@ int main(int argc, char** argv) {
                 best_on, best_off, best_off / best_on);
     std::fflush(stdout);
   }
-  std::printf("\nus: wall microseconds per call on each thread (a batch-4 call evaluates 4 positions), best of %d rounds\n",
+  std::printf("\nus: CPU microseconds per call and thread (a batch-4 call evaluates 4 positions), best of %d rounds\n",
               k);
 }

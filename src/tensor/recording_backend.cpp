@@ -75,9 +75,8 @@ class RecordingBackend final : public Backend {
            [&k = k_, a, transpose_a, b, transpose_b, out]() mutable { k.matmul(a, transpose_a, b, transpose_b, out); });
   }
   void permute(const Tensor& x, std::span<const int> perm, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, p = std::vector<int>(perm.begin(), perm.end()), out]() mutable {
-      k.permute(x, p, out);
-    });
+    record({&x}, {&out},
+           [&k = k_, x, p = std::vector<int>(perm.begin(), perm.end()), out]() mutable { k.permute(x, p, out); });
   }
   void slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, axis, start, step, out]() mutable { k.slice(x, axis, start, step, out); });
@@ -140,9 +139,8 @@ class RecordingBackend final : public Backend {
     return ok;
   }
   void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) override {
-    record({&a, &b}, {&out}, [&k = k_, a, b, lower, transpose_a, out]() mutable {
-      k.triangular_solve(a, b, lower, transpose_a, out);
-    });
+    record({&a, &b}, {&out},
+           [&k = k_, a, b, lower, transpose_a, out]() mutable { k.triangular_solve(a, b, lower, transpose_a, out); });
   }
 
  private:

@@ -15,10 +15,8 @@ class CpuBinder final : public detail::KernelBinder {
   BoundKernel binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) const override;
   BoundKernel where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) const override;
   BoundKernel reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) const override;
-  BoundKernel slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step,
-                            Tensor& out) const override;
-  BoundKernel slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step,
-                                Tensor& out) const override;
+  BoundKernel slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) const override;
+  BoundKernel slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) const override;
 };
 
 }  // namespace variate::cpu
