@@ -4,7 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "variate/tensor/backend.hpp"
+#include "tensor/recording_state.hpp"
 
 namespace variate {
 namespace detail {
@@ -17,236 +17,7 @@ namespace {
 // small computations, and a big one would pin its intermediates for the life of the replay.
 constexpr std::size_t kMaxRecordedBytes = std::size_t(256) << 20;
 
-// Turns the recording off on this thread while host code that is not recorded runs (a kernel, a
-// host_check), and back on after.
-class Suspend {
- public:
-  Suspend() : saved_(t_recording) { t_recording = nullptr; }
-  ~Suspend() { t_recording = saved_; }
-  Suspend(const Suspend&) = delete;
-  Suspend& operator=(const Suspend&) = delete;
-
- private:
-  RecordingState* saved_;
-};
-
 }  // namespace
-
-class RecordingBackend;
-
-struct RecordingState {
-  Backend* device = nullptr;  // the real backend
-  std::unique_ptr<RecordingBackend> recorder;
-  Tensor input;
-  std::vector<KernelReplay::Step> steps;
-  std::unordered_map<const void*, std::size_t> fresh;  // blocks allocated while recording -> bytes
-  std::unordered_set<const void*> depends;             // blocks whose values depend on the input
-  std::unordered_set<const void*> host_written;        // fresh blocks host code may have written
-  std::string why_not;
-
-  void stop(const std::string& reason) {
-    if (why_not.empty()) why_not = reason;
-    if (t_recording == this) t_recording = nullptr;
-  }
-};
-
-namespace {
-
-// A block is identified by its element pointer, which the caching allocator gives to one live block
-// at a time and views share.
-const void* block(const Tensor& t) {
-  Suspend off;
-  return t.defined() ? t.raw() : nullptr;
-}
-
-}  // namespace
-
-// Forwards every kernel to the device's backend and keeps a copy of the call (with handles to its
-// tensors, so their blocks stay alive) to run again.
-class RecordingBackend final : public Backend {
- public:
-  explicit RecordingBackend(RecordingState& state) : state_(state), k_(*state.device) {}
-
-  Storage* allocate_storage(std::size_t bytes) override {
-    Storage* s = k_.allocate_storage(bytes);
-    state_.fresh[s->data] = bytes;
-    return s;
-  }
-  void release_storage(Storage* s) override { k_.release_storage(s); }
-  std::int64_t system_allocations() const override { return k_.system_allocations(); }
-
-  void fill(Tensor& out, double value) override {
-    record({}, {&out}, [&k = k_, out, value]() mutable { k.fill(out, value); });
-    bind_last([&] { return k_.bind_fill(out, value); });
-  }
-  void copy(const Tensor& x, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, out]() mutable { k.copy(x, out); });
-  }
-  void cast(const Tensor& x, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, out]() mutable { k.cast(x, out); });
-  }
-  void unary(UnaryOp op, const Tensor& x, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, op, x, out]() mutable { k.unary(op, x, out); });
-    bind_last([&] { return k_.bind_unary(op, x, out); });
-  }
-  void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override {
-    record({&a, &b}, {&out}, [&k = k_, op, a, b, out]() mutable { k.binary(op, a, b, out); });
-    bind_last([&] { return k_.bind_binary(op, a, b, out); });
-  }
-  void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override {
-    record({&cond, &a, &b}, {&out}, [&k = k_, cond, a, b, out]() mutable { k.where(cond, a, b, out); });
-    bind_last([&] { return k_.bind_where(cond, a, b, out); });
-  }
-  void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) override {
-    record({&a, &b, &x}, {&out}, [&k = k_, a, b, x, out]() mutable { k.betainc(a, b, x, out); });
-  }
-  void broadcast_to(const Tensor& x, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, out]() mutable { k.broadcast_to(x, out); });
-  }
-  void reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) override {
-    auto axes = std::make_shared<bool[]>(reduced.size());
-    std::copy(reduced.begin(), reduced.end(), axes.get());
-    record({&x}, {&out}, [&k = k_, op, x, axes, n = reduced.size(), out]() mutable {
-      k.reduce(op, x, {axes.get(), n}, out);
-    });
-    bind_last([&] { return k_.bind_reduce(op, x, reduced, out); });
-  }
-  void argmax(const Tensor& x, int axis, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, axis, out]() mutable { k.argmax(x, axis, out); });
-  }
-  void cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, axis, reverse, out]() mutable { k.cumsum(x, axis, reverse, out); });
-  }
-  void sort(const Tensor& x, int axis, bool descending, Tensor* values, Tensor* indices) override {
-    Tensor v = values ? *values : Tensor(), i = indices ? *indices : Tensor();
-    record({&x}, {&v, &i}, [&k = k_, x, axis, descending, v, i]() mutable {
-      k.sort(x, axis, descending, v.defined() ? &v : nullptr, i.defined() ? &i : nullptr);
-    });
-  }
-  void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& out) override {
-    record({&a, &b}, {&out},
-           [&k = k_, a, transpose_a, b, transpose_b, out]() mutable { k.matmul(a, transpose_a, b, transpose_b, out); });
-  }
-  void permute(const Tensor& x, std::span<const int> perm, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, p = std::vector<int>(perm.begin(), perm.end()), out]() mutable {
-      k.permute(x, p, out);
-    });
-  }
-  void slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override {
-    record({&x}, {&out}, [&k = k_, x, axis, start, step, out]() mutable { k.slice(x, axis, start, step, out); });
-    bind_last([&] { return k_.bind_slice(x, axis, start, step, out); });
-  }
-  // The accumulating kernels read what they add to.
-  void slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override {
-    record({&x, &out}, {&out},
-           [&k = k_, x, axis, start, step, out]() mutable { k.slice_add(x, axis, start, step, out); });
-    bind_last([&] { return k_.bind_slice_add(x, axis, start, step, out); });
-  }
-  void concat(std::span<const Tensor> xs, int axis, Tensor& out) override {
-    std::vector<const Tensor*> reads;
-    for (const Tensor& x : xs) reads.push_back(&x);
-    record(reads, {&out}, [&k = k_, parts = std::vector<Tensor>(xs.begin(), xs.end()), axis, out]() mutable {
-      k.concat(parts, axis, out);
-    });
-  }
-  void gather(const Tensor& x, int axis, const Tensor& index, Tensor& out) override {
-    record({&x, &index}, {&out}, [&k = k_, x, axis, index, out]() mutable { k.gather(x, axis, index, out); });
-  }
-  void scatter_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) override {
-    record({&src, &index, &out}, {&out},
-           [&k = k_, src, axis, index, out]() mutable { k.scatter_add(src, axis, index, out); });
-  }
-  void take(const Tensor& x, int axis, const Tensor& index, Tensor& out) override {
-    record({&x, &index}, {&out}, [&k = k_, x, axis, index, out]() mutable { k.take(x, axis, index, out); });
-  }
-  void take_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) override {
-    record({&src, &index, &out}, {&out},
-           [&k = k_, src, axis, index, out]() mutable { k.take_add(src, axis, index, out); });
-  }
-  void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y, Tensor& log_lik,
-                           Tensor& grad_w, Tensor& grad_alpha) override {
-    // The kernel keeps a copy of x while x is not written (cpu/glm_panels.hpp). An x computed from
-    // the input is rewritten at each replay, possibly by a bound kernel, whose pointer was taken at
-    // the recording and whose writes are therefore not counted: the step counts one itself.
-    const bool x_computed = state_.depends.contains(block(x));
-    record({&x, &w, &alpha, &y}, {&log_lik, &grad_w, &grad_alpha},
-           [&k = k_, x = Tensor(x), w, alpha, y, log_lik, grad_w, grad_alpha, x_computed]() mutable {
-             if (x_computed) x.mark_written();
-             k.bernoulli_logit_glm(x, w, alpha, y, log_lik, grad_w, grad_alpha);
-           });
-  }
-  void categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Tensor& log_lik,
-                             Tensor& grad_w, Tensor& grad_b) override {
-    record({&x, &w, &b, &y}, {&log_lik, &grad_w, &grad_b}, [&k = k_, x, w, b, y, log_lik, grad_w, grad_b]() mutable {
-      k.categorical_logit_glm(x, w, b, y, log_lik, grad_w, grad_b);
-    });
-  }
-  // A failed factorization is a host-visible result: a replay must see the same outcome.
-  bool cholesky(const Tensor& x, Tensor& out) override {
-    bool ok = false;
-    {
-      Suspend off;
-      ok = k_.cholesky(x, out);
-    }
-    add({&x}, {&out}, [&k = k_, x, out, ok]() mutable { return k.cholesky(x, out) == ok; });
-    state_.steps.back().may_differ = true;
-    return ok;
-  }
-  void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) override {
-    record({&a, &b}, {&out}, [&k = k_, a, b, lower, transpose_a, out]() mutable {
-      k.triangular_solve(a, b, lower, transpose_a, out);
-    });
-  }
-
- private:
-  // Runs the kernel now (not recorded) and keeps it.
-  template <class Kernel>
-  void record(std::span<const Tensor* const> reads, std::initializer_list<const Tensor*> writes, Kernel kernel) {
-    {
-      Suspend off;
-      kernel();
-    }
-    add(reads, writes, [kernel]() mutable {
-      kernel();
-      return true;
-    });
-  }
-  template <class Kernel>
-  void record(std::initializer_list<const Tensor*> reads, std::initializer_list<const Tensor*> writes, Kernel kernel) {
-    record(std::span<const Tensor* const>(reads.begin(), reads.size()), writes, std::move(kernel));
-  }
-  void add(std::span<const Tensor* const> reads, std::initializer_list<const Tensor*> writes,
-           std::function<bool()> run) {
-    KernelReplay::Step step;
-    step.run = std::move(run);
-    for (const Tensor* t : reads)
-      if (t->defined()) step.reads.push_back(block(*t));
-    for (const Tensor* t : writes)
-      if (t->defined()) step.writes.push_back(block(*t));
-    bool depends = false;
-    for (const void* r : step.reads) depends = depends || state_.depends.contains(r);
-    for (const void* w : step.writes) {
-      if (depends) state_.depends.insert(w);
-      // A replay would run this kernel but not the host code that wrote the block before it.
-      if (state_.host_written.contains(w)) state_.stop("a kernel wrote into a block host code had written");
-    }
-    state_.steps.push_back(std::move(step));
-  }
-  void add(std::initializer_list<const Tensor*> reads, std::initializer_list<const Tensor*> writes,
-           std::function<bool()> run) {
-    add(std::span<const Tensor* const>(reads.begin(), reads.size()), writes, std::move(run));
-  }
-
-  // The step just recorded also gets its call bound to the operands (which its closure keeps alive).
-  template <class Bind>
-  void bind_last(Bind bind) {
-    Suspend off;  // binding reads element pointers, not values
-    state_.steps.back().bound = bind();
-  }
-
-  RecordingState& state_;
-  Backend& k_;
-};
 
 Backend* recording_backend() { return t_recording ? t_recording->recorder.get() : nullptr; }
 
@@ -266,8 +37,11 @@ void note_host_access(const Storage* s, bool write) {
 
 }  // namespace detail
 
+KernelReplay::KernelReplay(std::vector<detail::ReplayStep> steps) : steps_(std::move(steps)) {}
+KernelReplay::~KernelReplay() = default;
+
 bool KernelReplay::run() const {
-  for (const Step& step : steps_) {
+  for (const detail::ReplayStep& step : steps_) {
     if (step.bound.run != nullptr) {
       step.bound.run(step.bound);
     } else if (!step.run()) {
@@ -277,9 +51,11 @@ bool KernelReplay::run() const {
   return true;
 }
 
+std::size_t KernelReplay::size() const { return steps_.size(); }
+
 std::size_t KernelReplay::bound() const {
   std::size_t n = 0;
-  for (const Step& step : steps_) n += step.bound.run != nullptr;
+  for (const detail::ReplayStep& step : steps_) n += step.bound.run != nullptr;
   return n;
 }
 
@@ -291,7 +67,7 @@ KernelRecorder::KernelRecorder(const Tensor& input) : state_(std::make_unique<St
   }
   state_->device = &backend(input.device());
   state_->depends.insert(detail::block(input));
-  state_->recorder = std::make_unique<detail::RecordingBackend>(*state_);
+  state_->recorder = detail::make_recording_backend(*state_, detail::kernel_binder(input.device()));
   detail::t_recording = state_.get();
 }
 
@@ -359,7 +135,7 @@ std::unique_ptr<KernelReplay> KernelRecorder::finish(std::initializer_list<Tenso
     s.why_not = "the evaluation's intermediate values are too large to keep";
     return nullptr;
   }
-  std::vector<KernelReplay::Step> kept;
+  std::vector<detail::ReplayStep> kept;
   for (std::size_t i = 0; i < s.steps.size(); ++i)
     if (keep[i]) kept.push_back(std::move(s.steps[i]));
   s.steps.clear();
@@ -380,7 +156,7 @@ Tensor replayable_collective(std::initializer_list<Tensor> reads, std::function<
     detail::Suspend off;
     backend(out.device()).copy(result, out);
   }
-  KernelReplay::Step step;
+  detail::ReplayStep step;
   step.collective = true;
   for (const Tensor& t : reads)
     if (t.defined()) step.reads.push_back(detail::block(t));
@@ -405,7 +181,7 @@ void detail::keep_host_check(std::initializer_list<Tensor> reads, std::function<
     detail::Suspend off;
     check();
   }
-  KernelReplay::Step step;
+  detail::ReplayStep step;
   step.guard = true;
   for (const Tensor& t : reads)
     if (t.defined()) step.reads.push_back(detail::block(t));
@@ -423,7 +199,7 @@ bool detail::keep_host_decision(std::initializer_list<Tensor> reads, std::functi
     detail::Suspend off;
     choice = decide();
   }
-  KernelReplay::Step step;
+  detail::ReplayStep step;
   step.guard = true;  // kept whether or not the outputs read what it reads
   step.may_differ = true;
   for (const Tensor& t : reads)

@@ -1,7 +1,9 @@
 #pragma once
 // The kernel table a device implements. Callers (tensor/prim.hpp) check arguments, work out result
 // shapes and allocate results; a backend only computes into the given outputs. Today there is a
-// CPU backend; a CUDA backend implements the same interface.
+// CPU backend; a CUDA backend implements the same interface. Kernel replay (tensor/replay.hpp)
+// needs nothing more from a backend: it records the calls made through this table, and binds the
+// small ones only where the device has a binder (src/tensor/kernel_binder.hpp).
 #include <cstdint>
 #include <span>
 
@@ -28,21 +30,6 @@ enum class ReduceOp : std::uint8_t { sum, max, min, prod };
 const char* name(UnaryOp op);
 const char* name(BinaryOp op);
 
-/// A small call bound to its operands' elements, for kernel replays (tensor/replay.hpp):
-/// run(*this) computes what the call computed, from the values then in memory, the same bits,
-/// without looking at shapes, dtypes or the op again. A replay of a small model is mostly such calls
-/// on a few numbers each, where that looking-up costs more than the arithmetic.
-struct BoundKernel {
-  void (*run)(const BoundKernel&) = nullptr;  // null: not bound, make the call
-  const void* a = nullptr;
-  const void* b = nullptr;
-  void* out = nullptr;
-  std::int64_t n = 0;       // elements; per row for a row-wise kernel
-  std::int64_t rows = 1;    // for a row-wise kernel (a reduction over the last axes)
-  double value = 0;         // a constant of the call (a fill's value, a reduction's identity)
-  const void* c = nullptr;  // a third operand (where's condition)
-};
-
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -54,27 +41,19 @@ class Backend {
   virtual std::int64_t system_allocations() const = 0;
 
   virtual void fill(Tensor& out, double value) = 0;
-  virtual BoundKernel bind_fill(Tensor&, double) { return {}; }
   virtual void copy(const Tensor& x, Tensor& out) = 0;  // same shape and dtype
   virtual void cast(const Tensor& x, Tensor& out) = 0;  // same shape, out.dtype() may differ
 
   // Element-wise. Inputs broadcast to out.shape(); binary inputs already share one dtype.
   virtual void unary(UnaryOp op, const Tensor& x, Tensor& out) = 0;
   virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) = 0;
-  /// unary(op, x, out) or binary(op, a, b, out) bound to these tensors' elements, which must stay
-  /// alive as long as it is used; one with run == nullptr where the backend binds no such call. The
-  /// same for fill and where around them and reduce, slice and slice_add below.
-  virtual BoundKernel bind_unary(UnaryOp, const Tensor&, Tensor&) { return {}; }
-  virtual BoundKernel bind_binary(BinaryOp, const Tensor&, const Tensor&, Tensor&) { return {}; }
   virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) = 0;
-  virtual BoundKernel bind_where(const Tensor&, const Tensor&, const Tensor&, Tensor&) { return {}; }
   /// The regularized incomplete beta function I_x(a, b); all three are floating, of out's dtype.
   virtual void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) = 0;
   virtual void broadcast_to(const Tensor& x, Tensor& out) = 0;
 
   /// Reduces the axes flagged in `reduced` (length x.rank()); out has x's rank with those dims 1.
   virtual void reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) = 0;
-  virtual BoundKernel bind_reduce(ReduceOp, const Tensor&, std::span<const bool>, Tensor&) { return {}; }
   /// Index of the maximum along `axis` (first on ties); out is i64 with that axis of size 1.
   virtual void argmax(const Tensor& x, int axis, Tensor& out) = 0;
   virtual void cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) = 0;
@@ -89,8 +68,6 @@ class Backend {
   virtual void slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) = 0;
   /// Adds x into out[..., start : start + step * x.dim(axis) : step, ...].
   virtual void slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) = 0;
-  virtual BoundKernel bind_slice(const Tensor&, int, std::int64_t, std::int64_t, Tensor&) { return {}; }
-  virtual BoundKernel bind_slice_add(const Tensor&, int, std::int64_t, std::int64_t, Tensor&) { return {}; }
   virtual void concat(std::span<const Tensor> xs, int axis, Tensor& out) = 0;
   /// out[.., i, ..] = x[.., index[.., i, ..], ..] (index has out's shape; take_along_axis).
   virtual void gather(const Tensor& x, int axis, const Tensor& index, Tensor& out) = 0;

@@ -28,31 +28,29 @@
 #include <string>
 #include <vector>
 
-#include "variate/tensor/backend.hpp"
 #include "variate/tensor/tensor.hpp"
 
 namespace variate {
 
+namespace detail {
+struct ReplayStep;  // tensor/recording_state.hpp
+}
+
 class KernelReplay {
  public:
-  struct Step {
-    std::function<bool()> run;  // false: a host-visible kernel result differs from the recording's
-    BoundKernel bound;          // the same call bound to its operands (run holds them), when bindable
-    std::vector<const void*> reads, writes;  // blocks, by element pointer (views share it)
-    bool guard = false;       // a host_check or host_decision
-    bool collective = false;  // a replayable_collective: always runs
-    bool may_differ = false;  // run can return false (a host-visible result that changed)
-  };
-  explicit KernelReplay(std::vector<Step> steps) : steps_(std::move(steps)) {}
+  explicit KernelReplay(std::vector<detail::ReplayStep> steps);
+  ~KernelReplay();
+  KernelReplay(const KernelReplay&) = delete;
+  KernelReplay& operator=(const KernelReplay&) = delete;
   /// Runs the recorded kernels on the input's current values. Throws what the evaluation would
   /// throw (a host_check); false if the computation would have taken another path.
   bool run() const;
-  std::size_t size() const { return steps_.size(); }
-  /// How many of the steps run as bound kernels (Backend::bind_unary/bind_binary).
+  std::size_t size() const;
+  /// How many of the steps run as calls bound by the device's binder (tensor/kernel_binder.hpp).
   std::size_t bound() const;
 
  private:
-  std::vector<Step> steps_;
+  std::vector<detail::ReplayStep> steps_;
 };
 
 /// Records the kernel calls made on this thread while it lives (one at a time per thread).

@@ -128,20 +128,3 @@ std::int64_t CpuBackend::system_allocations() const {
 }
 
 }  // namespace variate::cpu
-
-namespace variate {
-namespace detail {
-Backend* recording_backend();  // tensor/replay.cpp
-}
-
-Backend& backend(Device device) {
-  if (detail::t_recording != nullptr) [[unlikely]]
-    if (Backend* b = detail::recording_backend()) return *b;
-  // Never destroyed: tensors owned by static objects are released during exit, after function-local
-  // statics constructed later than them would already be gone.
-  static cpu::CpuBackend* const cpu_backend = new cpu::CpuBackend;
-  VARIATE_CHECK(device.kind == DeviceKind::cpu, "backend", "no backend for device ", device,
-                " in this build (only cpu)");
-  return *cpu_backend;
-}
-}  // namespace variate

@@ -12,20 +12,15 @@ class CpuBackend final : public Backend {
   std::int64_t system_allocations() const override;
 
   void fill(Tensor& out, double value) override;
-  BoundKernel bind_fill(Tensor& out, double value) override;
   void copy(const Tensor& x, Tensor& out) override;
   void cast(const Tensor& x, Tensor& out) override;
   void unary(UnaryOp op, const Tensor& x, Tensor& out) override;
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override;
-  BoundKernel bind_unary(UnaryOp op, const Tensor& x, Tensor& out) override;
-  BoundKernel bind_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override;
   void where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override;
-  BoundKernel bind_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) override;
   void betainc(const Tensor& a, const Tensor& b, const Tensor& x, Tensor& out) override;
   void broadcast_to(const Tensor& x, Tensor& out) override;
 
   void reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) override;
-  BoundKernel bind_reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) override;
   void argmax(const Tensor& x, int axis, Tensor& out) override;
   void cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) override;
   void sort(const Tensor& x, int axis, bool descending, Tensor* values, Tensor* indices) override;
@@ -35,8 +30,6 @@ class CpuBackend final : public Backend {
   void permute(const Tensor& x, std::span<const int> perm, Tensor& out) override;
   void slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override;
   void slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override;
-  BoundKernel bind_slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override;
-  BoundKernel bind_slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) override;
   void concat(std::span<const Tensor> xs, int axis, Tensor& out) override;
   void gather(const Tensor& x, int axis, const Tensor& index, Tensor& out) override;
   void scatter_add(const Tensor& src, int axis, const Tensor& index, Tensor& out) override;

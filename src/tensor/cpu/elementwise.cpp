@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "tensor/cpu/cpu_binder.hpp"
 #include "tensor/cpu/special_functions.hpp"
 #include "tensor/cpu/strided_loop.hpp"
 #include "tensor/cpu/vector_math.hpp"
@@ -211,7 +212,7 @@ void run_bound_binary(const BoundKernel& k) {
   }
 }
 
-// Calls are bound only where map_unary/map_binary/fill run one serial loop (parallel_chunks'
+// Calls are bound only where map_unary/map_binary/where run one serial loop (parallel_chunks'
 // threshold).
 bool serial(const Tensor& out) { return out.numel() < 2 * kParallelGrain; }
 
@@ -229,12 +230,6 @@ void run_bound_where(const BoundKernel& k) {
 template <class T, std::size_t... Case>  // Case: bit 2 cond, bit 1 a, bit 0 b scalar
 constexpr std::array<void (*)(const BoundKernel&), 8> where_runners(std::index_sequence<Case...>) {
   return {&run_bound_where<T, bool(Case & 4), bool(Case & 2), bool(Case & 1)>...};
-}
-
-template <class T>
-void run_bound_fill(const BoundKernel& k) {
-  T* o = static_cast<T*>(k.out);
-  std::fill(o, o + k.n, static_cast<T>(k.value));
 }
 
 }  // namespace
@@ -301,7 +296,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
   });
 }
 
-BoundKernel CpuBackend::bind_where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) {
+BoundKernel CpuBinder::where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) const {
   BoundKernel k;
   const auto operand = [&](const Tensor& t, bool& scalar) {
     scalar = t.numel() == 1 && out.numel() != 1;
@@ -318,17 +313,7 @@ BoundKernel CpuBackend::bind_where(const Tensor& cond, const Tensor& a, const Te
   return k;
 }
 
-BoundKernel CpuBackend::bind_fill(Tensor& out, double value) {
-  BoundKernel k;
-  if (!serial(out)) return k;
-  dispatch_dtype(out.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    k = {&run_bound_fill<T>, nullptr, nullptr, out.data<T>(), out.numel(), 1, value};
-  });
-  return k;
-}
-
-BoundKernel CpuBackend::bind_unary(UnaryOp op, const Tensor& x, Tensor& out) {
+BoundKernel CpuBinder::unary(UnaryOp op, const Tensor& x, Tensor& out) const {
   BoundKernel k;
   if (!serial(out)) return k;
   dispatch_dtype(x.dtype(), [&](auto zero) {
@@ -343,7 +328,7 @@ BoundKernel CpuBackend::bind_unary(UnaryOp op, const Tensor& x, Tensor& out) {
   return k;
 }
 
-BoundKernel CpuBackend::bind_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+BoundKernel CpuBinder::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) const {
   BoundKernel k;
   if (!serial(out) || a.dtype() != b.dtype()) return k;
   const bool same = a.shape() == out.shape() && b.shape() == out.shape();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tensor/cpu/cpu_binder.hpp"
 #include "tensor/cpu/strided_loop.hpp"
 
 namespace variate::cpu {
@@ -110,7 +111,7 @@ void CpuBackend::slice_add(const Tensor& x, int axis, std::int64_t start, std::i
 
 namespace {
 
-// Bound slices (tensor/replay.hpp): the leading axis with step 1, one contiguous range, small enough
+// Bound slices (cpu_binder.hpp): the leading axis with step 1, one contiguous range, small enough
 // that for_rows runs it on one thread.
 template <class T>
 void run_bound_slice(const BoundKernel& k) {
@@ -135,7 +136,7 @@ std::int64_t contiguous_range(const Shape& whole, const Shape& part, int axis, s
 
 }  // namespace
 
-BoundKernel CpuBackend::bind_slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) {
+BoundKernel CpuBinder::slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) const {
   const std::int64_t offset = contiguous_range(x.shape(), out.shape(), axis, start, step);
   if (offset < 0) return {};
   BoundKernel k;
@@ -146,8 +147,8 @@ BoundKernel CpuBackend::bind_slice(const Tensor& x, int axis, std::int64_t start
   return k;
 }
 
-BoundKernel CpuBackend::bind_slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step,
-                                       Tensor& out) {
+BoundKernel CpuBinder::slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step,
+                                     Tensor& out) const {
   const std::int64_t offset = contiguous_range(out.shape(), x.shape(), axis, start, step);
   if (offset < 0) return {};
   BoundKernel k;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tensor/cpu/cpu_binder.hpp"
 #include "tensor/cpu/strided_loop.hpp"
 
 namespace variate::cpu {
@@ -130,7 +131,7 @@ void reduce_typed(ReduceOp op, const Tensor& x, std::span<const bool> reduced, T
   }
 }
 
-// A bound reduction (tensor/replay.hpp): k.rows runs of k.n contiguous elements, each reduced into
+// A bound reduction (cpu_binder.hpp): k.rows runs of k.n contiguous elements, each reduced into
 // one output from the identity k.value, as reduce_into's single-block loops do (so the same bits).
 template <class T, class F>
 void run_bound_reduce(const BoundKernel& k) {
@@ -169,7 +170,7 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& x, std::span<const bool> redu
   }
 }
 
-BoundKernel CpuBackend::bind_reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) {
+BoundKernel CpuBinder::reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) const {
   // Bound: floating x small enough for one block, reduced as a whole or over its trailing axes.
   if (!is_floating(x.dtype()) || x.numel() == 0 || x.numel() > kParallelGrain) return {};
   const MergedAxes m = merge_axes(x.shape(), reduced);
