@@ -1,6 +1,6 @@
 #pragma once
 // The neural-network layer in one include: modules, layers, MADE, checkpoints,
-// optimizers and schedules, L-BFGS.
+// optimizers and schedules, L-BFGS, the training loop.
 #include "variate/autodiff/nn_ops.hpp"
 #include "variate/nn/attention.hpp"
 #include "variate/nn/checkpoint.hpp"
@@ -14,3 +14,4 @@
 #include "variate/nn/optim.hpp"
 #include "variate/nn/schedule.hpp"
 #include "variate/nn/sequential.hpp"
+#include "variate/nn/train.hpp"

@@ -37,6 +37,8 @@ class Optimizer {
   std::int64_t steps_taken() const { return steps_; }
   /// The rate the next step will use.
   double learning_rate() const { return schedule_(steps_); }
+  /// The parameters this optimizer updates.
+  Parameters& parameters() const { return params_; }
 
   /// The step count ("<kind>.step", an i64 scalar) and copies of the buffers, named
   /// "<kind>.<buffer>.<parameter name>" ("adam.m.0.weight"), for save_tensors.
