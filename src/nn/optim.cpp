@@ -45,6 +45,9 @@ void Optimizer::step(std::span<const Tensor> grads) {
                       grads[i].device() == p.device(),
                   op, "the gradient of '", params_.name(i), "' must be ", p.dtype(), " of shape ", p.shape().str(),
                   ", got ", grads[i].defined() ? grads[i].shape().str() : std::string("an undefined tensor"));
+    for (std::size_t b = 0; b < buffer_names_.size(); ++b)
+      VARIATE_CHECK(buffers_[b * params_.size() + i].shape() == p.shape(), op, "parameter '", params_.name(i),
+                    "' changed shape to ", p.shape().str(), " after the optimizer was made");
   }
   const double lr = schedule_(steps_);
   for (std::size_t i = 0; i < grads.size(); ++i) update(i, grads[i], lr, steps_ + 1);
