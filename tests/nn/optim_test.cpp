@@ -130,6 +130,17 @@ TEST(Optimizer, Float32Parameters) {
   EXPECT_ERROR(sgd.step(std::span<const Tensor>(&wrong, 1)), "the gradient of 'x' must be f32 of shape [2], got [2]");
 }
 
+TEST(Optimizer, AParameterThatChangedShapeIsAnError) {
+  Point point(Tensor::vec({1.0, 2.0}));
+  Parameters params(point);
+  Adam adam(params, 0.1);
+  point.x = Tensor::vec({1.0, 2.0, 3.0});
+  const Tensor grad = Tensor::vec({1.0, 1.0, 1.0});
+  EXPECT_ERROR(adam.step(std::span<const Tensor>(&grad, 1)),
+               "nn::Optimizer::step: parameter 'x' changed shape to [3] after the optimizer was made");
+  EXPECT_EQ(adam.steps_taken(), 0);
+}
+
 TEST(ClipGradNorm, ScalesToTheLimitAndReturnsTheNorm) {
   std::vector<Tensor> grads = {Tensor::vec({3.0, 0.0}), Tensor::vec({4.0})};
   const Tensor kept = grads[1];  // a second handle: its elements must not change
