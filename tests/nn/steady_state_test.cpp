@@ -1,5 +1,6 @@
 // The layer code adds no allocation of its own: a steady-state gradient of an MLP through
-// nn::value_and_grad makes no C++ heap allocation and takes no tensor block from the system.
+// nn::value_and_grad, and a training step (clipping, AdamW), make no C++ heap allocation and take no
+// tensor block from the system.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include "variate/autodiff/ops.hpp"
 #include "variate/nn/layers.hpp"
 #include "variate/nn/linear.hpp"
+#include "variate/nn/optim.hpp"
 #include "variate/nn/sequential.hpp"
 
 // Counts every C++ heap allocation in this test program (as tests/autodiff/tape_test.cpp does).
@@ -50,6 +52,30 @@ TEST(SteadyState, MlpGradientAllocatesNothing) {
     EXPECT_EQ(backend(Device{}).system_allocations() - system_before, 0) << "tensor blocks from the system, " << dtype;
     EXPECT_TRUE(std::isfinite(checksum));
   }
+}
+
+TEST(SteadyState, TrainingStepAllocatesNothing) {
+  Sequential mlp;
+  mlp.push(Linear(50, 20, random::Key(1)));
+  mlp.push(Activation(ActivationKind::tanh));
+  mlp.push(Linear(20, 5, random::Key(2)));
+  Parameters params(mlp);
+  std::vector<Tensor> grads(params.size());
+  AdamW adamw(params, cosine_decay(1e-3, 100));
+  const Tensor x = testing::random_tensor(Shape{8, 50}, 4);
+  auto loss = [&] { return sum(square(mlp(x))); };
+  auto train_step = [&] {
+    value_and_grad(params, loss, grads);
+    clip_grad_norm(grads, 1e-3);  // small enough that every step scales the gradients
+    adamw.step(grads);
+  };
+  for (int i = 0; i < 3; ++i) train_step();
+  const std::int64_t heap_before = heap_allocations.load();
+  const std::int64_t system_before = backend(Device{}).system_allocations();
+  for (int i = 0; i < 10; ++i) train_step();
+  EXPECT_EQ(heap_allocations.load() - heap_before, 0) << "C++ heap allocations in steady state";
+  EXPECT_EQ(backend(Device{}).system_allocations() - system_before, 0) << "tensor blocks from the system";
+  EXPECT_EQ(adamw.steps_taken(), 13);
 }
 
 }  // namespace

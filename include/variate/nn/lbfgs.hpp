@@ -1,0 +1,49 @@
+#pragma once
+// L-BFGS for full-batch problems (a MAP estimate, a small network on all its data): Nocedal &
+// Wright, Numerical Optimization (2nd ed.), Algorithm 7.4 (the two-loop recursion) for the
+// direction and Algorithms 3.5 and 3.6 (a line search for the strong Wolfe conditions, with cubic
+// interpolation in the zoom) for the step. The parameters are updated in place and, on return,
+// hold the best point found.
+//
+//   nn::Parameters params(model);
+//   nn::LbfgsResult r = nn::minimize_lbfgs(params, [&] { return -log_posterior(model); });
+//   if (r.status == nn::LbfgsStatus::line_search_failed) std::cerr << r.message << '\n';
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "variate/nn/module.hpp"
+
+namespace variate::nn {
+
+struct LbfgsOptions {
+  std::int64_t max_iterations = 100;
+  /// The number of correction pairs (s, y) kept: m in Nocedal & Wright.
+  int history = 10;
+  /// Converged when the gradient's L2 norm is at most this.
+  double gradient_tolerance = 1e-6;
+  /// Sufficient decrease (c1) and curvature (c2) constants of the strong Wolfe conditions.
+  double c1 = 1e-4;
+  double c2 = 0.9;
+  /// Loss evaluations one line search may make before it gives up.
+  int max_line_search_evaluations = 25;
+};
+
+enum class LbfgsStatus { converged, max_iterations, line_search_failed };
+
+struct LbfgsResult {
+  LbfgsStatus status = LbfgsStatus::max_iterations;
+  std::int64_t iterations = 0;
+  std::int64_t evaluations = 0;  // of the loss and its gradient
+  double loss = 0;
+  double gradient_norm = 0;
+  /// What happened, in words: which iteration's line search failed and why, say.
+  std::string message;
+};
+
+/// Minimizes loss() (a one-element tensor computed from the parameters, which must be f32 or f64)
+/// over the parameters. Throws if the loss or its gradient is not finite at the starting point; a
+/// non-finite value met during a line search counts as too large a step.
+LbfgsResult minimize_lbfgs(Parameters& params, const std::function<Tensor()>& loss, LbfgsOptions options = {});
+
+}  // namespace variate::nn

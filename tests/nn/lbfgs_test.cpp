@@ -1,0 +1,80 @@
+// L-BFGS: the Rosenbrock function's minimum, a quadratic in few iterations, float parameters, and a
+// line search that cannot succeed reported as such.
+#include "variate/nn/lbfgs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nn/point_module.hpp"
+#include "support/expect_error.hpp"
+#include "variate/autodiff/ops.hpp"
+
+namespace variate::nn {
+namespace {
+
+using testing::Point;
+
+TEST(Lbfgs, RosenbrockReachesOneOne) {
+  Point point(Tensor::vec({-1.2, 1.0}));  // the classic start (More, Garbow & Hillstrom 1981)
+  Parameters params(point);
+  auto rosenbrock = [&] {
+    const Tensor a = index(point.x, {0}), b = index(point.x, {1});
+    return square(1.0 - a) + 100.0 * square(b - square(a));
+  };
+  const LbfgsResult r = minimize_lbfgs(params, rosenbrock, {.max_iterations = 200, .gradient_tolerance = 1e-8});
+  EXPECT_EQ(r.status, LbfgsStatus::converged) << r.message;
+  EXPECT_NEAR(point.x.at(0), 1.0, 1e-6);
+  EXPECT_NEAR(point.x.at(1), 1.0, 1e-6);
+  EXPECT_LT(r.loss, 1e-12);
+  EXPECT_LE(r.gradient_norm, 1e-8);
+  EXPECT_LT(r.iterations, 100);
+  EXPECT_GE(r.evaluations, r.iterations + 1);
+}
+
+TEST(Lbfgs, QuadraticInFewIterations) {
+  // f(x) = sum_k a_k (x_k - c_k)^2 in 5 dimensions. With exact line searches (L-)BFGS ends on a
+  // quadratic in n = 5 iterations; a nearly exact strong Wolfe search (c2 = 0.1) needs a few more.
+  Point point(Tensor::vec({0.0, 0.0, 0.0, 0.0, 0.0}));
+  Parameters params(point);
+  const Tensor a = Tensor::vec({1.0, 2.0, 5.0, 10.0, 30.0}), c = Tensor::vec({1.0, -1.0, 2.0, 0.5, -3.0});
+  const LbfgsResult r =
+      minimize_lbfgs(params, [&] { return sum(a * square(point.x - c)); }, {.gradient_tolerance = 1e-9, .c2 = 0.1});
+  EXPECT_EQ(r.status, LbfgsStatus::converged) << r.message;
+  EXPECT_LE(r.iterations, 10) << r.message;  // 7 measured
+  for (int k = 0; k < 5; ++k) EXPECT_NEAR(point.x.at(k), c.at(k), 1e-9) << "coordinate " << k;
+}
+
+TEST(Lbfgs, Float32Parameters) {
+  Point point(Tensor::from(std::vector<float>{3.0f, -2.0f}));
+  Parameters params(point);
+  const Tensor c = Tensor::from(std::vector<float>{1.0f, 0.5f});
+  const LbfgsResult r = minimize_lbfgs(params, [&] { return sum(square(point.x - c)); }, {.gradient_tolerance = 1e-4});
+  EXPECT_EQ(r.status, LbfgsStatus::converged) << r.message;
+  EXPECT_EQ(point.x.dtype(), DType::f32);
+  EXPECT_NEAR(point.x.at(0), 1.0, 1e-4);
+  EXPECT_NEAR(point.x.at(1), 0.5, 1e-4);
+}
+
+TEST(Lbfgs, AnUnboundedLossFailsTheLineSearchWithAMessage) {
+  // f(x) = -x is unbounded below: every step doubles and none meets the curvature condition.
+  Point point(Tensor::vec({0.0}));
+  Parameters params(point);
+  const LbfgsResult r = minimize_lbfgs(params, [&] { return -sum(point.x); }, {.max_line_search_evaluations = 10});
+  EXPECT_EQ(r.status, LbfgsStatus::line_search_failed);
+  EXPECT_NE(r.message.find("iteration 1: the line search failed: no step satisfying the strong Wolfe conditions "
+                           "within 10 evaluations"),
+            std::string::npos)
+      << r.message;
+  EXPECT_EQ(point.x.at(0), 0.0);  // back at the best point found
+  EXPECT_EQ(r.loss, 0.0);
+}
+
+TEST(Lbfgs, ANonFiniteStartIsAnError) {
+  Point point(Tensor::vec({-1.0}));
+  Parameters params(point);
+  EXPECT_ERROR(minimize_lbfgs(params, [&] { return sum(log(point.x)); }), "is not finite at the starting point");
+}
+
+}  // namespace
+}  // namespace variate::nn
