@@ -79,8 +79,8 @@ int run_gradient_job(const GradientJobOptions& options, std::ostream& out) {
   out << std::setprecision(4) << "result: test accuracy " << accuracy(s.x_test, s.y_test, w) << ", train accuracy "
       << accuracy(s.x_train, s.y_train, w) << ", |gradient| at the end " << std::scientific << std::setprecision(2)
       << grad_norm << '\n'
-      << std::fixed << std::setprecision(1) << "timing: " << options.steps << " gradients in "
-      << grad_seconds * 1e3 << " ms, " << grad_seconds / options.steps * 1e6 << " us per gradient\n";
+      << std::fixed << std::setprecision(1) << "timing: " << options.steps << " gradients in " << grad_seconds * 1e3
+      << " ms, " << grad_seconds / options.steps * 1e6 << " us per gradient\n";
   return 0;
 }
 

@@ -70,8 +70,7 @@ class Recommendations final : public PosteriorReport {
 
   void print(std::ostream& out) const override {
     std::lock_guard lock(mutex_);
-    out << "\nrecommendations: how often each unwatched movie was the top pick over " << draws_
-        << " posterior draws\n";
+    out << "\nrecommendations: how often each unwatched movie was the top pick over " << draws_ << " posterior draws\n";
     for (const TopPicks& t : users_) {
       out << "  the " << t.who << " active user (user " << t.user + 1 << ", " << t.watched << " movies watched):\n";
       std::vector<std::pair<std::int64_t, std::int64_t>> ranked(t.counts.begin(), t.counts.end());
@@ -103,9 +102,9 @@ Model matrix_factorization(const std::string& name, const data::WatchData& w, DT
   Model m;
   m.name = name;
   std::ostringstream desc;
-  desc << "matrix factorization: U ~ Normal(0, 1) [" << users << " x " << kEmbedding << "] and b_user ["
-       << users << "] sharded by user, V ~ Normal(0, 1) [" << movies << " x " << kEmbedding << "], b_movie ["
-       << movies << "], watched ~ Bernoulli(logits = U V^T + b_user + b_movie)";
+  desc << "matrix factorization: U ~ Normal(0, 1) [" << users << " x " << kEmbedding << "] and b_user [" << users
+       << "] sharded by user, V ~ Normal(0, 1) [" << movies << " x " << kEmbedding << "], b_movie [" << movies
+       << "], watched ~ Bernoulli(logits = U V^T + b_user + b_movie)";
   m.description = desc.str();
   std::ostringstream data;
   data << source << ": " << users << " users x " << movies << " movies, " << w.watches.size() << " watched";

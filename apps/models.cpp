@@ -263,8 +263,8 @@ Model logistic(const ModelOptions& o) {
        << "], y ~ BernoulliLogitGLM(X, beta, alpha)";
   m.description = desc.str();
   m.data = c.data;
-  m.program = [x = distribute::ShardedData(c.x_train, "data"), y = distribute::ShardedData(cast(c.y_train, o.dtype), "data"),
-               zero, one, alpha_scale, d] {
+  m.program = [x = distribute::ShardedData(c.x_train, "data"),
+               y = distribute::ShardedData(cast(c.y_train, o.dtype), "data"), zero, one, alpha_scale, d] {
     auto alpha = Normal(zero, alpha_scale, "alpha");
     auto beta = Normal(zero, one, "beta", {d});
     tracing::Condition observed({{"y", y.local()}});
@@ -367,10 +367,12 @@ const std::vector<ModelInfo>& model_catalog() {
       {"eight-schools", "eight schools, non-centered; --data JSON or CSV with y and sigma"},
       {"beta-bernoulli", "CmdStan's bernoulli example; --data JSON {N, y} or CSV column y"},
       {"mnist-softmax", "softmax regression on MNIST; --data DIR with the IDX files (default ../shared/data/mnist)"},
-      {"movielens", "matrix factorization of MovieLens-100K's watch matrix; --data DIR (default "
-                    "../shared/data/movielens-100k)"},
-      {"movielens-synthetic", "matrix factorization of a synthetic watch matrix of MovieLens-1M's size "
-                              "(6040 x 3706, ~1M ones)"},
+      {"movielens",
+       "matrix factorization of MovieLens-100K's watch matrix; --data DIR (default "
+       "../shared/data/movielens-100k)"},
+      {"movielens-synthetic",
+       "matrix factorization of a synthetic watch matrix of MovieLens-1M's size "
+       "(6040 x 3706, ~1M ones)"},
   };
   return catalog;
 }
@@ -388,7 +390,8 @@ Model make_model(const std::string& name, const ModelOptions& options) {
     return matrix_factorization(name, data::load_movielens_100k(dir), options.dtype, dir + " (MovieLens-100K)");
   }
   if (name == "movielens-synthetic") {
-    VARIATE_CHECK(options.data_path.empty(), "make_model", "model 'movielens-synthetic' generates its data; --data is not used");
+    VARIATE_CHECK(options.data_path.empty(), "make_model",
+                  "model 'movielens-synthetic' generates its data; --data is not used");
     return matrix_factorization(name, data::synthetic_watch_matrix(random::Key(kSplitSeed)), options.dtype,
                                 "synthetic (low-rank logits, seed 1)");
   }

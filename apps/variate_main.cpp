@@ -103,9 +103,10 @@ int main(int argc, char** argv) {
   sample_cmd->add_option("--threads", sample.threads, "worker threads (0: one per core)")
       ->check(whole_number(0, 1024))
       ->capture_default_str();
-  sample_cmd->add_option("--devices", sample.devices,
-                         "thread devices to split the data (and sharded latent variables) over; each runs every "
-                         "chain on its shard. Under mpirun: devices per rank")
+  sample_cmd
+      ->add_option("--devices", sample.devices,
+                   "thread devices to split the data (and sharded latent variables) over; each runs every "
+                   "chain on its shard. Under mpirun: devices per rank")
       ->check(whole_number(1, 1024))
       ->capture_default_str();
   sample_cmd

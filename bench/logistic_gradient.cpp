@@ -84,8 +84,8 @@ void BM_FusedGLM4Chains(benchmark::State& state, DType dtype) {
   const Tensor w4 = prim::cast(random::normal(random::Key(5), Shape{4, kD}), dtype);
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    auto result = value_and_grad(
-        [&](const Tensor& w) { return sum(dist::BernoulliLogitGLM(p.x, w, alpha).log_prob(p.y)); }, w4);
+    auto result =
+        value_and_grad([&](const Tensor& w) { return sum(dist::BernoulliLogitGLM(p.x, w, alpha).log_prob(p.y)); }, w4);
     benchmark::DoNotOptimize(result.grads[0].raw());
   }
   report(state, p, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -106,9 +106,10 @@ int main(int argc, char** argv) {
   const double triad = variate::bench::triad_bandwidth_gbs(threads);
   // The floor is a read of a buffer of X's size (f64), which stays in cache between gradients as X does.
   read_gbs = variate::bench::read_bandwidth_gbs(threads, std::size_t(kN * kD * 8), 15);
-  std::printf("machine: %d threads; memory read %.1f GB/s, triad %.1f GB/s; re-read of a %.1f MB buffer (X's size) "
-              "%.1f GB/s\n",
-              threads, memory_gbs, triad, double(kN * kD * 8) / 1e6, read_gbs);
+  std::printf(
+      "machine: %d threads; memory read %.1f GB/s, triad %.1f GB/s; re-read of a %.1f MB buffer (X's size) "
+      "%.1f GB/s\n",
+      threads, memory_gbs, triad, double(kN * kD * 8) / 1e6, read_gbs);
   std::printf("floor per gradient (one read of X at %.1f GB/s): f64 %.3f ms, f32 %.3f ms\n", read_gbs,
               double(kN * kD * 8) / (read_gbs * 1e9) * 1e3, double(kN * kD * 4) / (read_gbs * 1e9) * 1e3);
   std::printf("time_over_floor: time per gradient divided by that floor (target <= 2 in f64)\n\n");

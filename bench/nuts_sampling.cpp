@@ -93,8 +93,7 @@ double run_seed(const char* model_name, const inference::Target& target, const C
 }
 
 /// One row per seed and, for several seeds, the median and the range of the ratios.
-void run(const char* model_name, const tracing::Program& model, const Config& config, const Reference& ref,
-         int seeds) {
+void run(const char* model_name, const tracing::Program& model, const Config& config, const Reference& ref, int seeds) {
   const inference::Unconstrained space(model);
   const inference::Target target = inference::make_target(space, config.dtype);
   std::vector<double> ratios;
@@ -110,7 +109,8 @@ tracing::Program logistic(std::int64_t n, std::int64_t d, DType dtype) {
   const Tensor x = random::normal(random::fold_in(key, 1), Shape{n, d});
   const Tensor true_w = prim::binary(BinaryOp::mul, random::normal(random::fold_in(key, 2), Shape{d}), 0.3);
   const Tensor probs = prim::unary(UnaryOp::sigmoid, prim::matmul(x, true_w));
-  const Tensor y = prim::cast(prim::binary(BinaryOp::lt, random::uniform(random::fold_in(key, 3), Shape{n}), probs), dtype);
+  const Tensor y =
+      prim::cast(prim::binary(BinaryOp::lt, random::uniform(random::fold_in(key, 3), Shape{n}), probs), dtype);
   const Tensor xd = prim::cast(x, dtype);
   const Tensor zero = Tensor::scalar(0.0, dtype), one = Tensor::scalar(1.0, dtype);
   return [=] {
@@ -174,25 +174,28 @@ int main(int argc, char** argv) {
   // X (N = 100000, D = 51) stays in cache between calls: its floor is the re-read rate of a buffer its size.
   const std::size_t x_bytes = std::size_t(100000) * 51 * 8;
   const double read_gbs = bench::read_bandwidth_gbs(threads, x_bytes, 15);
-  std::printf("machine: %d threads; memory read %.1f GB/s on all threads (1 thread: %.1f); re-read of a %.1f MB "
-              "buffer (X's size) %.1f GB/s (1 thread: %.1f)\n",
-              threads, bench::read_bandwidth_gbs(threads), bench::read_bandwidth_gbs(1), double(x_bytes) / 1e6,
-              read_gbs, bench::read_bandwidth_gbs(1, x_bytes, 15));
-  std::printf("Stan reference (CmdStan 2.32.2, 4 chains x (1000+1000), 2 threads), min bulk ESS per wall-second:\n"
-              "  logistic N=100000 D=51: 18.0; logistic N=10000 D=21: 786; eight schools non-centered: 18600\n");
+  std::printf(
+      "machine: %d threads; memory read %.1f GB/s on all threads (1 thread: %.1f); re-read of a %.1f MB "
+      "buffer (X's size) %.1f GB/s (1 thread: %.1f)\n",
+      threads, bench::read_bandwidth_gbs(threads), bench::read_bandwidth_gbs(1), double(x_bytes) / 1e6, read_gbs,
+      bench::read_bandwidth_gbs(1, x_bytes, 15));
+  std::printf(
+      "Stan reference (CmdStan 2.32.2, 4 chains x (1000+1000), 2 threads), min bulk ESS per wall-second:\n"
+      "  logistic N=100000 D=51: 18.0; logistic N=10000 D=21: 786; eight schools non-centered: 18600\n");
   std::printf("floor: one read of X (N=100000, D=51) at %.1f GB/s = %.3f ms (f64), %.3f ms (f32)\n\n", read_gbs,
               100000.0 * 51 * 8 / (read_gbs * 1e9) * 1e3, 100000.0 * 51 * 4 / (read_gbs * 1e9) * 1e3);
   std::printf("%-15s %-16s %5s %9s %12s %9s %9s %8s %10s %9s\n", "model", "chains", "seed", "ms/call", "leapfrog/s",
               "min ESS", "med ESS", "wall s", "ESS/s", "vs Stan");
-  const Config configs[] = {{"threaded f64", false, DType::f64},
-                            {"vectorized f64", true, DType::f64},
-                            {"vectorized f32", true, DType::f32}};
+  const Config configs[] = {
+      {"threaded f64", false, DType::f64}, {"vectorized f64", true, DType::f64}, {"vectorized f32", true, DType::f32}};
   for (const Config& c : configs) {
     if (!layout_wanted(argc, argv, c)) continue;
     if (wanted(argc, argv, "logistic")) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0}, seeds);
     if (wanted(argc, argv, "logistic-small")) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786}, seeds);
-    if (wanted(argc, argv, "eight-schools") && c.dtype == DType::f64) run("eight-schools", eight_schools(), c, {18600}, seeds);
+    if (wanted(argc, argv, "eight-schools") && c.dtype == DType::f64)
+      run("eight-schools", eight_schools(), c, {18600}, seeds);
   }
-  std::printf("\nms/call: wall time per target call (a vectorized call evaluates all 4 chains); seed: the last two\n"
-              "digits of the sampler's seed; min/med ESS: the min and the median bulk ESS over the parameters\n");
+  std::printf(
+      "\nms/call: wall time per target call (a vectorized call evaluates all 4 chains); seed: the last two\n"
+      "digits of the sampler's seed; min/med ESS: the min and the median bulk ESS over the parameters\n");
 }

@@ -204,6 +204,7 @@ int main(int argc, char** argv) {
                   w.flops / 1e9, flops[1], flops[2]);
     std::printf(")\n");
   }
-  std::printf("\nbound/time: the share of the machine's bound the sharded gradient reaches (target >= 0.7); "
-              "speedup target 1.8 on 2 cores\n");
+  std::printf(
+      "\nbound/time: the share of the machine's bound the sharded gradient reaches (target >= 0.7); "
+      "speedup target 1.8 on 2 cores\n");
 }

@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
   read_gbs[1] = variate::bench::read_bandwidth_gbs(1);
   read_gbs[2] = variate::bench::read_bandwidth_gbs(2);
   const double x_bytes = double(kN * kD * 8);
-  std::printf("MNIST shape N = %ld, D = %ld, K = %ld, f64: X is %.0f MB\n", long(kN), long(kD), long(kK), x_bytes / 1e6);
+  std::printf("MNIST shape N = %ld, D = %ld, K = %ld, f64: X is %.0f MB\n", long(kN), long(kD), long(kK),
+              x_bytes / 1e6);
   for (int t : {1, 2})
     std::printf("memory read %.1f GB/s on %d thread(s): one read of X takes %.1f ms\n", read_gbs[t], t,
                 x_bytes / (read_gbs[t] * 1e9) * 1e3);

@@ -30,8 +30,8 @@ int main() {
   auto [value, grads] = value_and_grad([&](const Tensor& w) { return log_joint({{"w", w}}); }, w);
 
   const Tensor z = matmul(x, w);
-  const double expected = sum(y * z - softplus(z)).item() - 0.5 * sum(square(w)).item() -
-                          32.5 * std::log(2 * std::numbers::pi);
+  const double expected =
+      sum(y * z - softplus(z)).item() - 0.5 * sum(square(w)).item() - 32.5 * std::log(2 * std::numbers::pi);
   const Tensor expected_grad = matmul(x, y - sigmoid(z), true, false) - w;
   std::printf("Logistic regression on digits (%lld rows, 65 weights):\n", static_cast<long long>(n));
   bool ok = examples::check("log joint", value.item(), expected);

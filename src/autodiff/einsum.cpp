@@ -46,8 +46,10 @@ Tensor sum_unused(const Tensor& x, std::string& labels, const std::string& keep)
   std::vector<int> axes;
   std::string rest;
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    if (keep.find(labels[i]) == std::string::npos) axes.push_back(int(i));
-    else rest.push_back(labels[i]);
+    if (keep.find(labels[i]) == std::string::npos)
+      axes.push_back(int(i));
+    else
+      rest.push_back(labels[i]);
   }
   labels = rest;
   return axes.empty() ? x : sum(x, axes);
@@ -138,9 +140,12 @@ Tensor einsum(std::string_view spec, const Tensor& a, const Tensor& b) {
   std::string batch, contracted, free_a, free_b;
   for (char c : la) {
     const bool in_b = lb.find(c) != std::string::npos, in_out = out.find(c) != std::string::npos;
-    if (in_b && in_out) batch.push_back(c);
-    else if (in_b) contracted.push_back(c);
-    else free_a.push_back(c);
+    if (in_b && in_out)
+      batch.push_back(c);
+    else if (in_b)
+      contracted.push_back(c);
+    else
+      free_a.push_back(c);
   }
   for (char c : lb)
     if (la.find(c) == std::string::npos) free_b.push_back(c);

@@ -158,22 +158,20 @@ static Tensor from_first(BinaryOp wins, const Tensor& a, const Tensor& b) {
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
   const Tensor from_a = from_first(BinaryOp::ge, a, b);
-  return record(prim::binary(BinaryOp::maximum, a, b), {a, b}, {from_a},
-                [](const BackwardContext& ctx) {
-                  const Tensor zero = zero_like(ctx.grad());
-                  ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
-                  ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
-                });
+  return record(prim::binary(BinaryOp::maximum, a, b), {a, b}, {from_a}, [](const BackwardContext& ctx) {
+    const Tensor zero = zero_like(ctx.grad());
+    ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+    ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
+  });
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
   const Tensor from_a = from_first(BinaryOp::le, a, b);
-  return record(prim::binary(BinaryOp::minimum, a, b), {a, b}, {from_a},
-                [](const BackwardContext& ctx) {
-                  const Tensor zero = zero_like(ctx.grad());
-                  ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
-                  ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
-                });
+  return record(prim::binary(BinaryOp::minimum, a, b), {a, b}, {from_a}, [](const BackwardContext& ctx) {
+    const Tensor zero = zero_like(ctx.grad());
+    ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+    ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
+  });
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -215,17 +213,13 @@ Tensor log(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::log, x, [](const Tensor& x) { return reciprocal(x); });
 }
 Tensor log1p(const Tensor& x) {
-  return unary_op<Saves::input>(UnaryOp::log1p, x, [](const Tensor& x) {
-    return reciprocal(x + 1.0);
-  });
+  return unary_op<Saves::input>(UnaryOp::log1p, x, [](const Tensor& x) { return reciprocal(x + 1.0); });
 }
 Tensor expm1(const Tensor& x) {
   return unary_op<Saves::output>(UnaryOp::expm1, x, [](const Tensor& y) { return y + 1.0; });
 }
 Tensor sqrt(const Tensor& x) {
-  return unary_op<Saves::output>(UnaryOp::sqrt, x, [](const Tensor& y) {
-    return reciprocal(y * 2.0);
-  });
+  return unary_op<Saves::output>(UnaryOp::sqrt, x, [](const Tensor& y) { return reciprocal(y * 2.0); });
 }
 Tensor abs(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::abs, x, [](const Tensor& x) { return sign(x); });
@@ -236,9 +230,7 @@ Tensor square(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::square, x, [](const Tensor& x) { return x * 2.0; });
 }
 Tensor reciprocal(const Tensor& x) {
-  return unary_op<Saves::output>(UnaryOp::reciprocal, x, [](const Tensor& y) {
-    return -square(y);
-  });
+  return unary_op<Saves::output>(UnaryOp::reciprocal, x, [](const Tensor& y) { return -square(y); });
 }
 Tensor sigmoid(const Tensor& x) {
   return unary_op<Saves::output>(UnaryOp::sigmoid, x, [](const Tensor& y) {  // y (1 - y)
@@ -276,9 +268,8 @@ Tensor erf(const Tensor& x) {
   });
 }
 Tensor erfc(const Tensor& x) {
-  return unary_op<Saves::input>(UnaryOp::erfc, x, [](const Tensor& x) {
-    return exp(-square(x)) * (-2.0 / std::sqrt(std::numbers::pi));
-  });
+  return unary_op<Saves::input>(UnaryOp::erfc, x,
+                                [](const Tensor& x) { return exp(-square(x)) * (-2.0 / std::sqrt(std::numbers::pi)); });
 }
 
 Tensor igamma(const Tensor& a, const Tensor& x) {

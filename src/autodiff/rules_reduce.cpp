@@ -106,8 +106,6 @@ Tensor sort(const Tensor& x, int axis, bool descending) {
   });
 }
 
-Tensor argsort(const Tensor& x, int axis, bool descending) {
-  return constant(prim::argsort(x, axis, descending));
-}
+Tensor argsort(const Tensor& x, int axis, bool descending) { return constant(prim::argsort(x, axis, descending)); }
 
 }  // namespace variate

@@ -18,9 +18,8 @@ Tensor constant(Tensor x) {
 }  // namespace
 
 Tensor reshape(const Tensor& x, std::span<const std::int64_t> dims) {
-  return record(prim::reshape(x, dims), {x}, {}, [](const BackwardContext& ctx) {
-    ctx.add(0, ctx.grad().view(ctx.input_shape(0)));
-  });
+  return record(prim::reshape(x, dims), {x}, {},
+                [](const BackwardContext& ctx) { ctx.add(0, ctx.grad().view(ctx.input_shape(0))); });
 }
 Tensor reshape(const Tensor& x, std::initializer_list<std::int64_t> dims) {
   return reshape(x, std::span<const std::int64_t>(dims.begin(), dims.size()));
@@ -133,8 +132,7 @@ Tensor scatter_add(const Tensor& base, int axis, const Tensor& index, const Tens
   const int ax = normalize_axis("scatter_add", axis, base.rank());
   return record(prim::scatter_add(base, ax, index, src), {base, src}, {index}, [ax](const BackwardContext& ctx) {
     ctx.add(0, ctx.grad());
-    if (ctx.needs_grad(1))
-      ctx.add(1, gather(ctx.grad(), ax, broadcast_to(ctx.saved(0), ctx.input_shape(1))));
+    if (ctx.needs_grad(1)) ctx.add(1, gather(ctx.grad(), ax, broadcast_to(ctx.saved(0), ctx.input_shape(1))));
   });
 }
 

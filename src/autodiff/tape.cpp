@@ -31,7 +31,8 @@ class Arena {
         continue;
       }
       // Chunks are 64-byte aligned, so aligning offsets aligns addresses for any rule object.
-      const std::size_t wanted = std::max<std::size_t>(bytes + align, chunks_.empty() ? 1 << 16 : chunks_.back().size * 2);
+      const std::size_t wanted =
+          std::max<std::size_t>(bytes + align, chunks_.empty() ? 1 << 16 : chunks_.back().size * 2);
       const std::size_t size = (wanted + 63) / 64 * 64;
       chunks_.push_back({static_cast<char*>(std::aligned_alloc(64, size)), size});
       if (!chunks_.back().data) throw std::bad_alloc();
@@ -104,7 +105,8 @@ bool tracked_by_outer_tape(TapeRef ref) {
 }
 
 [[noreturn]] void fail_nested(const char* where) {
-  variate::detail::fail(where, ": a value tracked by an enclosing transform (value_and_grad, grad, vjp, jacobian) "
+  variate::detail::fail(where,
+                        ": a value tracked by an enclosing transform (value_and_grad, grad, vjp, jacobian) "
                         "reached a transform nested inside it. Gradients of gradients are not supported: the "
                         "inner result would be a constant to the outer transform, so second derivatives would "
                         "come out as a silent zero");
@@ -129,7 +131,8 @@ bool any_tracked(std::span<const Tensor> xs) {
 
 void* arena_allocate(Tape* tape, std::size_t bytes, std::size_t align) { return tape->arena.allocate(bytes, align); }
 
-Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, void* rule, void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*)) {
+Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, void* rule,
+                 void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*)) {
   auto* node = static_cast<Node*>(tape->arena.allocate(sizeof(Node), alignof(Node)));
   node->invoke = invoke;
   node->destroy = destroy;

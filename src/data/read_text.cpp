@@ -3,8 +3,8 @@
 #include <zlib.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -83,8 +83,12 @@ std::string unzip_single(const std::string& zip, const char* op, const std::stri
     need(at + 46 <= zip.size() && le32(zip, at) == 0x02014b50, "a broken central directory");
     const std::size_t name_length = le16(zip, at + 28), extra = le16(zip, at + 30), comment = le16(zip, at + 32);
     need(at + 46 + name_length <= zip.size(), "a broken central directory");
-    Member m{zip.substr(at + 46, name_length), le16(zip, at + 10), le32(zip, at + 16), le32(zip, at + 20),
-             le32(zip, at + 24), le32(zip, at + 42)};
+    Member m{zip.substr(at + 46, name_length),
+             le16(zip, at + 10),
+             le32(zip, at + 16),
+             le32(zip, at + 20),
+             le32(zip, at + 24),
+             le32(zip, at + 42)};
     need(m.compressed != 0xFFFFFFFF && m.size != 0xFFFFFFFF && m.local != 0xFFFFFFFF,
          "zip64 archives are not supported");
     // Folders and the resource forks macOS adds are not members with data.
@@ -111,8 +115,8 @@ std::string unzip_single(const std::string& zip, const char* op, const std::stri
                   " is not supported; expected stored (0) or deflate (8)");
     text = inflate_all(bytes, -MAX_WBITS, "zip", op, source);
   }
-  VARIATE_CHECK(text.size() == m.size, op, source, ": the member inflates to ", text.size(), " bytes, but ",
-                m.size, " are recorded");
+  VARIATE_CHECK(text.size() == m.size, op, source, ": the member inflates to ", text.size(), " bytes, but ", m.size,
+                " are recorded");
   const auto crc = crc32(0L, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
   VARIATE_CHECK(crc == m.crc, op, source, ": CRC-32 mismatch: the archive is corrupt");
   return text;

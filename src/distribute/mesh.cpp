@@ -112,8 +112,8 @@ class Rendezvous {
   int arrived_ = 0;
   std::atomic<std::uint64_t> generation_ = 0;
   std::atomic<bool> ended_ = false;  // a device failed or returned (failed_ or finished_ is set)
-  int failed_ = -1;    // lowest device whose function threw, or -1
-  int finished_ = -1;  // lowest device whose function returned, or -1
+  int failed_ = -1;                  // lowest device whose function threw, or -1
+  int finished_ = -1;                // lowest device whose function returned, or -1
 };
 
 class ThreadCommunicator;

@@ -17,7 +17,8 @@ BernoulliLogitGLM::BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha)
     : Distribution(leading(w), Shape{x.rank() == 2 ? x.dim(0) : 0}, common_float_type({x, w, alpha})) {
   check_defined(name(), "x", x);
   VARIATE_CHECK(x.rank() == 2, name(), "x must be a matrix (N, D), got shape ", x.shape());
-  VARIATE_CHECK(!autodiff::detail::is_tracked(x), name(), "x is data here; gradients with respect to x are not "
+  VARIATE_CHECK(!autodiff::detail::is_tracked(x), name(),
+                "x is data here; gradients with respect to x are not "
                 "supported (use Bernoulli(Logits{matmul(x, w) + alpha}) instead)");
   // x is checked only when a log density comes out NaN (see log_prob): a check here would cost a
   // second pass over the data on every evaluation.
@@ -37,22 +38,22 @@ Tensor BernoulliLogitGLM::logits() const {
 Tensor BernoulliLogitGLM::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor draw =
       random::bernoulli(key, sigmoid(autodiff::stop_gradient(logits())), sample_full_shape(sample_shape));
-  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {x_, w_, alpha_});
+  return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw,
+                                             {x_, w_, alpha_});
 }
 
 Tensor BernoulliLogitGLM::mean() const { return sigmoid(logits()); }
 
 Tensor BernoulliLogitGLM::log_prob(const Tensor& value) const {
-  VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0),
-                "), got ", value.shape());
+  VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ",
+                value.shape());
   const prim::GlmResult r = prim::bernoulli_logit_glm(x_, w_, alpha_, value);
   check_x_if_nan(name(), r.log_lik, x_);
   // One tape node; the partials were computed in the forward pass, as the output is per state.
   return autodiff::record(r.log_lik, {w_, alpha_}, {r.grad_w, r.grad_alpha},
                           [batched = w_.rank() == 2](const autodiff::BackwardContext& ctx) {
                             const Tensor g = ctx.grad();
-                            if (ctx.needs_grad(0))
-                              ctx.add(0, (batched ? expand_dims(g, -1) : g) * ctx.saved(0));
+                            if (ctx.needs_grad(0)) ctx.add(0, (batched ? expand_dims(g, -1) : g) * ctx.saved(0));
                             if (ctx.needs_grad(1)) ctx.add(1, g * ctx.saved(1));
                           });
 }

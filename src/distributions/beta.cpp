@@ -68,9 +68,9 @@ Tensor Beta::variance() const {
 Tensor Beta::entropy() const {
   const Tensor &a = concentration1_, &b = concentration0_;
   const Tensor s = a + b;
-  return broadcast_to(lgamma(a) + lgamma(b) - lgamma(s) - (a - 1.0) * digamma(a) - (b - 1.0) * digamma(b) +
-                          (s - 2.0) * digamma(s),
-                      batch_shape());
+  return broadcast_to(
+      lgamma(a) + lgamma(b) - lgamma(s) - (a - 1.0) * digamma(a) - (b - 1.0) * digamma(b) + (s - 2.0) * digamma(s),
+      batch_shape());
 }
 
 }  // namespace variate::dist

@@ -30,8 +30,8 @@ Constraint BetaBinomial::support() const {
 Tensor BetaBinomial::sample(random::Key key, const Shape& sample_shape) const {
   const Shape shape = sample_full_shape(sample_shape);
   const auto [beta_key, binomial_key] = random::split(key);
-  const Tensor p = random::beta(beta_key, autodiff::stop_gradient(concentration1_),
-                                autodiff::stop_gradient(concentration0_), shape);
+  const Tensor p =
+      random::beta(beta_key, autodiff::stop_gradient(concentration1_), autodiff::stop_gradient(concentration0_), shape);
   const Tensor draw = random::binomial(binomial_key, autodiff::stop_gradient(total_count_), p, shape);
   return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw,
                                              {total_count_, concentration1_, concentration0_});
@@ -57,10 +57,8 @@ Tensor BetaBinomial::log_prob(const Tensor& value) const {
   Tensor out = autodiff::record(lp, {a, b}, {k, nk, a, b, n_plus_s}, [](const BackwardContext& ctx) {
     const Tensor &k = ctx.saved(0), &nk = ctx.saved(1), &a = ctx.saved(2), &b = ctx.saved(3);
     const Tensor common = digamma(a + b) - digamma(ctx.saved(4));
-    if (ctx.needs_grad(0))
-      ctx.add(0, ctx.grad() * (common + (digamma(k + a) - digamma(a))));
-    if (ctx.needs_grad(1))
-      ctx.add(1, ctx.grad() * (common + (digamma(nk + b) - digamma(b))));
+    if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * (common + (digamma(k + a) - digamma(a))));
+    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (common + (digamma(nk + b) - digamma(b))));
   });
   out = dist::detail::not_differentiable_in(name(), "total_count", "a count, defined at integers only", out, n);
   return dist::mask_outside_support(support(), k_raw, out);

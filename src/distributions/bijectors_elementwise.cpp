@@ -136,8 +136,8 @@ Constraint Scale::forward_image(const Constraint& domain) const {
   const bool positive =
       host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::min, scale, {}, false).item() > 0; });
   if (!positive) {
-    const bool negative = host_decision(
-        {scale_}, [scale = scale_] { return prim::reduce(ReduceOp::max, scale, {}, false).item() < 0; });
+    const bool negative =
+        host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::max, scale, {}, false).item() < 0; });
     if (!negative) return Bijector::forward_image(domain);
     switch (domain.kind) {  // a negative scale turns the order around
       case K::positive: return Constraint::less_than(Tensor::zeros(scale_.shape(), scale_.dtype()));

@@ -33,7 +33,8 @@ Constraint Binomial::support() const {
 
 Tensor Binomial::sample(random::Key key, const Shape& sample_shape) const {
   const Tensor probs = ProbsOrLogits{autodiff::stop_gradient(param_), is_logits_}.probs();
-  const Tensor draw = random::binomial(key, autodiff::stop_gradient(total_count_), probs, sample_full_shape(sample_shape));
+  const Tensor draw =
+      random::binomial(key, autodiff::stop_gradient(total_count_), probs, sample_full_shape(sample_shape));
   return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw,
                                              {total_count_, param_});
 }

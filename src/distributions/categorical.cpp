@@ -76,7 +76,8 @@ Tensor Categorical::log_prob(const Tensor& value) const {
       lp, {param_}, {is_logits ? log_probs : param_, index}, [k, is_logits](const BackwardContext& ctx) {
         // logits: d/dl_j log_softmax(l)[k] = [j == k] - softmax(l)_j;  probs: d/dp_j log p_k = [j == k] / p_k.
         const Tensor selected = one_hot(squeeze(ctx.saved(1), -1), k, ctx.grad().dtype());
-        const Tensor partial = is_logits ? selected - exp(ctx.saved(0)) : times_nonzero(selected, reciprocal(ctx.saved(0)));
+        const Tensor partial =
+            is_logits ? selected - exp(ctx.saved(0)) : times_nonzero(selected, reciprocal(ctx.saved(0)));
         ctx.add(0, times_nonzero(expand_dims(ctx.grad(), -1), partial));
       });
   return dist::mask_outside_support(support(), x, out);

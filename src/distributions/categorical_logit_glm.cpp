@@ -29,7 +29,8 @@ Shape checked_batch_shape(const Tensor& x, const Tensor& w, const Tensor& b) {
   const Shape b_shape = w.rank() == 3 ? Shape{w.dim(0), w.dim(2)} : Shape{w.dim(1)};
   VARIATE_CHECK(b.shape() == b_shape, kName, "b must have shape ", b_shape, " to match w of shape ", w.shape(),
                 ", got ", b.shape());
-  VARIATE_CHECK(!autodiff::detail::is_tracked(x), kName, "x is data here; gradients with respect to x are not "
+  VARIATE_CHECK(!autodiff::detail::is_tracked(x), kName,
+                "x is data here; gradients with respect to x are not "
                 "supported (use Categorical(Logits{matmul(x, w) + b}) instead)");
   return w.rank() == 3 ? Shape{w.dim(0)} : Shape{};
 }
@@ -66,8 +67,7 @@ Tensor CategoricalLogitGLM::sample(random::Key key, const Shape& sample_shape) c
 
 Tensor CategoricalLogitGLM::log_prob(const Tensor& value) const {
   VARIATE_CHECK(value.defined() && value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (",
-                x_.dim(0), ") to match x of shape ", x_.shape(), ", got ",
-                value.defined() ? value.shape() : Shape{});
+                x_.dim(0), ") to match x of shape ", x_.shape(), ", got ", value.defined() ? value.shape() : Shape{});
   const prim::GlmResult r = prim::categorical_logit_glm(x_, w_, b_, value);
   check_x_if_nan(name(), r.log_lik, x_);
   // One tape node; the partials were computed in the forward pass, as the output is per state.

@@ -26,8 +26,7 @@ Tensor Cauchy::sample(random::Key key, const Shape& sample_shape) const {
   // inverse cdf.
   const auto [numerator_key, denominator_key] = random::split(key);
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor eps =
-      random::normal(numerator_key, shape, dtype()) / random::normal(denominator_key, shape, dtype());
+  const Tensor eps = random::normal(numerator_key, shape, dtype()) / random::normal(denominator_key, shape, dtype());
   return loc_ + scale_ * eps;
 }
 
@@ -64,7 +63,9 @@ Tensor Cauchy::cdf(const Tensor& value) const {
 }
 
 Tensor Cauchy::mean() const { variate::detail::fail("Cauchy: the mean does not exist (the tails are too heavy)"); }
-Tensor Cauchy::variance() const { variate::detail::fail("Cauchy: the variance does not exist (the tails are too heavy)"); }
+Tensor Cauchy::variance() const {
+  variate::detail::fail("Cauchy: the variance does not exist (the tails are too heavy)");
+}
 
 // log(4 pi scale).
 Tensor Cauchy::entropy() const { return broadcast_to(log(scale_ * (4 * std::numbers::pi)), batch_shape()); }

@@ -3,15 +3,15 @@
 #include <memory>
 
 #include "variate/distributions/bijectors.hpp"
-#include "variate/distributions/independent.hpp"
-#include "variate/distributions/sample.hpp"
 #include "variate/distributions/chain.hpp"
 #include "variate/distributions/cholesky_outer_product.hpp"
 #include "variate/distributions/corr_cholesky.hpp"
 #include "variate/distributions/corr_matrix.hpp"
+#include "variate/distributions/independent.hpp"
 #include "variate/distributions/lower_cholesky.hpp"
 #include "variate/distributions/ordered.hpp"
 #include "variate/distributions/reparameterized.hpp"
+#include "variate/distributions/sample.hpp"
 #include "variate/distributions/stick_breaking.hpp"
 #include "variate/distributions/unit_vector.hpp"
 
@@ -26,12 +26,13 @@ BijectorPtr default_bijector(const Constraint& support) {
     case K::unit_interval: return std::make_shared<Sigmoid>();
     case K::interval: return std::make_shared<Interval>(support.low, support.high);
     case K::greater_than:
-      return std::make_shared<Chain>(std::vector<BijectorPtr>{std::make_shared<Shift>(support.low), std::make_shared<Exp>()});
+      return std::make_shared<Chain>(
+          std::vector<BijectorPtr>{std::make_shared<Shift>(support.low), std::make_shared<Exp>()});
     // high - exp(u): the mirror image of greater_than.
     case K::less_than:
-      return std::make_shared<Chain>(std::vector<BijectorPtr>{std::make_shared<Shift>(support.high),
-                                                              std::make_shared<Scale>(Tensor::scalar(-1.0, support.high.dtype())),
-                                                              std::make_shared<Exp>()});
+      return std::make_shared<Chain>(std::vector<BijectorPtr>{
+          std::make_shared<Shift>(support.high), std::make_shared<Scale>(Tensor::scalar(-1.0, support.high.dtype())),
+          std::make_shared<Exp>()});
     case K::simplex: return std::make_shared<StickBreaking>();
     case K::corr_cholesky: return std::make_shared<CorrCholesky>();
     case K::lower_cholesky: return std::make_shared<LowerCholesky>();
@@ -49,7 +50,7 @@ BijectorPtr default_bijector(const Constraint& support) {
     case K::multinomial_counts: break;
   }
   variate::detail::fail("default_bijector: the ", support.str(),
-               " support is discrete and has no bijector to the unconstrained space");
+                        " support is discrete and has no bijector to the unconstrained space");
 }
 
 namespace {

@@ -3,7 +3,9 @@
 namespace variate {
 
 Tensor Distribution::mean() const { variate::detail::fail(name(), ": the mean is not available in closed form"); }
-Tensor Distribution::variance() const { variate::detail::fail(name(), ": the variance is not available in closed form"); }
+Tensor Distribution::variance() const {
+  variate::detail::fail(name(), ": the variance is not available in closed form");
+}
 Tensor Distribution::cdf(const Tensor&) const { variate::detail::fail(name(), ": the cdf is not available"); }
 Tensor Distribution::icdf(const Tensor&) const {
   variate::detail::fail(name(), ": the inverse cdf (quantile function) is not available");

@@ -32,8 +32,8 @@ Tensor gamma_draw(random::Key key, const Tensor& concentration, const Shape& sha
 
 Tensor beta_draw(random::Key key, const Tensor& concentration1, const Tensor& concentration0, const Shape& shape) {
   Tensor logs;
-  const Tensor x = random::beta(key, autodiff::stop_gradient(concentration1), autodiff::stop_gradient(concentration0),
-                                shape, &logs);
+  const Tensor x =
+      random::beta(key, autodiff::stop_gradient(concentration1), autodiff::stop_gradient(concentration0), shape, &logs);
   if (!autodiff::detail::any_tracked(std::vector<Tensor>{concentration1, concentration0})) return x;
   const Tensor log_x = squeeze(slice(logs, -1, 0, 1), -1);
   const Tensor log_y = squeeze(slice(logs, -1, 1, 2), -1);
@@ -45,8 +45,7 @@ Tensor beta_draw(random::Key key, const Tensor& concentration1, const Tensor& co
                           [](const BackwardContext& ctx) {
                             const Tensor g = ctx.grad() * ctx.saved(4);
                             if (ctx.needs_grad(0)) ctx.add(0, g * log_draw_grad(ctx.saved(0), ctx.saved(2)));
-                            if (ctx.needs_grad(1))
-                              ctx.add(1, -(g * log_draw_grad(ctx.saved(1), ctx.saved(3))));
+                            if (ctx.needs_grad(1)) ctx.add(1, -(g * log_draw_grad(ctx.saved(1), ctx.saved(3))));
                           });
 }
 
@@ -66,15 +65,15 @@ Tensor without_draw_gradient(const char* family, const char* why, const Tensor& 
                              std::initializer_list<Tensor> params) {
   std::vector<Tensor> inputs{draw};
   inputs.insert(inputs.end(), params.begin(), params.end());
-  return autodiff::record(autodiff::stop_gradient(draw), std::span<const Tensor>(inputs), {},
-                          [family, why](const BackwardContext& ctx) {
-                            if (ctx.needs_grad(0)) ctx.add(0, ctx.grad());
-                            for (int i = 1; i < ctx.num_inputs(); ++i)
-                              if (ctx.needs_grad(i))
-                                variate::detail::fail(family, ": a draw has no gradient with respect to the parameters (",
-                                                      why, "); apply stop_gradient to the draw, or use a "
-                                                           "score-function gradient estimator");
-                          });
+  return autodiff::record(
+      autodiff::stop_gradient(draw), std::span<const Tensor>(inputs), {}, [family, why](const BackwardContext& ctx) {
+        if (ctx.needs_grad(0)) ctx.add(0, ctx.grad());
+        for (int i = 1; i < ctx.num_inputs(); ++i)
+          if (ctx.needs_grad(i))
+            variate::detail::fail(family, ": a draw has no gradient with respect to the parameters (", why,
+                                  "); apply stop_gradient to the draw, or use a "
+                                  "score-function gradient estimator");
+      });
 }
 
 }  // namespace variate::dist::detail

@@ -1,11 +1,10 @@
 #include "variate/distributions/exponential.hpp"
 
 #include "distributions/inside_or.hpp"
-#include "variate/distributions/parameters.hpp"
-
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::dist {

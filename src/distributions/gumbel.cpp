@@ -1,13 +1,12 @@
 #include "variate/distributions/gumbel.hpp"
 
-#include "distributions/inside_or.hpp"
-#include "variate/distributions/parameters.hpp"
-
 #include <numbers>
 
+#include "distributions/inside_or.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::dist {
@@ -55,9 +54,7 @@ Tensor Gumbel::mean() const { return broadcast_to(loc_ + scale_ * std::numbers::
 Tensor Gumbel::variance() const {
   return broadcast_to(square(scale_) * (std::numbers::pi * std::numbers::pi / 6), batch_shape());
 }
-Tensor Gumbel::cdf(const Tensor& value) const {
-  return exp(-exp(-(dist::as_dtype(value, dtype()) - loc_) / scale_));
-}
+Tensor Gumbel::cdf(const Tensor& value) const { return exp(-exp(-(dist::as_dtype(value, dtype()) - loc_) / scale_)); }
 Tensor Gumbel::icdf(const Tensor& p) const {
   dist::check_probability(name(), "p", p);
   return loc_ - scale_ * log(-log(dist::as_dtype(p, dtype())));

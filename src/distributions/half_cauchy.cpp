@@ -25,7 +25,8 @@ Tensor HalfCauchy::sample(random::Key key, const Shape& sample_shape) const {
   // |ratio of two standard normals| is standard half-Cauchy (no tan for the inverse cdf).
   const auto [numerator_key, denominator_key] = random::split(key);
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor eps = abs(random::normal(numerator_key, shape, dtype()) / random::normal(denominator_key, shape, dtype()));
+  const Tensor eps =
+      abs(random::normal(numerator_key, shape, dtype()) / random::normal(denominator_key, shape, dtype()));
   return loc_ + scale_ * eps;
 }
 
@@ -56,7 +57,11 @@ Tensor HalfCauchy::cdf(const Tensor& value) const {
   return where(lt(z, zero), zero, atan(z) * (2 / std::numbers::pi));
 }
 
-Tensor HalfCauchy::mean() const { variate::detail::fail("HalfCauchy: the mean does not exist (the tail is too heavy)"); }
-Tensor HalfCauchy::variance() const { variate::detail::fail("HalfCauchy: the variance does not exist (the tail is too heavy)"); }
+Tensor HalfCauchy::mean() const {
+  variate::detail::fail("HalfCauchy: the mean does not exist (the tail is too heavy)");
+}
+Tensor HalfCauchy::variance() const {
+  variate::detail::fail("HalfCauchy: the variance does not exist (the tail is too heavy)");
+}
 
 }  // namespace variate::dist

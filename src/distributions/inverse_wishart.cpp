@@ -8,8 +8,8 @@
 
 namespace variate::dist {
 
-using detail::checked_batch;
 using detail::check_value;
+using detail::checked_batch;
 using detail::event_of;
 using detail::matrix_batch;
 

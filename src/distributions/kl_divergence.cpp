@@ -126,9 +126,8 @@ bool both(const Distribution& p, const Distribution& q, Tensor& out) {
 Tensor kl_divergence(const Distribution& p, const Distribution& q) {
   Tensor out;
   if (both<Normal>(p, q, out) || both<MultivariateNormal>(p, q, out) || both<Bernoulli>(p, q, out) ||
-      both<Categorical>(p, q, out) || both<Gamma>(p, q, out) || both<Beta>(p, q, out) ||
-      both<Dirichlet>(p, q, out) || both<Exponential>(p, q, out) || both<Poisson>(p, q, out) ||
-      both<Uniform>(p, q, out))
+      both<Categorical>(p, q, out) || both<Gamma>(p, q, out) || both<Beta>(p, q, out) || both<Dirichlet>(p, q, out) ||
+      both<Exponential>(p, q, out) || both<Poisson>(p, q, out) || both<Uniform>(p, q, out))
     return out;
   variate::detail::fail("kl_divergence: no closed form is known for KL(", p.name(), " || ", q.name(),
                         "); known pairs are each of Normal, MultivariateNormal, Bernoulli, Categorical, Gamma, Beta, "

@@ -1,14 +1,13 @@
 #include "variate/distributions/laplace.hpp"
 
-#include "distributions/inside_or.hpp"
-#include "variate/distributions/parameters.hpp"
-
 #include <cmath>
 #include <numbers>
 
+#include "distributions/inside_or.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::dist {

@@ -17,8 +17,8 @@ constexpr const char* kFamily = "LKJCholesky";
 
 Shape checked_batch(std::int64_t dimension, const Tensor& concentration) {
   if (dimension < 2)
-    variate::detail::fail(kFamily, ": dimension must be at least 2 (a correlation matrix with off-diagonal entries), got ",
-                 dimension);
+    variate::detail::fail(
+        kFamily, ": dimension must be at least 2 (a correlation matrix with off-diagonal entries), got ", dimension);
   dist::check_positive(kFamily, "concentration", concentration);
   return concentration.shape();
 }

@@ -65,6 +65,8 @@ Tensor LogNormal::cdf(const Tensor& value) const {
 }
 
 // loc + log(scale) + log(2 pi e) / 2.
-Tensor LogNormal::entropy() const { return broadcast_to(loc_ + log(scale_) + 0.5 * std::log(2 * std::numbers::pi * std::numbers::e), batch_shape()); }
+Tensor LogNormal::entropy() const {
+  return broadcast_to(loc_ + log(scale_) + 0.5 * std::log(2 * std::numbers::pi * std::numbers::e), batch_shape());
+}
 
 }  // namespace variate::dist

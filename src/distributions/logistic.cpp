@@ -1,13 +1,12 @@
 #include "variate/distributions/logistic.hpp"
 
-#include "distributions/inside_or.hpp"
-#include "variate/distributions/parameters.hpp"
-
 #include <numbers>
 
+#include "distributions/inside_or.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::dist {
@@ -27,7 +26,8 @@ Tensor Logistic::sample(random::Key key, const Shape& sample_shape) const {
   // the draws are made in f64 so that an exponential rounding to 0 is a 2^-53 event.
   const auto [first, second] = random::split(key);
   const Shape shape = sample_full_shape(sample_shape);
-  const Tensor eps = log(random::exponential(first, shape, DType::f64)) - log(random::exponential(second, shape, DType::f64));
+  const Tensor eps =
+      log(random::exponential(first, shape, DType::f64)) - log(random::exponential(second, shape, DType::f64));
   return loc_ + scale_ * cast(eps, dtype());
 }
 

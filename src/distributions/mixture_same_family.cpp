@@ -71,7 +71,8 @@ Tensor MixtureSameFamily::sample(random::Key key, const Shape& sample_shape) con
   for (int i = 0; i < own; ++i)
     VARIATE_CHECK(components_->batch_shape()[i] == batch_shape()[extra + i], "MixtureSameFamily",
                   "sampling needs the components' batch shape ", components_->batch_shape(),
-                  " to match the mixture's batch shape ", batch_shape(), " on its trailing axes (no size-1 broadcasting)");
+                  " to match the mixture's batch shape ", batch_shape(),
+                  " on its trailing axes (no size-1 broadcasting)");
   const Tensor draws = components_->sample(draws_key, draw_shape);
   Shape index_shape = concat_shapes(leading, Shape{1});
   for (int i = 0; i < event_shape().rank(); ++i) index_shape.push_back(1);
@@ -79,8 +80,9 @@ Tensor MixtureSameFamily::sample(random::Key key, const Shape& sample_shape) con
   // The chosen component's draw keeps its gradient in the component parameters; the choice itself
   // is discrete, so there is none in the mixture logits.
   const Tensor draw = squeeze(gather(draws, axis, prim::reshape(index, index_shape)), axis);
-  return dist::detail::without_draw_gradient(name(), "the choice of component is discrete; the draw is differentiable "
-                                                     "in the components' parameters only",
+  return dist::detail::without_draw_gradient(name(),
+                                             "the choice of component is discrete; the draw is differentiable "
+                                             "in the components' parameters only",
                                              draw, {logits_});
 }
 

@@ -77,13 +77,12 @@ Tensor Multinomial::log_prob(const Tensor& value) const {
         const Tensor& x = ctx.saved(1);
         const int last[] = {-1};
         const Tensor partial =
-            is_logits ? x - sum(x, last, true) * exp(ctx.saved(0))
-                      : times_nonzero(x, reciprocal(ctx.saved(0)));
+            is_logits ? x - sum(x, last, true) * exp(ctx.saved(0)) : times_nonzero(x, reciprocal(ctx.saved(0)));
         ctx.add(0, times_nonzero(expand_dims(ctx.grad(), -1), partial));
       });
-  return dist::mask_outside_support(
-      support(), x, dist::detail::not_differentiable_in(name(), "total_count", "a count, defined at integers only", out,
-                                                        total_count_));
+  return dist::mask_outside_support(support(), x,
+                                    dist::detail::not_differentiable_in(
+                                        name(), "total_count", "a count, defined at integers only", out, total_count_));
 }
 
 Tensor Multinomial::mean() const {

@@ -23,10 +23,11 @@ void check_loc(const Tensor& loc) {
 // A finite (..., k, k) matrix whose k matches loc's event size.
 void check_matrix(const char* role, const Tensor& m, const Tensor& loc) {
   dist::detail::check_min_rank(kFamily, role, m, 2, "(..., k, k)");
-  if (m.dim(-1) != m.dim(-2)) variate::detail::fail(kFamily, ": ", role, " must be square (..., k, k), got shape ", m.shape());
+  if (m.dim(-1) != m.dim(-2))
+    variate::detail::fail(kFamily, ": ", role, " must be square (..., k, k), got shape ", m.shape());
   if (m.dim(-1) != loc.dim(-1))
     variate::detail::fail(kFamily, ": ", role, " of shape ", m.shape(), " does not match loc of shape ", loc.shape(),
-                 " (event size ", loc.dim(-1), ")");
+                          " (event size ", loc.dim(-1), ")");
   dist::check_finite(kFamily, role, m);
 }
 
@@ -96,8 +97,8 @@ MultivariateNormal MultivariateNormal::from_covariance(Tensor loc, Tensor covari
   try {
     scale_tril = cholesky(dist::as_dtype(covariance_matrix, dtype));
   } catch (const Error& e) {
-    variate::detail::fail(kFamily, ": ", role, " must be positive definite, but its Cholesky factorization failed (", e.what(),
-                 ")");
+    variate::detail::fail(kFamily, ": ", role, " must be positive definite, but its Cholesky factorization failed (",
+                          e.what(), ")");
   }
   return MultivariateNormal(dist::as_dtype(loc, dtype), scale_tril,
                             dist::detail::drop_trailing(covariance_matrix.shape(), 2));
@@ -118,8 +119,8 @@ MultivariateNormal MultivariateNormal::from_scale_diag(Tensor loc, Tensor scale_
   check_loc(loc);
   dist::detail::check_min_rank(kFamily, role, scale_diag, 1, "(..., k)");
   if (scale_diag.dim(-1) != loc.dim(-1))
-    variate::detail::fail(kFamily, ": ", role, " of shape ", scale_diag.shape(), " does not match loc of shape ", loc.shape(),
-                 " (event size ", loc.dim(-1), ")");
+    variate::detail::fail(kFamily, ": ", role, " of shape ", scale_diag.shape(), " does not match loc of shape ",
+                          loc.shape(), " (event size ", loc.dim(-1), ")");
   dist::check_positive(kFamily, role, scale_diag);
   const DType dtype = dist::common_float_type({loc, scale_diag});
   // diag(d) = d[..., :, None] * I, differentiable in d.

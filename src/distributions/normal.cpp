@@ -59,14 +59,13 @@ namespace {
 // own refinement). Composed of differentiable ops: at the Halley step's fixed point its derivative
 // in the starting point vanishes and that in p is 1 / phi(x), the quantile's derivative.
 Tensor standard_normal_icdf(const Tensor& p) {
-  constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                           1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
-  constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                          6.680131188771972e+01,  -1.328068155288572e+01};
+  constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01,
+                          -1.328068155288572e+01};
   constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                           -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
-  constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-                          3.754408661907416e+00};
+  constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00};
   constexpr double p_low = 0.02425;
   const DType dt = p.dtype();
   // The lower tail at q = sqrt(-2 log t) for t = min(p, 1 - p) (the upper tail by symmetry).
@@ -81,8 +80,8 @@ Tensor standard_normal_icdf(const Tensor& p) {
   const Tensor q = p - 0.5, r = square(q);
   const Tensor central = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
                          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
-  const Tensor x0 = where(lt(p, Tensor::scalar(p_low, dt)), low_x,
-                          where(gt(p, Tensor::scalar(1 - p_low, dt)), high_x, central));
+  const Tensor x0 =
+      where(lt(p, Tensor::scalar(p_low, dt)), low_x, where(gt(p, Tensor::scalar(1 - p_low, dt)), high_x, central));
   // Halley: e = Phi(x0) - p (from the upper tail above 1/2), u = e / phi(x0), x = x0 - u / (1 + x0 u / 2).
   const double r2 = 1 / std::numbers::sqrt2;
   const Tensor e = where(gt(p, Tensor::scalar(0.5, dt)), (1.0 - p) - 0.5 * erfc(r2 * x0), 0.5 * erfc(-r2 * x0) - p);
@@ -100,6 +99,8 @@ Tensor Normal::icdf(const Tensor& p) const {
 }
 
 // log(scale) + log(2 pi e) / 2 (Cover & Thomas, Elements of Information Theory, table 17.1).
-Tensor Normal::entropy() const { return broadcast_to(log(scale_) + 0.5 * std::log(2 * std::numbers::pi * std::numbers::e), batch_shape()); }
+Tensor Normal::entropy() const {
+  return broadcast_to(log(scale_) + 0.5 * std::log(2 * std::numbers::pi * std::numbers::e), batch_shape());
+}
 
 }  // namespace variate::dist

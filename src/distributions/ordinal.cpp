@@ -24,8 +24,7 @@ Shape ordinal_batch(const char* family, const Tensor& predictor, const Tensor& c
 Tensor ordinal_log_prob(const Tensor& log_probs, const Tensor& value, const Shape& batch_shape) {
   const DType ft = log_probs.dtype();
   const std::int64_t k = log_probs.dim(-1);
-  const Constraint support =
-      Constraint::integer_interval(Tensor::scalar(0.0, ft), Tensor::scalar(double(k - 1), ft));
+  const Constraint support = Constraint::integer_interval(Tensor::scalar(0.0, ft), Tensor::scalar(double(k - 1), ft));
   const Tensor x = prim::cast(value, ft);
   Shape shape = broadcast_shapes("ordinal log_prob", x.shape(), batch_shape);
   // Values outside the support index category 0 and are masked to -inf below.

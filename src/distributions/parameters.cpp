@@ -40,10 +40,9 @@ void check_less(const char* family, const char* low_role, const Tensor& low, con
 void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
                    const Tensor& high) {
   if (!recording_kernels()) return check_less(family, low_role, low, high_role, high);
-  host_check({low, high}, [family = std::string(family), low_role = std::string(low_role), low,
-                           high_role = std::string(high_role), high] {
-    check_less(family.c_str(), low_role.c_str(), low, high_role.c_str(), high);
-  });
+  host_check({low, high},
+             [family = std::string(family), low_role = std::string(low_role), low, high_role = std::string(high_role),
+              high] { check_less(family.c_str(), low_role.c_str(), low, high_role.c_str(), high); });
 }
 
 void check_x_if_nan(const char* family, const Tensor& log_lik, const Tensor& x) {
@@ -90,12 +89,13 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
     case K::nonnegative_integer: return both(integer(), prim::binary(BinaryOp::ge, v, zero));
     case K::integer_interval:
       return both(integer(), both(prim::binary(BinaryOp::ge, v, c.low), prim::binary(BinaryOp::le, v, c.high)));
-    case K::boolean: return both(integer(), both(prim::binary(BinaryOp::ge, v, zero), prim::binary(BinaryOp::le, v, 1.0)));
+    case K::boolean:
+      return both(integer(), both(prim::binary(BinaryOp::ge, v, zero), prim::binary(BinaryOp::le, v, 1.0)));
     case K::simplex: {
       const Tensor nonneg = prim::binary(BinaryOp::ge, prim::reduce(ReduceOp::min, v, last, false), 0.0);
       const Tensor total = prim::sum(v, last);
-      return both(nonneg, prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, total, 1.0)),
-                                       1e-6));
+      return both(nonneg,
+                  prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, total, 1.0)), 1e-6));
     }
     case K::ordered:
     case K::positive_ordered: {
@@ -121,7 +121,8 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
     }
     case K::multinomial_counts: {
       const Tensor ok = both(integer(), prim::binary(BinaryOp::ge, v, zero));
-      const Tensor all_ok = prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(ok, DType::i64), last, false), 1.0);
+      const Tensor all_ok =
+          prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(ok, DType::i64), last, false), 1.0);
       return both(all_ok, prim::binary(BinaryOp::eq, prim::sum(v, last), c.high));
     }
     case K::corr_cholesky:
@@ -137,8 +138,10 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
       ok = both(ok, prim::binary(BinaryOp::gt, prim::reduce(ReduceOp::min, diagonal(v), last, false), 0.0));
       if (c.kind == K::corr_cholesky) {
         const Tensor norms = prim::sum(prim::unary(UnaryOp::square, v), last);
-        const Tensor unit = prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, norms, 1.0)), 1e-6);
-        ok = both(ok, prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(unit, DType::i64), last, false), 1.0));
+        const Tensor unit =
+            prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, prim::binary(BinaryOp::sub, norms, 1.0)), 1e-6);
+        ok = both(ok, prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(unit, DType::i64), last, false),
+                                   1.0));
       }
       return ok;
     }

@@ -1,12 +1,11 @@
 #include "variate/distributions/pareto.hpp"
 
-#include "variate/distributions/parameters.hpp"
-
 #include <cmath>
 
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::dist {
@@ -61,8 +60,9 @@ Tensor Pareto::mean() const {
 Tensor Pareto::variance() const {
   const Tensor& a = concentration_;
   const Tensor inf = Tensor::scalar(INFINITY, dtype());
-  return broadcast_to(where(gt(a, Tensor::scalar(2.0, dtype())), square(scale_) * a / (square(a - 1.0) * (a - 2.0)), inf),
-                      batch_shape());
+  return broadcast_to(
+      where(gt(a, Tensor::scalar(2.0, dtype())), square(scale_) * a / (square(a - 1.0) * (a - 2.0)), inf),
+      batch_shape());
 }
 
 Tensor Pareto::cdf(const Tensor& value) const {

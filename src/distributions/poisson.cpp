@@ -37,8 +37,7 @@ Poisson Poisson::from_log_rate(Tensor log_rate) { return Poisson(log_rate, true)
 Tensor Poisson::rate_parameter() const { return is_log_rate_ ? exp(param_) : param_; }
 
 Tensor Poisson::sample(random::Key key, const Shape& sample_shape) const {
-  const Tensor draw =
-      random::poisson(key, autodiff::stop_gradient(rate_parameter()), sample_full_shape(sample_shape));
+  const Tensor draw = random::poisson(key, autodiff::stop_gradient(rate_parameter()), sample_full_shape(sample_shape));
   return dist::detail::without_draw_gradient(name(), "a discrete law has no reparameterization", draw, {param_});
 }
 

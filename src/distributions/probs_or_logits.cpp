@@ -57,13 +57,12 @@ Tensor ProbsOrLogits::probs_times_complement() const {
 
 Tensor not_differentiable_in(const char* family, const char* role, const char* why, const Tensor& value,
                              const Tensor& param) {
-  return autodiff::record(autodiff::stop_gradient(value), {value, param}, {},
-                          [family, role, why](const BackwardContext& ctx) {
-                            if (ctx.needs_grad(0)) ctx.add(0, ctx.grad());
-                            if (ctx.needs_grad(1))
-                              variate::detail::fail(family, ": the log density has no gradient with respect to ", role,
-                                                    " (", why, ")");
-                          });
+  return autodiff::record(
+      autodiff::stop_gradient(value), {value, param}, {}, [family, role, why](const BackwardContext& ctx) {
+        if (ctx.needs_grad(0)) ctx.add(0, ctx.grad());
+        if (ctx.needs_grad(1))
+          variate::detail::fail(family, ": the log density has no gradient with respect to ", role, " (", why, ")");
+      });
 }
 
 Tensor times_nonzero(const Tensor& c, const Tensor& x) { return prim::binary(BinaryOp::times_nonzero, c, x); }

@@ -61,7 +61,8 @@ Tensor nudged(const Tensor& bound, double direction) {
 }  // namespace
 
 Truncated::Truncated(DistributionPtr base, std::optional<Tensor> low, std::optional<Tensor> high)
-    : Distribution(batch_of(base, low, high), {}, base->dtype()), base_(std::move(base)),
+    : Distribution(batch_of(base, low, high), {}, base->dtype()),
+      base_(std::move(base)),
       name_(std::string(kFamily) + base_->name()) {
   VARIATE_CHECK(low || high, kFamily, "give a low bound, a high bound or both");
   if (low) dist::check_not_nan(kFamily, "low", *low);
@@ -83,9 +84,7 @@ Truncated::Truncated(DistributionPtr base, std::optional<Tensor> low, std::optio
   }
 }
 
-Tensor Truncated::cdf_low() const {
-  return low_ ? base_->cdf(*low_) : Tensor::scalar(0.0, dtype());
-}
+Tensor Truncated::cdf_low() const { return low_ ? base_->cdf(*low_) : Tensor::scalar(0.0, dtype()); }
 
 Tensor Truncated::mass() const {
   const Tensor upper = high_ ? base_->cdf(*high_) : Tensor::scalar(1.0, dtype());

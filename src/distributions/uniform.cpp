@@ -1,10 +1,9 @@
 #include "variate/distributions/uniform.hpp"
 
-#include "variate/distributions/parameters.hpp"
-
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::dist {

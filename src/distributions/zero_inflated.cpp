@@ -12,12 +12,13 @@ namespace {
 const DistributionPtr& checked_base(const DistributionPtr& base) {
   VARIATE_CHECK(base != nullptr, "ZeroInflated", "the base distribution is null");
   const Constraint::Kind k = base->support().kind;
-  VARIATE_CHECK(base->event_shape().rank() == 0 &&
-                    (k == Constraint::Kind::nonnegative_integer || k == Constraint::Kind::integer_interval ||
-                     k == Constraint::Kind::boolean),
-                "ZeroInflated", "the base must be a count law with scalar events (support nonnegative_integer, "
-                "integer_interval or boolean), got ",
-                base->name(), " with support ", base->support().str(), " and event shape ", base->event_shape());
+  VARIATE_CHECK(
+      base->event_shape().rank() == 0 && (k == Constraint::Kind::nonnegative_integer ||
+                                          k == Constraint::Kind::integer_interval || k == Constraint::Kind::boolean),
+      "ZeroInflated",
+      "the base must be a count law with scalar events (support nonnegative_integer, "
+      "integer_interval or boolean), got ",
+      base->name(), " with support ", base->support().str(), " and event shape ", base->event_shape());
   return base;
 }
 
@@ -49,7 +50,9 @@ ZeroInflated::ZeroInflated(DistributionPtr base, const Tensor& gate, bool is_log
   param_ = dist::as_dtype(gate, dtype());
 }
 
-ZeroInflated ZeroInflated::from_probs(DistributionPtr base, Tensor gate) { return ZeroInflated(std::move(base), gate, false); }
+ZeroInflated ZeroInflated::from_probs(DistributionPtr base, Tensor gate) {
+  return ZeroInflated(std::move(base), gate, false);
+}
 ZeroInflated ZeroInflated::from_logits(DistributionPtr base, Tensor gate_logits) {
   return ZeroInflated(std::move(base), gate_logits, true);
 }
@@ -59,11 +62,13 @@ Tensor ZeroInflated::gate() const { return is_logits_ ? sigmoid(param_) : param_
 Tensor ZeroInflated::sample(random::Key key, const Shape& sample_shape) const {
   const auto [base_key, gate_key] = random::split(key);
   Shape base_sample_shape = sample_shape;
-  for (int i = 0; i < batch_shape().rank() - base_->batch_shape().rank(); ++i) base_sample_shape.push_back(batch_shape()[i]);
+  for (int i = 0; i < batch_shape().rank() - base_->batch_shape().rank(); ++i)
+    base_sample_shape.push_back(batch_shape()[i]);
   const Tensor x = base_->sample(base_key, base_sample_shape);
   const Tensor zero = random::bernoulli(gate_key, autodiff::stop_gradient(gate()), sample_full_shape(sample_shape));
   const Tensor draw = where(prim::cast(zero, DType::boolean), Tensor::scalar(0.0, x.dtype()), x);
-  return dist::detail::without_draw_gradient("ZeroInflated", "a discrete law has no reparameterization", draw, {param_});
+  return dist::detail::without_draw_gradient("ZeroInflated", "a discrete law has no reparameterization", draw,
+                                             {param_});
 }
 
 Tensor ZeroInflated::log_prob(const Tensor& value) const {

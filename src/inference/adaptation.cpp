@@ -29,10 +29,9 @@ double DualAveraging::final_step_size() const { return std::exp(x_bar_); }
 
 WarmupSchedule::WarmupSchedule(std::int64_t num_warmup, WarmupOptions o) : num_warmup_(num_warmup), windows_(o) {
   // A window needs two draws for a variance.
-  VARIATE_CHECK(num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 2,
-                "WarmupSchedule", "expected non-negative warm-up lengths and a base window >= 2, got num_warmup=",
-                num_warmup, ", init_buffer=", o.init_buffer, ", term_buffer=", o.term_buffer,
-                ", base_window=", o.base_window);
+  VARIATE_CHECK(num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 2, "WarmupSchedule",
+                "expected non-negative warm-up lengths and a base window >= 2, got num_warmup=", num_warmup,
+                ", init_buffer=", o.init_buffer, ", term_buffer=", o.term_buffer, ", base_window=", o.base_window);
   if (num_warmup < 20) {
     adapt_metric_ = false;
     return;

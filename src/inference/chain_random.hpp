@@ -25,5 +25,4 @@ void fill_coordinates(ChainStream& chain, random::Key key, const Metric& metric,
   for (std::int64_t i = r; i < d; ++i) out[i] = draw(own);
 }
 
-
 }  // namespace variate::inference::detail

@@ -78,8 +78,8 @@ double hamiltonian(const PhasePoints& z, std::int64_t c, const Metric& metric) {
   return std::isnan(h) ? std::numeric_limits<double>::infinity() : h;
 }
 
-void leapfrog(Evaluator& evaluator, std::span<const Metric> metrics, std::span<const double> step, const ChainMask& active,
-              PhasePoints& z, std::vector<double>& velocity) {
+void leapfrog(Evaluator& evaluator, std::span<const Metric> metrics, std::span<const double> step,
+              const ChainMask& active, PhasePoints& z, std::vector<double>& velocity) {
   const std::int64_t d = z.dimension;
   velocity.resize(std::size_t(d));
   for (std::int64_t c = 0; c < z.chains; ++c) {

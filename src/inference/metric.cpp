@@ -41,13 +41,13 @@ Metric Metric::dense(std::vector<double> inverse, std::int64_t dimension) {
   for (std::size_t j = 0; j < d; ++j) {
     for (std::size_t i = j; i < d; ++i) {
       VARIATE_CHECK(std::isfinite(inverse[i * d + j]) && inverse[i * d + j] == inverse[j * d + i], "Metric::dense",
-                    "the inverse mass matrix must be finite and symmetric; entries (", i, ",", j, ") and (", j, ",",
-                    i, ") are ", inverse[i * d + j], " and ", inverse[j * d + i]);
+                    "the inverse mass matrix must be finite and symmetric; entries (", i, ",", j, ") and (", j, ",", i,
+                    ") are ", inverse[i * d + j], " and ", inverse[j * d + i]);
       double s = inverse[i * d + j];
       for (std::size_t k = 0; k < j; ++k) s -= L[i * d + k] * L[j * d + k];
       if (i == j) {
-        VARIATE_CHECK(s > 0, "Metric::dense", "the inverse mass matrix is not positive definite (pivot ", j,
-                      " is ", s, ")");
+        VARIATE_CHECK(s > 0, "Metric::dense", "the inverse mass matrix is not positive definite (pivot ", j, " is ", s,
+                      ")");
         L[j * d + j] = std::sqrt(s);
       } else {
         L[i * d + j] = s / L[j * d + j];
@@ -126,8 +126,7 @@ void Metric::sum_over_devices(std::span<double> partial, const char* what) const
   if (sharded()) distribute::psum_in_place(partial, axis_, what);
 }
 
-WelfordEstimator::WelfordEstimator(MetricKind kind, std::int64_t dimension)
-    : kind_(kind), dimension_(dimension) {
+WelfordEstimator::WelfordEstimator(MetricKind kind, std::int64_t dimension) : kind_(kind), dimension_(dimension) {
   restart();
 }
 

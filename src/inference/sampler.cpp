@@ -99,7 +99,8 @@ class ChainBatch {
         phase_start = Clock::now();
       }
       if (kernel_threads) omp_set_num_threads(kernel_threads());
-      for (std::int64_t c = 0; c < n_; ++c) keys_[std::size_t(c)] = use_key(chain_keys_[std::size_t(c)], KeyUse::transition, std::uint64_t(it));
+      for (std::int64_t c = 0; c < n_; ++c)
+        keys_[std::size_t(c)] = use_key(chain_keys_[std::size_t(c)], KeyUse::transition, std::uint64_t(it));
       kernel_->transition(evaluator_, metrics_, step_, keys_, all_, state_, stats_);
       if (warmup && adapting) adapt(it);
       for (std::int64_t c = 0; c < n_; ++c) {
@@ -109,7 +110,8 @@ class ChainBatch {
           r.draws.insert(r.draws.end(), q.begin(), q.end());
           r.stats.push_back(stats_[std::size_t(c)]);
         }
-        if (on_draw) on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q, &metrics_[std::size_t(c)]});
+        if (on_draw)
+          on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q, &metrics_[std::size_t(c)]});
       }
     }
     const double elapsed = seconds_since(phase_start);
@@ -147,7 +149,9 @@ class ChainBatch {
     for (std::int64_t c = 0; c < n_; ++c)
       streams.push_back(detail::chain_stream(use_key(chain_keys_[std::size_t(c)], KeyUse::init, 0)));
     ChainMask pending = all_;
-    const auto uniform = [radius = o_.init_radius](detail::ChainStream& s) { return radius * (2.0 * s.uniform() - 1.0); };
+    const auto uniform = [radius = o_.init_radius](detail::ChainStream& s) {
+      return radius * (2.0 * s.uniform() - 1.0);
+    };
     for (int attempt = 0;; ++attempt) {
       bool any = false;
       for (std::int64_t c = 0; c < n_; ++c) {
@@ -158,10 +162,11 @@ class ChainBatch {
                                  metrics_[std::size_t(c)], state_.q_of(c), uniform);
       }
       if (!any) return check_batching();
-      VARIATE_CHECK(attempt < o_.max_init_tries, "sample", "chain ", first_pending(pending) + 1,
-                    ": no initial value with a finite log density and gradient after ", o_.max_init_tries,
-                    " attempts, uniform in (-", o_.init_radius, ", ", o_.init_radius, ") on the unconstrained space",
-                    evaluator_.last_error().empty() ? std::string() : "; the model's last error: " + evaluator_.last_error());
+      VARIATE_CHECK(
+          attempt < o_.max_init_tries, "sample", "chain ", first_pending(pending) + 1,
+          ": no initial value with a finite log density and gradient after ", o_.max_init_tries,
+          " attempts, uniform in (-", o_.init_radius, ", ", o_.init_radius, ") on the unconstrained space",
+          evaluator_.last_error().empty() ? std::string() : "; the model's last error: " + evaluator_.last_error());
       evaluator_.evaluate(state_, pending);
       // A sharded gradient may be finite on one device and not on another: count on all of them.
       std::vector<double> nonfinite(std::size_t(n_), 0.0);
@@ -187,9 +192,9 @@ class ChainBatch {
       target_.evaluate(state_.q, n_, lp, grad);
     } catch (const std::exception& e) {
       ::variate::detail::fail("sample: vectorized chains: the log density of a batch of ", n_,
-                   " states fails although each state alone evaluates (", e.what(),
-                   "); write the model so that a leading chain dimension broadcasts (right-aligned, e.g. "
-                   "expand_dims(mu, -1) * x), or run threaded chains");
+                              " states fails although each state alone evaluates (", e.what(),
+                              "); write the model so that a leading chain dimension broadcasts (right-aligned, e.g. "
+                              "expand_dims(mu, -1) * x), or run threaded chains");
     }
   }
 

@@ -41,9 +41,8 @@ class StaticHmc final : public Kernel {
       start_.copy_chain(state, c);
       z_.copy_chain(state, c);
       const double eps = step_size[std::size_t(c)];
-      const int n = options_.num_steps > 0
-                        ? options_.num_steps
-                        : int(std::clamp(std::floor(options_.trajectory_length / eps), 1.0, 1e6));
+      const int n = options_.num_steps > 0 ? options_.num_steps
+                                           : int(std::clamp(std::floor(options_.trajectory_length / eps), 1.0, 1e6));
       steps_[std::size_t(c)] = n;
       longest = std::max(longest, n);
     }

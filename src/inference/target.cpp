@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <vector>
 #include <optional>
+#include <vector>
 
 #include "variate/autodiff/transforms.hpp"
 #include "variate/tensor/replay.hpp"

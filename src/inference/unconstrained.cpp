@@ -43,11 +43,10 @@ void check_replicated_sites(const std::vector<tracing::Site>& sites, const std::
   const double* v = all.data<double>();
   for (std::int64_t d = 1; d < all.dim(0); ++d)
     for (std::int64_t k = 1; k < width; ++k)
-      VARIATE_CHECK(v[d * width + k] == v[k], "Unconstrained", "replicated site '", replicated[std::size_t(k - 1)]->name,
-                    "' has ", v[k], " values on device 0 but ", v[d * width + k], " on device ", d,
-                    "; a value split over the devices must be a Sharded site");
+      VARIATE_CHECK(v[d * width + k] == v[k], "Unconstrained", "replicated site '",
+                    replicated[std::size_t(k - 1)]->name, "' has ", v[k], " values on device 0 but ", v[d * width + k],
+                    " on device ", d, "; a value split over the devices must be a Sharded site");
 }
-
 
 const LatentSite* find_site(const std::vector<LatentSite>& sites, std::string_view name) {
   for (const LatentSite& s : sites)
@@ -106,17 +105,19 @@ class FromUnconstrained : public tracing::Tracer {
                   "; a site's support may change its bounds but not its kind");
     const Shape full = m.distribution->sample_full_shape(m.sample_shape);
     bool same_shape = full.rank() >= s->shape.rank();
-    for (int i = 1; same_shape && i <= s->shape.rank(); ++i) same_shape = full[full.rank() - i] == s->shape[s->shape.rank() - i];
+    for (int i = 1; same_shape && i <= s->shape.rank(); ++i)
+      same_shape = full[full.rank() - i] == s->shape[s->shape.rank() - i];
     VARIATE_CHECK(same_shape, "Unconstrained", "site '", m.name, "' had shape ", s->shape,
                   " when the program was traced and now has shape ", full, "; a latent site's shape must not change");
-    Tensor x = reshape(slice(flat_, -1, s->offset, s->offset + s->size), with_leading(batch_, s->unconstrained_shape).dims());
+    Tensor x =
+        reshape(slice(flat_, -1, s->offset, s->offset + s->size), with_leading(batch_, s->unconstrained_shape).dims());
     if (mesh_axis_ != nullptr && !s->sharded) {
       x = distribute::pbroadcast(x, *mesh_axis_);
       m.prepared = true;  // so the log joint's sharding rules do not pbroadcast the value again
     }
     const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
-    tracked_support_ = tracked_support_ || autodiff::detail::is_tracked(support.low) ||
-                       autodiff::detail::is_tracked(support.high);
+    tracked_support_ =
+        tracked_support_ || autodiff::detail::is_tracked(support.low) || autodiff::detail::is_tracked(support.high);
     // A bijector built from other sites' values (an offset and multiplier, say) shows as an image
     // of an untracked point that is tracked.
     if (probing_ && !tracked_support_)
@@ -243,7 +244,8 @@ namespace {
 // Unconstrains each latent site's given value through the site's bijector in this run.
 class ToUnconstrained : public tracing::Tracer {
  public:
-  ToUnconstrained(const std::vector<LatentSite>& sites, const tracing::Values& values) : sites_(sites), values_(values) {}
+  ToUnconstrained(const std::vector<LatentSite>& sites, const tracing::Values& values)
+      : sites_(sites), values_(values) {}
   void process(tracing::Message& m) override {
     if (m.value.defined()) return;
     if (m.enumerate) {  // it has no say in the latent sites' values

@@ -53,8 +53,7 @@ double binomial_btrs(detail::Stream& s, double n, double p) {
     if (k < 0.0 || k > n) continue;
     if (us >= 0.07 && v <= v_r) return k;
     const double log_v = std::log(v * alpha / (a / (us * us) + b));
-    if (log_v <= h - detail::log_gamma_function(k + 1.0) - detail::log_gamma_function(n - k + 1.0) +
-                     (k - m) * log_odds)
+    if (log_v <= h - detail::log_gamma_function(k + 1.0) - detail::log_gamma_function(n - k + 1.0) + (k - m) * log_odds)
       return k;
   }
 }
@@ -125,8 +124,8 @@ Tensor multinomial(Key key, const Tensor& total_count, const Tensor& probs, cons
       acc += pv[r * k + j];
       tail[r * k + j] = acc;
     }
-    VARIATE_CHECK(std::abs(acc - 1.0) <= tolerance, "multinomial", "probs must sum to 1 along the last axis, row ",
-                  r, " sums to ", acc);
+    VARIATE_CHECK(std::abs(acc - 1.0) <= tolerance, "multinomial", "probs must sum to 1 along the last axis, row ", r,
+                  " sums to ", acc);
   }
 
   Shape batch = p.shape();

@@ -35,8 +35,8 @@ Tensor bernoulli(Key key, const Tensor& probs, const Shape& shape) {
 Tensor categorical(Key key, const Tensor& logits, const Shape& shape) {
   const Tensor l = detail::parameter_values("categorical", "logits", logits);
   detail::check_each(
-      "categorical", "logits", l, [](double v) { return !std::isnan(v) && v != std::numeric_limits<double>::infinity(); },
-      "a number below +inf");
+      "categorical", "logits", l,
+      [](double v) { return !std::isnan(v) && v != std::numeric_limits<double>::infinity(); }, "a number below +inf");
   VARIATE_CHECK(l.rank() >= 1 && l.dim(-1) >= 1, "categorical",
                 "logits must have a non-empty last (event) axis, got shape ", l.shape());
   const std::int64_t k = l.dim(-1);

@@ -36,8 +36,7 @@ Tensor uniform(Key key, const Shape& shape, DType dtype) {
 }
 
 Tensor normal(Key key, const Shape& shape, DType dtype) {
-  return draw_standard("normal", key, shape, dtype,
-                       [](detail::Stream& s, auto t) { return decltype(t)(s.normal()); });
+  return draw_standard("normal", key, shape, dtype, [](detail::Stream& s, auto t) { return decltype(t)(s.normal()); });
 }
 
 Tensor exponential(Key key, const Shape& shape, DType dtype) {

@@ -45,8 +45,6 @@ Key split_at(Key key, std::uint64_t i) { return derive(key, i, detail::Domain::s
 
 Key fold_in(Key key, std::uint64_t data) { return derive(key, data, detail::Domain::fold_in); }
 
-Key fold_in(Key key, std::string_view name) {
-  return derive(key, fnv1a_64(name), detail::Domain::fold_in_name);
-}
+Key fold_in(Key key, std::string_view name) { return derive(key, fnv1a_64(name), detail::Domain::fold_in_name); }
 
 }  // namespace variate::random

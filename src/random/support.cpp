@@ -6,8 +6,7 @@ namespace variate::random::detail {
 
 Tensor parameter_values(const char* op, const char* role, const Tensor& p) {
   VARIATE_CHECK(p.defined(), op, role, " is an undefined tensor");
-  VARIATE_CHECK(p.device().kind == DeviceKind::cpu, op, role, " is on ", p.device(),
-                "; samplers run on the CPU");
+  VARIATE_CHECK(p.device().kind == DeviceKind::cpu, op, role, " is on ", p.device(), "; samplers run on the CPU");
   return prim::cast(p, DType::f64);
 }
 
@@ -31,8 +30,8 @@ Tensor batch_rows(const char* op, const char* role, const Shape& batch, const Sh
 }
 
 Shape with_event(const char* op, const Shape& shape, std::int64_t k) {
-  VARIATE_CHECK(shape.rank() < kMaxRank, op, "sample shape ", shape, " leaves no room for the event dimension (at most ",
-                kMaxRank, " dims)");
+  VARIATE_CHECK(shape.rank() < kMaxRank, op, "sample shape ", shape,
+                " leaves no room for the event dimension (at most ", kMaxRank, " dims)");
   Shape out = shape;
   out.push_back(k);
   return out;

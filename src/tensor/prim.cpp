@@ -8,25 +8,35 @@
 namespace variate {
 
 const char* name(UnaryOp op) {
-  static const char* names[] = {"neg",     "exp",     "log",      "log1p", "expm1", "sqrt",  "abs",
-                                "sign",    "square",  "reciprocal", "sigmoid", "log_sigmoid", "softplus",
-                                "tanh",    "atan",    "lgamma",   "digamma", "trigamma", "erf", "erfc",
-                                "floor",   "logical_not"};
+  static const char* names[] = {"neg",      "exp",  "log",    "log1p",      "expm1",   "sqrt",
+                                "abs",      "sign", "square", "reciprocal", "sigmoid", "log_sigmoid",
+                                "softplus", "tanh", "atan",   "lgamma",     "digamma", "trigamma",
+                                "erf",      "erfc", "floor",  "logical_not"};
   return names[static_cast<int>(op)];
 }
 
 const char* name(BinaryOp op) {
-  static constexpr const char* names[] = {"add",           "sub",
-                                          "mul",           "div",
-                                          "pow",           "maximum",
-                                          "minimum",       "igamma",
-                                          "igammac",       "gamma_log_draw_grad",
+  static constexpr const char* names[] = {"add",
+                                          "sub",
+                                          "mul",
+                                          "div",
+                                          "pow",
+                                          "maximum",
+                                          "minimum",
+                                          "igamma",
+                                          "igammac",
+                                          "gamma_log_draw_grad",
                                           "times_nonzero",
-                                          "bernoulli_logit_log_prob", "bernoulli_logit_score",
-                                          "eq",            "ne",
-                                          "lt",            "le",
-                                          "gt",            "ge",
-                                          "logical_and",   "logical_or"};
+                                          "bernoulli_logit_log_prob",
+                                          "bernoulli_logit_score",
+                                          "eq",
+                                          "ne",
+                                          "lt",
+                                          "le",
+                                          "gt",
+                                          "ge",
+                                          "logical_and",
+                                          "logical_or"};
   static_assert(std::size(names) == static_cast<std::size_t>(BinaryOp::logical_or) + 1, "one name per BinaryOp");
   return names[static_cast<int>(op)];
 }
@@ -39,13 +49,13 @@ void check_defined(const char* op, const Tensor& x, const char* role = "input") 
 }
 
 void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
-  VARIATE_CHECK(a.device() == b.device(), op, "operands are on different devices (", a.device(), " and ",
-                b.device(), ")");
+  VARIATE_CHECK(a.device() == b.device(), op, "operands are on different devices (", a.device(), " and ", b.device(),
+                ")");
 }
 
 bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::lt || op == BinaryOp::le ||
-         op == BinaryOp::gt || op == BinaryOp::ge || op == BinaryOp::logical_and || op == BinaryOp::logical_or;
+  return op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::lt || op == BinaryOp::le || op == BinaryOp::gt ||
+         op == BinaryOp::ge || op == BinaryOp::logical_and || op == BinaryOp::logical_or;
 }
 
 // Flags for the axes to reduce; empty `axes` means all of them.
@@ -88,9 +98,8 @@ Tensor unary(UnaryOp op, const Tensor& x) {
   if (op == UnaryOp::logical_not) {
     VARIATE_CHECK(x.dtype() == DType::boolean, "logical_not", "expected a bool tensor, got ", x.dtype());
   }
-  const Tensor in = op == UnaryOp::logical_not || (integer_ok && x.dtype() != DType::boolean)
-                        ? x
-                        : cast(x, float_type(x.dtype()));
+  const Tensor in =
+      op == UnaryOp::logical_not || (integer_ok && x.dtype() != DType::boolean) ? x : cast(x, float_type(x.dtype()));
   Tensor out = Tensor::empty(in.shape(), in.dtype(), in.device());
   backend(in.device()).unary(op, in, out);
   return out;
@@ -106,8 +115,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   // as in NumPy and SciPy; bool arithmetic counts as integer.
   const bool floating_op = op == BinaryOp::div || op == BinaryOp::pow || op == BinaryOp::igamma ||
                            op == BinaryOp::igammac || op == BinaryOp::gamma_log_draw_grad ||
-                           op == BinaryOp::bernoulli_logit_log_prob ||
-                           op == BinaryOp::bernoulli_logit_score;
+                           op == BinaryOp::bernoulli_logit_log_prob || op == BinaryOp::bernoulli_logit_score;
   if (floating_op && !is_floating(t)) t = DType::f64;
   if (t == DType::boolean && !is_comparison(op)) t = DType::i64;
   const Tensor ca = cast(a, t), cb = cast(b, t);
@@ -169,8 +177,8 @@ Tensor reduce(ReduceOp op, const Tensor& x, Axes axes, bool keepdims) {
   }
   if (op == ReduceOp::max || op == ReduceOp::min) {
     for (int i = 0; i < x.rank(); ++i)
-      VARIATE_CHECK(!flags[i] || x.dim(i) > 0, opname, "cannot reduce the empty axis ", i, " of shape ",
-                    x.shape(), " (no identity for ", opname, ")");
+      VARIATE_CHECK(!flags[i] || x.dim(i) > 0, opname, "cannot reduce the empty axis ", i, " of shape ", x.shape(),
+                    " (no identity for ", opname, ")");
   }
   const Tensor in = x.dtype() == DType::boolean ? cast(x, DType::i64) : x;
   Tensor out = Tensor::empty(kept, in.dtype(), x.device());
@@ -205,8 +213,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   check_defined("matmul", a, "first");
   check_defined("matmul", b, "second");
   check_same_device("matmul", a, b);
-  VARIATE_CHECK(a.rank() >= 1 && b.rank() >= 1, "matmul", "operands must have rank >= 1, got shapes ",
-                a.shape(), " and ", b.shape());
+  VARIATE_CHECK(a.rank() >= 1 && b.rank() >= 1, "matmul", "operands must have rank >= 1, got shapes ", a.shape(),
+                " and ", b.shape());
   VARIATE_CHECK(!(transpose_a && a.rank() < 2) && !(transpose_b && b.rank() < 2), "matmul",
                 "only operands of rank >= 2 can be transposed, got shapes ", a.shape(), " and ", b.shape());
   // NumPy: a 1-d first operand is a row vector, a 1-d second operand a column vector; the added
@@ -216,8 +224,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   const std::int64_t m = transpose_a ? a2.dim(-1) : a2.dim(-2), ka = transpose_a ? a2.dim(-2) : a2.dim(-1);
   const std::int64_t kb = transpose_b ? b2.dim(-1) : b2.dim(-2), n = transpose_b ? b2.dim(-2) : b2.dim(-1);
   VARIATE_CHECK(ka == kb, "matmul", "contracted dimensions differ: shapes ", a.shape(),
-                transpose_a ? " (transposed)" : "", " and ", b.shape(), transpose_b ? " (transposed)" : "",
-                " give ", ka, " vs ", kb);
+                transpose_a ? " (transposed)" : "", " and ", b.shape(), transpose_b ? " (transposed)" : "", " give ",
+                ka, " vs ", kb);
   const Shape batch = broadcast_shapes("matmul", Shape(std::span(a2.shape().begin(), std::size_t(a2.rank() - 2))),
                                        Shape(std::span(b2.shape().begin(), std::size_t(b2.rank() - 2))));
   const DType t = float_type(promote(a.dtype(), b.dtype()));

@@ -8,8 +8,8 @@ GlmResult bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& al
   VARIATE_CHECK(x.rank() == 2, op, "x must be a matrix (N, D), got shape ", x.shape());
   const std::int64_t n = x.dim(0), d = x.dim(1);
   VARIATE_CHECK(w.rank() == 1 || w.rank() == 2, op, "w must have shape (D) or (C, D), got ", w.shape());
-  VARIATE_CHECK(w.dim(-1) == d, op, "w has ", w.dim(-1), " coefficients but x has ", d, " columns (shapes ",
-                x.shape(), " and ", w.shape(), ")");
+  VARIATE_CHECK(w.dim(-1) == d, op, "w has ", w.dim(-1), " coefficients but x has ", d, " columns (shapes ", x.shape(),
+                " and ", w.shape(), ")");
   const std::int64_t c = w.rank() == 2 ? w.dim(0) : 1;
   VARIATE_CHECK(alpha.numel() == c && alpha.rank() <= 1, op, "alpha must have shape () or (", c,
                 ") to match w of shape ", w.shape(), ", got ", alpha.shape());
@@ -32,14 +32,14 @@ GlmResult categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& 
   VARIATE_CHECK(x.rank() == 2, op, "x must be a matrix (N, D), got shape ", x.shape());
   const std::int64_t n = x.dim(0), d = x.dim(1);
   VARIATE_CHECK(w.rank() == 2 || w.rank() == 3, op, "w must have shape (D, K) or (C, D, K), got ", w.shape());
-  VARIATE_CHECK(w.dim(-2) == d, op, "w has ", w.dim(-2), " rows but x has ", d, " columns (shapes ", x.shape(),
-                " and ", w.shape(), ")");
+  VARIATE_CHECK(w.dim(-2) == d, op, "w has ", w.dim(-2), " rows but x has ", d, " columns (shapes ", x.shape(), " and ",
+                w.shape(), ")");
   const std::int64_t k = w.dim(-1);
   VARIATE_CHECK(k >= 1, op, "w must have at least one category (column), got shape ", w.shape());
   const std::int64_t c = w.rank() == 3 ? w.dim(0) : 1;
   const Shape b_shape = w.rank() == 3 ? Shape{c, k} : Shape{k};
-  VARIATE_CHECK(b.shape() == b_shape, op, "b must have shape ", b_shape, " to match w of shape ", w.shape(),
-                ", got ", b.shape());
+  VARIATE_CHECK(b.shape() == b_shape, op, "b must have shape ", b_shape, " to match w of shape ", w.shape(), ", got ",
+                b.shape());
   VARIATE_CHECK(y.rank() == 1 && y.dim(0) == n, op, "y must have shape (", n, ") to match x of shape ", x.shape(),
                 ", got ", y.shape());
   // Labels are data of any real dtype, passed as f64 (exact for every index): the kernel checks that

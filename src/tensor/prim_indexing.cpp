@@ -22,8 +22,8 @@ void check_index_range(const char* op, const Tensor& index, int axis, std::int64
   if (index.numel() == 0) return;
   const auto lo = std::int64_t(reduce(ReduceOp::min, index, {}, false).item());
   const auto hi = std::int64_t(reduce(ReduceOp::max, index, {}, false).item());
-  VARIATE_CHECK(lo >= 0 && hi < size, op, "index ", lo < 0 ? lo : hi, " is out of range for axis ", axis,
-                " of size ", size, " (expected 0 <= index < ", size, ")");
+  VARIATE_CHECK(lo >= 0 && hi < size, op, "index ", lo < 0 ? lo : hi, " is out of range for axis ", axis, " of size ",
+                size, " (expected 0 <= index < ", size, ")");
 }
 
 // Python's rule for a slice bound: negative counts from the end, then clamp to [0, n].

@@ -8,9 +8,7 @@
 namespace variate {
 
 namespace detail {
-Storage* allocate_storage(std::size_t bytes, Device device) {
-  return backend(device).allocate_storage(bytes);
-}
+Storage* allocate_storage(std::size_t bytes, Device device) { return backend(device).allocate_storage(bytes); }
 void release_storage(Storage* s) {
   if (s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) backend(s->device).release_storage(s);
 }
@@ -18,13 +16,11 @@ void release_storage(Storage* s) {
 
 Tensor::Tensor(double value) : Tensor(scalar(value)) {}
 
-Tensor::Tensor(const Tensor& o)
-    : storage_(o.storage_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
+Tensor::Tensor(const Tensor& o) : storage_(o.storage_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
   if (storage_) storage_->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
-Tensor::Tensor(Tensor&& o) noexcept
-    : storage_(o.storage_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
+Tensor::Tensor(Tensor&& o) noexcept : storage_(o.storage_), shape_(o.shape_), dtype_(o.dtype_), tape_ref_(o.tape_ref_) {
   o.storage_ = nullptr;
 }
 
@@ -104,16 +100,13 @@ Tensor Tensor::arange(std::int64_t n, DType dtype) {
 }
 
 double Tensor::item() const {
-  VARIATE_CHECK(defined() && numel() == 1, "Tensor::item", "expected a tensor with one element, got shape ",
-                shape_);
+  VARIATE_CHECK(defined() && numel() == 1, "Tensor::item", "expected a tensor with one element, got shape ", shape_);
   return at(0);
 }
 
 double Tensor::at(std::int64_t i) const {
-  VARIATE_CHECK(defined() && i >= 0 && i < numel(), "Tensor::at", "index ", i,
-                " is out of range for shape ", shape_);
-  VARIATE_CHECK(device().kind == DeviceKind::cpu, "Tensor::at", "element access needs a cpu tensor, got ",
-                device());
+  VARIATE_CHECK(defined() && i >= 0 && i < numel(), "Tensor::at", "index ", i, " is out of range for shape ", shape_);
+  VARIATE_CHECK(device().kind == DeviceKind::cpu, "Tensor::at", "element access needs a cpu tensor, got ", device());
   return dispatch_dtype(dtype_, [&](auto zero) {
     using T = decltype(zero);
     return static_cast<double>(static_cast<const T*>(raw())[i]);
@@ -133,8 +126,8 @@ template std::vector<float> Tensor::to_vector<float>() const;
 template std::vector<double> Tensor::to_vector<double>() const;
 
 Tensor Tensor::view(const Shape& shape) const {
-  VARIATE_CHECK(defined() && shape.numel() == numel(), "reshape", "cannot view a tensor of shape ", shape_,
-                " (", numel(), " elements) as shape ", shape, " (", shape.numel(), " elements)");
+  VARIATE_CHECK(defined() && shape.numel() == numel(), "reshape", "cannot view a tensor of shape ", shape_, " (",
+                numel(), " elements) as shape ", shape, " (", shape.numel(), " elements)");
   Tensor t(*this);
   t.shape_ = shape;
   t.tape_ref_ = {};  // a view is a new value for autodiff (autodiff::reshape records it)

@@ -130,8 +130,8 @@ void Block::process(Message& m) {
 }
 
 void Trace::postprocess(const Message& m) {
-  sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.deterministic, m.enumerate,
-                    m.scale});
+  sites_.push_back({m.name, m.distribution, m.sample_shape, m.value, m.observed, m.intervened, m.deterministic,
+                    m.enumerate, m.scale});
 }
 
 const Site& Trace::site(std::string_view name) const {
@@ -177,8 +177,8 @@ void LogJoint::postprocess(const Message& m) {
     auto it = unbatched_.find(m.name);
     VARIATE_CHECK(it != unbatched_.end(), "LogJoint", "site '", m.name, "' did not occur in the unbatched run");
     const int extra = lp.rank() - it->second;
-    VARIATE_CHECK(extra == 0 || extra == batch_ndims_, "LogJoint", "the log density of site '", m.name, "' has ",
-                  extra, " dims more than in an unbatched run; expected 0 or the ", batch_ndims_,
+    VARIATE_CHECK(extra == 0 || extra == batch_ndims_, "LogJoint", "the log density of site '", m.name, "' has ", extra,
+                  " dims more than in an unbatched run; expected 0 or the ", batch_ndims_,
                   " batch dims (write the model with right-aligned broadcasting)");
     keep = extra;
   }

@@ -57,8 +57,8 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
     }
     const std::set<std::string, std::less<>> sites(seen.begin(), seen.end());
     for (const auto& [name, v] : values)
-      VARIATE_CHECK(sites.count(name) > 0, "make_log_joint", "'", name, "' is not a site of the program; its sites are: ",
-                    join(seen));
+      VARIATE_CHECK(sites.count(name) > 0, "make_log_joint", "'", name,
+                    "' is not a site of the program; its sites are: ", join(seen));
     return log_joint.value();
   };
 }

@@ -4,51 +4,51 @@
 #include <memory>
 
 #include "variate/autodiff/tape.hpp"
-#include "variate/distributions/normal.hpp"
-#include "variate/distributions/half_normal.hpp"
-#include "variate/distributions/log_normal.hpp"
-#include "variate/distributions/student_t.hpp"
-#include "variate/distributions/cauchy.hpp"
-#include "variate/distributions/half_cauchy.hpp"
-#include "variate/distributions/laplace.hpp"
-#include "variate/distributions/logistic.hpp"
-#include "variate/distributions/exponential.hpp"
-#include "variate/distributions/gamma.hpp"
-#include "variate/distributions/inverse_gamma.hpp"
-#include "variate/distributions/beta.hpp"
-#include "variate/distributions/uniform.hpp"
-#include "variate/distributions/chi2.hpp"
-#include "variate/distributions/weibull.hpp"
-#include "variate/distributions/poisson.hpp"
-#include "variate/distributions/dirichlet.hpp"
 #include "variate/distributions/bernoulli.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
+#include "variate/distributions/beta.hpp"
+#include "variate/distributions/beta_binomial.hpp"
+#include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/binomial.hpp"
 #include "variate/distributions/categorical.hpp"
 #include "variate/distributions/categorical_logit_glm.hpp"
-#include "variate/distributions/negative_binomial.hpp"
+#include "variate/distributions/cauchy.hpp"
+#include "variate/distributions/chi2.hpp"
+#include "variate/distributions/deterministic.hpp"
+#include "variate/distributions/dirichlet.hpp"
+#include "variate/distributions/exponential.hpp"
+#include "variate/distributions/factor.hpp"
+#include "variate/distributions/gamma.hpp"
+#include "variate/distributions/gaussian_process.hpp"
+#include "variate/distributions/gaussian_random_walk.hpp"
 #include "variate/distributions/geometric.hpp"
+#include "variate/distributions/gumbel.hpp"
+#include "variate/distributions/half_cauchy.hpp"
+#include "variate/distributions/half_normal.hpp"
+#include "variate/distributions/improper_uniform.hpp"
+#include "variate/distributions/inverse_gamma.hpp"
+#include "variate/distributions/inverse_wishart.hpp"
+#include "variate/distributions/laplace.hpp"
+#include "variate/distributions/lkj.hpp"
+#include "variate/distributions/lkj_cholesky.hpp"
+#include "variate/distributions/log_normal.hpp"
+#include "variate/distributions/logistic.hpp"
 #include "variate/distributions/multinomial.hpp"
 #include "variate/distributions/multivariate_normal.hpp"
-#include "variate/distributions/lkj_cholesky.hpp"
-#include "variate/distributions/lkj.hpp"
-#include "variate/distributions/wishart.hpp"
-#include "variate/distributions/inverse_wishart.hpp"
-#include "variate/distributions/gaussian_process.hpp"
-#include "variate/distributions/deterministic.hpp"
-#include "variate/distributions/factor.hpp"
-#include "variate/distributions/improper_uniform.hpp"
-#include "variate/distributions/bijectors.hpp"
-#include "variate/distributions/reparameterized.hpp"
-#include "variate/distributions/restricted.hpp"
-#include "variate/distributions/gumbel.hpp"
-#include "variate/distributions/pareto.hpp"
-#include "variate/distributions/beta_binomial.hpp"
-#include "variate/distributions/zero_inflated.hpp"
+#include "variate/distributions/negative_binomial.hpp"
+#include "variate/distributions/normal.hpp"
 #include "variate/distributions/ordered_logistic.hpp"
 #include "variate/distributions/ordered_probit.hpp"
-#include "variate/distributions/gaussian_random_walk.hpp"
+#include "variate/distributions/pareto.hpp"
+#include "variate/distributions/poisson.hpp"
+#include "variate/distributions/reparameterized.hpp"
+#include "variate/distributions/restricted.hpp"
+#include "variate/distributions/student_t.hpp"
 #include "variate/distributions/truncated.hpp"
+#include "variate/distributions/uniform.hpp"
+#include "variate/distributions/weibull.hpp"
+#include "variate/distributions/wishart.hpp"
+#include "variate/distributions/zero_inflated.hpp"
 
 namespace variate {
 namespace {
@@ -78,7 +78,8 @@ RandomVariable LogNormal(Tensor loc, Tensor scale, std::string name, Shape sampl
   return site(std::move(name), sample_shape, [&] { return dist::LogNormal(std::move(loc), std::move(scale)); });
 }
 RandomVariable StudentT(Tensor df, Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::StudentT(std::move(df), std::move(loc), std::move(scale)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::StudentT(std::move(df), std::move(loc), std::move(scale)); });
 }
 RandomVariable Cauchy(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::Cauchy(std::move(loc), std::move(scale)); });
@@ -99,10 +100,12 @@ RandomVariable Gamma(Tensor concentration, Tensor rate, std::string name, Shape 
   return site(std::move(name), sample_shape, [&] { return dist::Gamma(std::move(concentration), std::move(rate)); });
 }
 RandomVariable InverseGamma(Tensor concentration, Tensor scale, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::InverseGamma(std::move(concentration), std::move(scale)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::InverseGamma(std::move(concentration), std::move(scale)); });
 }
 RandomVariable Beta(Tensor concentration1, Tensor concentration0, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::Beta(std::move(concentration1), std::move(concentration0)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::Beta(std::move(concentration1), std::move(concentration0)); });
 }
 RandomVariable Uniform(Tensor low, Tensor high, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::Uniform(std::move(low), std::move(high)); });
@@ -126,16 +129,19 @@ RandomVariable Bernoulli(Logits logits, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::Bernoulli::from_logits(std::move(logits.value)); });
 }
 RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string name) {
-  return site(std::move(name), {}, [&] { return dist::BernoulliLogitGLM(std::move(x), std::move(w), std::move(alpha)); });
+  return site(std::move(name), {},
+              [&] { return dist::BernoulliLogitGLM(std::move(x), std::move(w), std::move(alpha)); });
 }
 RandomVariable CategoricalLogitGLM(Tensor x, Tensor w, Tensor b, std::string name) {
   return site(std::move(name), {}, [&] { return dist::CategoricalLogitGLM(std::move(x), std::move(w), std::move(b)); });
 }
 RandomVariable Binomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::Binomial::from_probs(std::move(total_count), std::move(probs.value)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::Binomial::from_probs(std::move(total_count), std::move(probs.value)); });
 }
 RandomVariable Binomial(Tensor total_count, Logits logits, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::Binomial::from_logits(std::move(total_count), std::move(logits.value)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::Binomial::from_logits(std::move(total_count), std::move(logits.value)); });
 }
 RandomVariable Categorical(Probs probs, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::Categorical::from_probs(std::move(probs.value)); });
@@ -144,10 +150,12 @@ RandomVariable Categorical(Logits logits, std::string name, Shape sample_shape) 
   return site(std::move(name), sample_shape, [&] { return dist::Categorical::from_logits(std::move(logits.value)); });
 }
 RandomVariable NegativeBinomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::NegativeBinomial::from_probs(std::move(total_count), std::move(probs.value)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::NegativeBinomial::from_probs(std::move(total_count), std::move(probs.value)); });
 }
 RandomVariable NegativeBinomial(Tensor total_count, Logits logits, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::NegativeBinomial::from_logits(std::move(total_count), std::move(logits.value)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::NegativeBinomial::from_logits(std::move(total_count), std::move(logits.value)); });
 }
 RandomVariable Geometric(Probs probs, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::Geometric::from_probs(std::move(probs.value)); });
@@ -156,20 +164,25 @@ RandomVariable Geometric(Logits logits, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::Geometric::from_logits(std::move(logits.value)); });
 }
 RandomVariable Multinomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::Multinomial::from_probs(std::move(total_count), std::move(probs.value)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::Multinomial::from_probs(std::move(total_count), std::move(probs.value)); });
 }
 RandomVariable Multinomial(Tensor total_count, Logits logits, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::Multinomial::from_logits(std::move(total_count), std::move(logits.value)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::Multinomial::from_logits(std::move(total_count), std::move(logits.value)); });
 }
 RandomVariable MultivariateNormalTriL(Tensor loc, Tensor scale_tril, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::MultivariateNormal::from_scale_tril(std::move(loc), std::move(scale_tril)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::MultivariateNormal::from_scale_tril(std::move(loc), std::move(scale_tril)); });
 }
 RandomVariable MultivariateNormalFullCovariance(Tensor loc, Tensor covariance_matrix, std::string name,
                                                 Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::MultivariateNormal::from_covariance(std::move(loc), std::move(covariance_matrix)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::MultivariateNormal::from_covariance(std::move(loc), std::move(covariance_matrix)); });
 }
 RandomVariable MultivariateNormalDiag(Tensor loc, Tensor scale_diag, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::MultivariateNormal::from_scale_diag(std::move(loc), std::move(scale_diag)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::MultivariateNormal::from_scale_diag(std::move(loc), std::move(scale_diag)); });
 }
 RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::LKJCholesky(dimension, std::move(concentration)); });
@@ -215,26 +228,31 @@ RandomVariable ZeroInflatedPoisson(Tensor rate, Logits gate, std::string name, S
 }
 RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Probs probs, Probs gate, std::string name,
                                             Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, probs), gate); });
+  return site(std::move(name), sample_shape,
+              [&] { return zero_inflated(negative_binomial(total_count, probs), gate); });
 }
 RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Probs probs, Logits gate, std::string name,
                                             Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, probs), gate); });
+  return site(std::move(name), sample_shape,
+              [&] { return zero_inflated(negative_binomial(total_count, probs), gate); });
 }
 RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Logits logits, Probs gate, std::string name,
                                             Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, logits), gate); });
+  return site(std::move(name), sample_shape,
+              [&] { return zero_inflated(negative_binomial(total_count, logits), gate); });
 }
 RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Logits logits, Logits gate, std::string name,
                                             Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return zero_inflated(negative_binomial(total_count, logits), gate); });
+  return site(std::move(name), sample_shape,
+              [&] { return zero_inflated(negative_binomial(total_count, logits), gate); });
 }
 RandomVariable OrderedLogistic(Tensor predictor, Tensor cutpoints, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape,
               [&] { return dist::OrderedLogistic(std::move(predictor), std::move(cutpoints)); });
 }
 RandomVariable OrderedProbit(Tensor predictor, Tensor cutpoints, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::OrderedProbit(std::move(predictor), std::move(cutpoints)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::OrderedProbit(std::move(predictor), std::move(cutpoints)); });
 }
 RandomVariable GaussianRandomWalk(Tensor scale, std::int64_t num_steps, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::GaussianRandomWalk(std::move(scale), num_steps); });
@@ -272,7 +290,8 @@ RandomVariable GaussianProcess(const dist::Kernel& kernel, Tensor index_points, 
   });
 }
 RandomVariable Deterministic(Tensor value, std::string name) {
-  DistributionPtr d = std::make_shared<dist::Deterministic>(autodiff::stop_gradient(value), dist::Deterministic::Unchecked{});
+  DistributionPtr d =
+      std::make_shared<dist::Deterministic>(autodiff::stop_gradient(value), dist::Deterministic::Unchecked{});
   return RandomVariable(std::move(d), std::move(name), std::move(value), GivenValue::deterministic);
 }
 
@@ -291,12 +310,14 @@ RandomVariable ImproperUniform(Constraint support, std::string name, Shape shape
 }
 
 RandomVariable Reparameterized(DistributionPtr base, BijectorPtr bijector, std::string name, Shape sample_shape) {
-  return site(std::move(name), sample_shape, [&] { return dist::Reparameterized(std::move(base), std::move(bijector)); });
+  return site(std::move(name), sample_shape,
+              [&] { return dist::Reparameterized(std::move(base), std::move(bijector)); });
 }
 RandomVariable WithOffsetMultiplier(DistributionPtr base, Tensor offset, Tensor multiplier, std::string name,
                                     Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] {
-    return dist::Reparameterized(std::move(base), std::make_shared<dist::OffsetMultiplier>(std::move(offset), std::move(multiplier)));
+    return dist::Reparameterized(std::move(base),
+                                 std::make_shared<dist::OffsetMultiplier>(std::move(offset), std::move(multiplier)));
   });
 }
 RandomVariable Restricted(DistributionPtr base, Constraint support, std::string name, Shape sample_shape) {

@@ -76,8 +76,16 @@ std::vector<AdCase> cases() {
       {"igammac_broadcast_a", [=](S v) { return igammac(a_row, v[0]); }, {pos}},
       // In a too (the implicit gradient of a gamma draw times -x p(x; a)), across both of the
       // kernel's branches (x below and above a + 1).
-      {"igamma_in_a", [=](S v) { return igamma(v[0], Tensor::vec({0.05, 0.9, 2.0, 7.0})); }, {Tensor::vec({0.3, 1.5, 0.8, 4.0})}},
-      {"igammac_in_a", [=](S v) { return igammac(v[0], Tensor::vec({0.05, 0.9, 2.0, 7.0})); }, {Tensor::vec({0.3, 1.5, 0.8, 4.0})}},
+      {"igamma_in_a",
+       [=](S v) {
+         return igamma(v[0], Tensor::vec({0.05, 0.9, 2.0, 7.0}));
+       },
+       {Tensor::vec({0.3, 1.5, 0.8, 4.0})}},
+      {"igammac_in_a",
+       [=](S v) {
+         return igammac(v[0], Tensor::vec({0.05, 0.9, 2.0, 7.0}));
+       },
+       {Tensor::vec({0.3, 1.5, 0.8, 4.0})}},
       {"betainc_broadcast_ab", [=](S v) { return betainc(a_row, b_col, v[0]); }, {unit}},
       {"betainc_broadcast_x",
        [=](S v) { return betainc(a23, b_col, v[0]); },
@@ -99,25 +107,46 @@ std::vector<AdCase> cases() {
       {"matmul_vec", [](S v) { return matmul(v[0], v[1]); }, {x, row}},
       {"matmul_vec_left", [](S v) { return matmul(v[0], v[1]); }, {random_tensor(Shape{2}, 8), x}},
       {"matmul_dot", [](S v) { return matmul(v[0], v[1]); }, {row, random_tensor(Shape{3}, 9)}},
-      {"matmul_batch_broadcast", [](S v) { return matmul(v[0], v[1]); },
-       {x234, random_tensor(Shape{4, 2}, 10)}},
-      {"matmul_batch_both", [](S v) { return matmul(v[0], v[1]); },
+      {"matmul_batch_broadcast", [](S v) { return matmul(v[0], v[1]); }, {x234, random_tensor(Shape{4, 2}, 10)}},
+      {"matmul_batch_both",
+       [](S v) { return matmul(v[0], v[1]); },
        {random_tensor(Shape{2, 1, 3, 2}, 11), random_tensor(Shape{4, 2, 5}, 12)}},
       {"matmul_ta", [](S v) { return matmul(v[0], v[1], true, false); }, {x, random_tensor(Shape{2, 4}, 13)}},
       {"matmul_tb", [](S v) { return matmul(v[0], v[1], false, true); }, {x, random_tensor(Shape{4, 3}, 14)}},
       {"matmul_ta_tb", [](S v) { return matmul(v[0], v[1], true, true); }, {x, random_tensor(Shape{4, 2}, 15)}},
       {"einsum_matmul", [](S v) { return einsum("ij,jk->ik", v[0], v[1]); }, {x, random_tensor(Shape{3, 4}, 16)}},
-      {"einsum_ellipsis", [](S v) { return einsum("...ij,...j->...i", v[0], v[1]); },
+      {"einsum_ellipsis",
+       [](S v) { return einsum("...ij,...j->...i", v[0], v[1]); },
        {x234, random_tensor(Shape{3, 4}, 17)}},
       {"einsum_outer_sum", [](S v) { return einsum("bi,bj->ij", v[0], v[1]); }, {x, y}},
       {"einsum_unary", [](S v) { return einsum("bij->jb", v[0]); }, {x234}},
-      {"reshape", [](S v) { return reshape(v[0], {4, -1}) * 2.0; }, {x234}},
-      {"permute", [](S v) { return permute(v[0], {2, 0, 1}); }, {x234}},
+      {"reshape",
+       [](S v) {
+         return reshape(v[0], {4, -1}) * 2.0;
+       },
+       {x234}},
+      {"permute",
+       [](S v) {
+         return permute(v[0], {2, 0, 1});
+       },
+       {x234}},
       {"transpose", [](S v) { return transpose(v[0]); }, {x234}},
       {"expand_squeeze", [](S v) { return squeeze(expand_dims(v[0], 1) * 3.0, 1); }, {x}},
-      {"broadcast_to", [](S v) { return broadcast_to(v[0], Shape{4, 2, 3}); }, {col}},
-      {"concat", [](S v) { return concat({v[0], v[1], v[0]}, 1); }, {x, col}},
-      {"stack", [](S v) { return stack({v[0], v[1]}, 2); }, {x, y}},
+      {"broadcast_to",
+       [](S v) {
+         return broadcast_to(v[0], Shape{4, 2, 3});
+       },
+       {col}},
+      {"concat",
+       [](S v) {
+         return concat({v[0], v[1], v[0]}, 1);
+       },
+       {x, col}},
+      {"stack",
+       [](S v) {
+         return stack({v[0], v[1]}, 2);
+       },
+       {x, y}},
       {"slice_step", [](S v) { return slice(v[0], 2, 1, 4, 2); }, {x234}},
       {"slice_negative", [](S v) { return slice(v[0], 1, -2, 100); }, {x234}},
       {"gather", [=](S v) { return gather(v[0], 1, idx2); }, {x}},
@@ -125,11 +154,14 @@ std::vector<AdCase> cases() {
       {"scatter_add", [=](S v) { return scatter_add(v[0], 1, idx2, v[1]); }, {random_tensor(s23, 18), y}},
       {"cholesky", [](S v) { return cholesky(spd(v[0])); }, {random_tensor(Shape{3, 3}, 19)}},
       {"cholesky_batched", [](S v) { return cholesky(spd(v[0])); }, {random_tensor(Shape{2, 3, 3}, 20)}},
-      {"triangular_solve_lower", [](S v) { return triangular_solve(cholesky(spd(v[0])), v[1]); },
+      {"triangular_solve_lower",
+       [](S v) { return triangular_solve(cholesky(spd(v[0])), v[1]); },
        {random_tensor(Shape{3, 3}, 21), random_tensor(Shape{3, 2}, 22)}},
-      {"triangular_solve_transposed", [](S v) { return triangular_solve(cholesky(spd(v[0])), v[1], true, true); },
+      {"triangular_solve_transposed",
+       [](S v) { return triangular_solve(cholesky(spd(v[0])), v[1], true, true); },
        {random_tensor(Shape{3, 3}, 23), random_tensor(Shape{2, 3, 2}, 24)}},
-      {"triangular_solve_upper", [](S v) { return triangular_solve(transpose(cholesky(spd(v[0]))), v[1], false); },
+      {"triangular_solve_upper",
+       [](S v) { return triangular_solve(transpose(cholesky(spd(v[0]))), v[1], false); },
        {random_tensor(Shape{3, 3}, 25), random_tensor(Shape{3, 1}, 26)}},
       {"logdet_spd", [](S v) { return logdet_spd(spd(v[0])); }, {random_tensor(Shape{4, 4}, 27)}},
       {"diagonal", [](S v) { return diagonal(v[0]); }, {random_tensor(Shape{2, 3, 3}, 28)}},

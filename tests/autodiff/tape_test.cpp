@@ -1,5 +1,7 @@
 // The tape itself: transforms, nesting, custom rules, saved-bytes accounting and the promise that a
 // steady-state gradient evaluation allocates nothing.
+#include "variate/autodiff/tape.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +12,6 @@
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
 #include "variate/autodiff/no_recording.hpp"
-#include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 
 // Counts every C++ heap allocation in this test program. The replacement operator new is built on
@@ -95,9 +96,11 @@ TEST(Tape, GradientsOfGradientsAreAnError) {
   EXPECT_ERROR(grad([&](const Tensor& x) { return sum(grad(cube, x)); }, Tensor::scalar(2.0)),
                "Gradients of gradients are not supported");
   // The same through a closure: the outer x reaches the inner tape's ops, not its inputs.
-  EXPECT_ERROR(grad([&](const Tensor& x) { return sum(grad([&](const Tensor& y) { return sum(x * y * y); },
-                                                           Tensor::scalar(1.0))); },
-                    Tensor::scalar(2.0)),
+  EXPECT_ERROR(grad(
+                   [&](const Tensor& x) {
+                     return sum(grad([&](const Tensor& y) { return sum(x * y * y); }, Tensor::scalar(1.0)));
+                   },
+                   Tensor::scalar(2.0)),
                "Gradients of gradients are not supported");
   // A Hessian-vector product written as the gradient of a directional derivative.
   const Tensor v = Tensor::vec({1.0, 0.0});
@@ -139,29 +142,33 @@ TEST(Tape, CustomRuleThroughRecord) {
 
 TEST(Tape, CustomRuleRecordsOneNodeAndItsRuleNone) {
   const Tensor x = random_tensor(Shape{4}, 12);
-  grad([](const Tensor& x) {
-    const Tensor y = cube(x);
-    EXPECT_TRUE(autodiff::detail::is_tracked(y));
-    // Only the saved x: the value's steps were not recorded (x * x would save x twice more).
-    EXPECT_EQ(autodiff::saved_bytes(), 4u * sizeof(double));
-    return sum(y);
-  }, x);
+  grad(
+      [](const Tensor& x) {
+        const Tensor y = cube(x);
+        EXPECT_TRUE(autodiff::detail::is_tracked(y));
+        // Only the saved x: the value's steps were not recorded (x * x would save x twice more).
+        EXPECT_EQ(autodiff::saved_bytes(), 4u * sizeof(double));
+        return sum(y);
+      },
+      x);
   // The sweep added nothing: the rule's ops, on the tracked x it saved, recorded no node.
   EXPECT_EQ(autodiff::last_sweep_saved_bytes(), 4u * sizeof(double));
 }
 
 TEST(Tape, NoRecordingGivesConstantsAndLetsNestedTransformsRecord) {
-  const Tensor g = grad([](const Tensor& x) {
-    {
-      const autodiff::NoRecording values;
-      EXPECT_FALSE(autodiff::detail::is_tracked(x * 2.0));
-      // A transform started inside the scope records on its own tape.
-      const Tensor inner = grad([](const Tensor& u) { return sum(square(u)); }, autodiff::stop_gradient(x));
-      EXPECT_DOUBLE_EQ(inner.at(0), 3.0);
-      EXPECT_FALSE(autodiff::detail::is_tracked(exp(x)));  // and the pause holds again after it
-    }
-    return sum(x * 2.0);
-  }, Tensor::vec({1.5}));
+  const Tensor g = grad(
+      [](const Tensor& x) {
+        {
+          const autodiff::NoRecording values;
+          EXPECT_FALSE(autodiff::detail::is_tracked(x * 2.0));
+          // A transform started inside the scope records on its own tape.
+          const Tensor inner = grad([](const Tensor& u) { return sum(square(u)); }, autodiff::stop_gradient(x));
+          EXPECT_DOUBLE_EQ(inner.at(0), 3.0);
+          EXPECT_FALSE(autodiff::detail::is_tracked(exp(x)));  // and the pause holds again after it
+        }
+        return sum(x * 2.0);
+      },
+      Tensor::vec({1.5}));
   EXPECT_DOUBLE_EQ(g.at(0), 2.0);  // recording resumed when the scope ended
 }
 
@@ -183,8 +190,11 @@ TEST(Tape, GradientsKeepTheInputDtype) {
 
 TEST(Tape, ViewsOfTrackedTensorsAreNewValues) {
   // A prim-level reshape of a tracked tensor must not alias the input's tape identity.
-  const Tensor g = grad([](const Tensor& x) { return sum(square(reshape(prim::reshape(x, Shape{2, 2}), {4}))); },
-                        Tensor::vec({1, 2, 3, 4}));
+  const Tensor g = grad(
+      [](const Tensor& x) {
+        return sum(square(reshape(prim::reshape(x, Shape{2, 2}), {4})));
+      },
+      Tensor::vec({1, 2, 3, 4}));
   EXPECT_EQ(g.shape(), (Shape{4}));
 }
 
@@ -226,8 +236,7 @@ TEST(Transforms, ErrorsNameTheProblem) {
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     }
   };
-  expect_message([] { value_and_grad([](const Tensor& x) { return x; }, Tensor::vec({1, 2})); },
-                 "single-element");
+  expect_message([] { value_and_grad([](const Tensor& x) { return x; }, Tensor::vec({1, 2})); }, "single-element");
   expect_message([] { grad([](const Tensor& x) { return sum(x); }, Tensor::arange(3)); }, "floating point");
   expect_message([] { vjp([](const Tensor& x) { return x; }, Tensor::vec({1}), Tensor::vec({1, 2})); }, "cotangent");
 }

@@ -177,8 +177,8 @@ TEST(SampleCli, VectorizedChainsBroadcastTheChainDimension) {
 
 TEST(SampleCli, DevicesSplitTheDataAndWriteTheUnshardedDraws) {
   const TempDir dir("devices");
-  const Outcome r = run("sample --devices 2 --chains 2 --warmup 40 --draws 20 --max-depth 4 --output " +
-                        dir.path().string());
+  const Outcome r =
+      run("sample --devices 2 --chains 2 --warmup 40 --draws 20 --max-depth 4 --output " + dir.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("2 devices (data split over them)"), std::string::npos) << r.output;
   EXPECT_GT(number_after(r.output, "test accuracy: Bayesian model averaging "), 0.5) << r.output;
@@ -213,9 +213,9 @@ TEST(SampleCli, MovieLensUsersShardedOverDevices) {
   EXPECT_EQ(csv.columns.size(), 5u + 1682 + 943) << "the CmdStan static-HMC columns, b_movie and b_user";
   EXPECT_EQ(csv.columns.back(), "b_user.943");
   // Threaded chains on one device deliver draws to the report concurrently.
-  const Outcome threaded = run("sample --model movielens --data " + data +
-                               " --chains 2 --threads 2 --sampler hmc --leapfrog-steps 2 --warmup 4 --draws 3 --output " +
-                               dir.path().string());
+  const Outcome threaded = run(
+      "sample --model movielens --data " + data +
+      " --chains 2 --threads 2 --sampler hmc --leapfrog-steps 2 --warmup 4 --draws 3 --output " + dir.path().string());
   ASSERT_EQ(threaded.exit_code, 0) << threaded.output;
   EXPECT_NE(threaded.output.find("top pick over 6 posterior draws"), std::string::npos) << threaded.output;
 }
@@ -246,8 +246,8 @@ TEST(SampleCli, StaticHmcWritesItsEngine) {
   const auto csv = variate::data::read_stan_csv(dir / "beta-bernoulli-1.csv");
   EXPECT_EQ(*csv.config_value("engine"), "static");
   // CmdStan's static HMC columns: int_time__ = step size x steps, no tree depth or divergences.
-  EXPECT_EQ(csv.columns, (std::vector<std::string>{"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__",
-                                                   "theta"}));
+  EXPECT_EQ(csv.columns,
+            (std::vector<std::string>{"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__", "theta"}));
   const auto steps = csv.column("stepsize__"), times = csv.column("int_time__");
   for (std::size_t i = 0; i < steps.size(); ++i) EXPECT_DOUBLE_EQ(times[i], 7 * steps[i]);
 }
@@ -443,10 +443,10 @@ TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
 TEST(SampleCli, CtrlCKeepsTheDrawsWrittenSoFar) {
   const TempDir dir("sigint");
   const std::string log = dir / "log.txt", output = dir / "out";
-  const auto interrupted = variate::testing::interrupt_after_rows(
-      {"sample", "--model", "eight-schools", "--chains", "2", "--threads", "2", "--warmup", "50", "--draws", "100000000",
-       "--output", output},
-      log, output + "/eight-schools-1.csv", 50);
+  const auto interrupted =
+      variate::testing::interrupt_after_rows({"sample", "--model", "eight-schools", "--chains", "2", "--threads", "2",
+                                              "--warmup", "50", "--draws", "100000000", "--output", output},
+                                             log, output + "/eight-schools-1.csv", 50);
   ASSERT_TRUE(interrupted.stopped) << "the run did not stop within 20 s of SIGINT";
   const std::string& text = interrupted.log;
   EXPECT_EQ(interrupted.exit_code, 130) << text;

@@ -58,7 +58,8 @@ class DataFileTest : public ::testing::Test {
       const auto offset = std::uint32_t(zip.size());
       const std::uint32_t method = deflated ? 8 : 0;
       u32(zip, 0x04034b50), u16(zip, 20), u16(zip, 0), u16(zip, method), u32(zip, 0), u32(zip, crc);
-      u32(zip, std::uint32_t(data.size())), u32(zip, std::uint32_t(text.size())), u16(zip, std::uint32_t(member.size()));
+      u32(zip, std::uint32_t(data.size())), u32(zip, std::uint32_t(text.size())),
+          u16(zip, std::uint32_t(member.size()));
       u16(zip, 0), zip += member, zip += data;
       u32(directory, 0x02014b50), u16(directory, 20), u16(directory, 20), u16(directory, 0), u16(directory, method);
       u32(directory, 0), u32(directory, crc), u32(directory, std::uint32_t(data.size()));

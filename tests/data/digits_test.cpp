@@ -14,7 +14,6 @@
 namespace variate::data {
 namespace {
 
-
 TEST(Digits, HasScikitLearnShapeLabelsAndPixelRange) {
   const Dataset d = digits();
   ASSERT_EQ(d.features.shape(), (Shape{1797, 64}));

@@ -33,7 +33,6 @@ using variate::testing::device_shard;
 using variate::testing::error_of;
 using variate::testing::within_deadline;
 
-
 void expect_all_bitwise_equal(const std::vector<Tensor>& xs) {
   for (std::size_t i = 1; i < xs.size(); ++i) EXPECT_TRUE(bitwise_equal(xs[i], xs[0])) << "device " << i;
 }
@@ -272,7 +271,9 @@ TEST(Mesh, ShapeOrDtypeMismatchNamesOpDeviceAndShapes) {
   EXPECT_NE(dtypes.find("device 2 passed a tensor of shape [3] (f32)"), std::string::npos) << dtypes;
   const std::string gather = within_deadline([&] {
     return error_of([&] {
-      mesh.run([] { return all_gather(reshape(device_shard(0, 6), {axis_index("data") == 1 ? 3 : 2, -1}), "data", 0); });
+      mesh.run([] {
+        return all_gather(reshape(device_shard(0, 6), {axis_index("data") == 1 ? 3 : 2, -1}), "data", 0);
+      });
     });
   });
   EXPECT_NE(gather.find("all_gather"), std::string::npos) << gather;

@@ -19,12 +19,12 @@
 #include "support/expect_error.hpp"
 #include "support/mesh_testing.hpp"
 #include "support/sharded_cases.hpp"
-#include "variate/inference/sampler.hpp"
-#include "variate/tracing/handlers.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
+#include "variate/inference/sampler.hpp"
+#include "variate/tracing/handlers.hpp"
 
 namespace variate::distribute {
 namespace {
@@ -35,7 +35,6 @@ using variate::testing::error_of;
 using variate::testing::within_deadline;
 
 #if VARIATE_TEST_MPI
-
 
 // The global index of this process's i-th result.
 int device_of(const Mesh& mesh, std::size_t i) { return mesh.first_local_device() + int(i); }
@@ -147,7 +146,8 @@ TEST_P(ThreadsPerRank, GradientsEqualTheUnshardedComputation) {
       EXPECT_NEAR(results[i][1].at(k), grads[0].at(k), 1e-13 * (1 + std::abs(grads[0].at(k))))
           << "device " << device << ", element " << k;
     // d/dx_i of the sum over devices of |x_j|^2 is 2 x_i.
-    EXPECT_TRUE(bitwise_equal(results[i][2], prim::binary(BinaryOp::mul, device_shard(device), 2.0))) << "device " << device;
+    EXPECT_TRUE(bitwise_equal(results[i][2], prim::binary(BinaryOp::mul, device_shard(device), 2.0)))
+        << "device " << device;
   }
 }
 
@@ -184,7 +184,8 @@ TEST_P(ThreadsPerRank, MismatchesNameTheDeviceOnEveryRank) {
   const int last = mesh.size() - 1;
   if (last == 0) GTEST_SKIP() << "needs 2 devices";
   const std::string shapes = within_deadline([&] {
-    return error_of([&] { mesh.run([&] { return psum(device_shard(0, axis_index("data") == last ? 2 : 3), "data"); }); });
+    return error_of(
+        [&] { mesh.run([&] { return psum(device_shard(0, axis_index("data") == last ? 2 : 3), "data"); }); });
   });
   EXPECT_NE(shapes.find("psum: over axis 'data', device " + std::to_string(last) + " passed a tensor of shape [2]"),
             std::string::npos)
@@ -192,7 +193,9 @@ TEST_P(ThreadsPerRank, MismatchesNameTheDeviceOnEveryRank) {
   EXPECT_NE(shapes.find("device 0 passed [3]"), std::string::npos) << shapes;
   const std::string gather = within_deadline([&] {
     return error_of([&] {
-      mesh.run([&] { return all_gather(reshape(device_shard(0, 6), {axis_index("data") == last ? 3 : 2, -1}), "data", 0); });
+      mesh.run([&] {
+        return all_gather(reshape(device_shard(0, 6), {axis_index("data") == last ? 3 : 2, -1}), "data", 0);
+      });
     });
   });
   EXPECT_NE(gather.find("all_gather"), std::string::npos) << gather;
@@ -376,7 +379,8 @@ TEST_P(ThreadsPerRank, ShardedLatentsTakeTheSameDecisionsOnEveryDevice) {
       inference::Unconstrained space(model);
       const inference::SampleResult r = inference::sample(inference::make_target(space), o);
       std::vector<double> mu;
-      for (std::int64_t i = 0; i < r.chains[0].draw_count(); ++i) mu.push_back(r.chains[0].draws[std::size_t(i * r.dimension)]);
+      for (std::int64_t i = 0; i < r.chains[0].draw_count(); ++i)
+        mu.push_back(r.chains[0].draws[std::size_t(i * r.dimension)]);
       const Tensor all = all_gather(Tensor::from(mu, Shape{1, std::int64_t(mu.size())}), "data", 0);
       return bitwise_equal(slice(all, 0, 0, 1), slice(all, 0, all.dim(0) - 1, all.dim(0)));
     });

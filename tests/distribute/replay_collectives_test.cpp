@@ -29,9 +29,8 @@ struct ValueAndGradient {
 // first psum's input is a constant, which a replay must exchange all the same.
 ValueAndGradient replicated_terms(const Tensor& x) {
   const Tensor c = Tensor::scalar(double(axis_index("data") + 1));
-  auto r = vjp(
-      [&](const Tensor& v) { return psum(c, "data") * sum(v) + psum(sum(pbroadcast(v, "data") * c), "data"); },
-      Tensor::ones(Shape{}), x);
+  auto r = vjp([&](const Tensor& v) { return psum(c, "data") * sum(v) + psum(sum(pbroadcast(v, "data") * c), "data"); },
+               Tensor::ones(Shape{}), x);
   return {r.value, r.grads[0]};
 }
 

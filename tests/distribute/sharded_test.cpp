@@ -18,9 +18,9 @@
 #include "variate/distribute/mesh.hpp"
 #include "variate/distribute/shard.hpp"
 #include "variate/distributions/bernoulli.hpp"
+#include "variate/distributions/half_normal.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/inference/target.hpp"
-#include "variate/distributions/half_normal.hpp"
 #include "variate/inference/unconstrained.hpp"
 #include "variate/random/samplers.hpp"
 #include "variate/tracing/program.hpp"
@@ -65,10 +65,13 @@ TEST_P(ShardedPrograms, ABatchOfChainsGivesEachChainItsUnshardedLogJoint) {
   const int n = GetParam();
   const Tensor x = features(11, 3, 1);
   // Written to broadcast a leading chain dimension of w.
-  const Case c{"batched", [x] {
+  const Case c{"batched",
+               [x] {
                  auto w = Normal(Tensor::zeros(Shape{3}), 1.0, "w");
                  Sharded(bernoulli_logits(matmul(w, transpose(shard(x, "data")))), "data", "y");
-               }, {}, {}};
+               },
+               {},
+               {}};
   const Tensor w = Tensor::from(std::vector<double>{0.3, -0.7, 1.1, -0.5, 0.2, 0.9}, Shape{2, 3});
   Values batch{{"w", w}, {"y", labels(11, 2)}};
   const std::vector<std::string> names{"w"};
@@ -124,7 +127,8 @@ TEST(ShardedDraws, PooledOverTheDevicesHaveTheSitesDistribution) {
   });
   double sum = 0, sum_sq = 0;
   for (const Tensor& p : parts)
-    for (std::int64_t i = 0; i < p.numel(); ++i) sum += p.data<double>()[i], sum_sq += p.data<double>()[i] * p.data<double>()[i];
+    for (std::int64_t i = 0; i < p.numel(); ++i)
+      sum += p.data<double>()[i], sum_sq += p.data<double>()[i] * p.data<double>()[i];
   const double n = 10000, mean = sum / n, variance = (sum_sq - n * mean * mean) / (n - 1);
   EXPECT_NEAR(mean, 2.0, 5 * 3.0 / std::sqrt(n));
   EXPECT_NEAR(variance, 9.0, 5 * 9.0 * std::sqrt(2 / (n - 1)));
@@ -182,9 +186,8 @@ TEST(Shard, ShardedDataCutsEachDevicesShardOnce) {
 TEST(Sharded, ASiteShardedOverAnotherAxisIsAnError) {
   Mesh mesh(2, "data");
   const std::string error = variate::testing::error_of([&] {
-    mesh.run([] {
-      tracing::ProgramJoint([] { Sharded(normal(0.0, 1.0), "model", "z", {2}); }).sample(random::Key(0));
-    });
+    mesh.run(
+        [] { tracing::ProgramJoint([] { Sharded(normal(0.0, 1.0), "model", "z", {2}); }).sample(random::Key(0)); });
   });
   EXPECT_NE(error.find("sharded over axis 'model'"), std::string::npos) << error;
 }
@@ -192,8 +195,9 @@ TEST(Sharded, ASiteShardedOverAnotherAxisIsAnError) {
 TEST(Sharded, AnUnknownValueStillNamesTheSite) {
   const Case c = sharded_data();
   Mesh mesh(2, "data");
-  const std::string error = variate::testing::error_of(
-      [&] { mesh.run([&] { tracing::make_log_joint(c.program)({{"w", c.replicated.at("w")}}); }); });
+  const std::string error = variate::testing::error_of([&] {
+    mesh.run([&] { tracing::make_log_joint(c.program)({{"w", c.replicated.at("w")}}); });
+  });
   EXPECT_NE(error.find("no value for site 'alpha'"), std::string::npos) << error;
 }
 
@@ -207,8 +211,10 @@ TEST_P(ShardedPrograms, UnconstrainedSpaceGivesTheUnshardedDensityAndGathersValu
     c.program();
   };
   inference::Unconstrained whole(program);
-  const Values truth{{"v", c.replicated.at("v")}, {"b_movie", c.replicated.at("b_movie")},
-                     {"u", c.sharded.at("u")}, {"b_user", c.sharded.at("b_user")}};
+  const Values truth{{"v", c.replicated.at("v")},
+                     {"b_movie", c.replicated.at("b_movie")},
+                     {"u", c.sharded.at("u")},
+                     {"b_user", c.sharded.at("b_user")}};
   const Tensor flat = whole.unconstrain(truth);
   const double want = whole.log_density(flat).item();
   Mesh mesh(n, "data");
@@ -218,8 +224,7 @@ TEST_P(ShardedPrograms, UnconstrainedSpaceGivesTheUnshardedDensityAndGathersValu
     for (const char* name : {"u", "b_user"}) local[name] = shard(truth.at(name), "data");
     const Tensor local_flat = space.unconstrain(local);
     const Values gathered = space.constrain_gathered(local_flat);
-    return std::tuple(space.log_density(local_flat).item(), space.replicated_dimension(), space.shard_axis(),
-                      gathered);
+    return std::tuple(space.log_density(local_flat).item(), space.replicated_dimension(), space.shard_axis(), gathered);
   });
   for (int d = 0; d < n; ++d) {
     const auto& [lp, replicated, axis, gathered] = got[std::size_t(d)];

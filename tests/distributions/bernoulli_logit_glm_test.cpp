@@ -1,4 +1,6 @@
 // The fused GLM against the same model written with composite ops.
+#include "variate/distributions/bernoulli_logit_glm.hpp"
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -8,7 +10,6 @@
 
 #include "support/ad_check.hpp"
 #include "variate/autodiff/transforms.hpp"
-#include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate {
@@ -38,8 +39,8 @@ TEST(BernoulliLogitGLM, ValueAndGradientMatchTheCompositeModel) {
   auto fused = value_and_grad(
       [&](const Tensor& w, const Tensor& a) { return dist::BernoulliLogitGLM(data.x, w, a).log_prob(data.y); }, w,
       alpha);
-  auto plain = value_and_grad([&](const Tensor& w, const Tensor& a) { return composite(data.x, data.y, w, a); }, w,
-                              alpha);
+  auto plain =
+      value_and_grad([&](const Tensor& w, const Tensor& a) { return composite(data.x, data.y, w, a); }, w, alpha);
   EXPECT_NEAR(fused.value.item(), plain.value.item(), 1e-9 * std::abs(plain.value.item()));
   for (int j = 0; j < 7; ++j) EXPECT_NEAR(fused.grads[0].at(j), plain.grads[0].at(j), 1e-9);
   EXPECT_NEAR(fused.grads[1].item(), plain.grads[1].item(), 1e-9);
@@ -81,9 +82,9 @@ TEST(BernoulliLogitGLM, FusedStatesMatchTheCompositeModelInBothPrecisions) {
           [&](const Tensor& v) { return sum(dist::BernoulliLogitGLM(x, v, alpha).log_prob(data.y)); }, w);
       const Tensor lp = dist::BernoulliLogitGLM(x, w, alpha).log_prob(data.y);
       for (std::int64_t c = 0; c < states; ++c) {
-        const auto one = value_and_grad(
-            [&](const Tensor& v) { return composite(x, prim::cast(data.y, dtype), v, alpha.at(c)); },
-            prim::squeeze(prim::slice(w, 0, c, c + 1), 0));
+        const auto one =
+            value_and_grad([&](const Tensor& v) { return composite(x, prim::cast(data.y, dtype), v, alpha.at(c)); },
+                           prim::squeeze(prim::slice(w, 0, c, c + 1), 0));
         EXPECT_NEAR(lp.at(c), one.value.item(), tol * std::abs(one.value.item())) << states << " states, state " << c;
         for (std::int64_t j = 0; j < 19; ++j)
           EXPECT_NEAR(fused.grads[0].at(c * 19 + j), one.grads[0].at(j), tol * (1 + std::abs(one.grads[0].at(j))))
@@ -140,8 +141,8 @@ TEST(BernoulliLogitGLM, ManyStatesGiveTheSameBitsOnAnyThreadCount) {
   const Data data = make_data(5000, 9);
   const Tensor w = testing::random_tensor(Shape{4, 9}, 8, 0.3), alpha = Tensor::vec({0.1, -0.2, 0.0, 0.3});
   const auto gradient = [&] {
-    return value_and_grad([&](const Tensor& v) { return sum(dist::BernoulliLogitGLM(data.x, v, alpha).log_prob(data.y)); },
-                          w);
+    return value_and_grad(
+        [&](const Tensor& v) { return sum(dist::BernoulliLogitGLM(data.x, v, alpha).log_prob(data.y)); }, w);
   };
   const auto many = gradient();
   const int threads = omp_get_max_threads();

@@ -465,8 +465,11 @@ TEST(Bijectors, InvalidArgumentsNameTheBijector) {
                "Exp: the image of the positive support is not known");
   // A negative scale turns the order around; one of mixed signs has no one image.
   EXPECT_EQ(Scale(-1.0).forward_image(Constraint::positive()).kind, Constraint::Kind::less_than);
-  expect_error([] { Scale(Tensor::vec({1.0, -1.0})).forward_image(Constraint::positive()); },
-               "Scale: the image of the positive support");
+  expect_error(
+      [] {
+        Scale(Tensor::vec({1.0, -1.0})).forward_image(Constraint::positive());
+      },
+      "Scale: the image of the positive support");
 }
 
 // The registry: each continuous support's bijector maps random reals into the support, and its image

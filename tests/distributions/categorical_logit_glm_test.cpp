@@ -1,4 +1,6 @@
 // The fused categorical-logit GLM against the same model written with Categorical(logits = x w + b).
+#include "variate/distributions/categorical_logit_glm.hpp"
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -10,7 +12,6 @@
 #include "support/ad_check.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/categorical.hpp"
-#include "variate/distributions/categorical_logit_glm.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate {
@@ -105,15 +106,16 @@ TEST(CategoricalLogitGLM, ChainsEqualTheirUnbatchedEvaluation) {
     EXPECT_EQ(glm.batch_shape(), (Shape{c}));
     EXPECT_EQ(glm.event_shape(), (Shape{n}));
     // d/dw sum_c lp_c gives every chain's gradient at once.
-    auto batched = value_and_grad([&](const Tensor& w, const Tensor& b) { return sum(fused(data.x, data.y, w, b)); },
-                                  w, b);
+    auto batched =
+        value_and_grad([&](const Tensor& w, const Tensor& b) { return sum(fused(data.x, data.y, w, b)); }, w, b);
     const Tensor lp = glm.log_prob(data.y);
     ASSERT_EQ(lp.shape(), (Shape{c}));
     for (std::int64_t j = 0; j < c; ++j) {
-      const Tensor wj = prim::squeeze(prim::slice(w, 0, j, j + 1), 0), bj = prim::squeeze(prim::slice(b, 0, j, j + 1), 0);
+      const Tensor wj = prim::squeeze(prim::slice(w, 0, j, j + 1), 0),
+                   bj = prim::squeeze(prim::slice(b, 0, j, j + 1), 0);
       auto one = value_and_grad([&](const Tensor& w, const Tensor& b) { return fused(data.x, data.y, w, b); }, wj, bj);
-      auto ref = value_and_grad([&](const Tensor& w, const Tensor& b) { return composite(data.x, data.y, w, b); }, wj,
-                                bj);
+      auto ref =
+          value_and_grad([&](const Tensor& w, const Tensor& b) { return composite(data.x, data.y, w, b); }, wj, bj);
       EXPECT_NEAR(lp.at(j), one.value.item(), 1e-12 * std::abs(one.value.item()));
       EXPECT_NEAR(lp.at(j), ref.value.item(), 1e-12 * std::abs(ref.value.item()));
       EXPECT_LT(relative_error(prim::squeeze(prim::slice(batched.grads[0], 0, j, j + 1), 0), one.grads[0]), 1e-12);

@@ -9,13 +9,13 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/exponential.hpp>
 #include <boost/math/distributions/extreme_value.hpp>
-#include <boost/math/distributions/pareto.hpp>
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/distributions/inverse_gamma.hpp>
 #include <boost/math/distributions/laplace.hpp>
 #include <boost/math/distributions/logistic.hpp>
 #include <boost/math/distributions/lognormal.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/pareto.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/distributions/uniform.hpp>
 #include <boost/math/distributions/weibull.hpp>
@@ -32,6 +32,8 @@
 #include "variate/distributions/chi2.hpp"
 #include "variate/distributions/exponential.hpp"
 #include "variate/distributions/gamma.hpp"
+#include "variate/distributions/gaussian_random_walk.hpp"
+#include "variate/distributions/gumbel.hpp"
 #include "variate/distributions/half_cauchy.hpp"
 #include "variate/distributions/half_normal.hpp"
 #include "variate/distributions/inverse_gamma.hpp"
@@ -39,13 +41,11 @@
 #include "variate/distributions/log_normal.hpp"
 #include "variate/distributions/logistic.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/distributions/pareto.hpp"
 #include "variate/distributions/student_t.hpp"
+#include "variate/distributions/truncated.hpp"
 #include "variate/distributions/uniform.hpp"
 #include "variate/distributions/weibull.hpp"
-#include "variate/distributions/gumbel.hpp"
-#include "variate/distributions/pareto.hpp"
-#include "variate/distributions/truncated.hpp"
-#include "variate/distributions/gaussian_random_walk.hpp"
 
 namespace variate {
 using namespace dist;  // the families under test
@@ -435,7 +435,8 @@ std::vector<DistributionCase> issue20_cases() {
        .check_mean = false,
        .check_variance = false},
       {.name = "Truncated_Normal_low_only",
-       .make = [](S p) { return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), p[2], std::nullopt); },
+       .make =
+           [](S p) { return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), p[2], std::nullopt); },
        .params = {t({0.0, 2.0}), t({1.0, 0.5}), t({-0.5, 2.5})},
        .value = t({0.3, 3.1}),
        .reference = [](P p, double x) { return truncated_log_pdf(bm::normal(p[0], p[1]), x, p[2], INFINITY); },
@@ -444,7 +445,8 @@ std::vector<DistributionCase> issue20_cases() {
        .check_mean = false,
        .check_variance = false},
       {.name = "Truncated_Normal_high_only",
-       .make = [](S p) { return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), std::nullopt, p[2]); },
+       .make =
+           [](S p) { return std::make_shared<Truncated>(std::make_shared<Normal>(p[0], p[1]), std::nullopt, p[2]); },
        .params = {t({0.0, 2.0}), t({1.0, 0.5}), t({-0.5, 2.5})},
        .value = t({-3.0, 2.2}),
        .reference = [](P p, double x) { return truncated_log_pdf(bm::normal(p[0], p[1]), x, -INFINITY, p[2]); },

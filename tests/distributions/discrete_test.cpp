@@ -10,8 +10,8 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/geometric.hpp>
 #include <boost/math/distributions/negative_binomial.hpp>
-#include <boost/math/distributions/poisson.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/poisson.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 #include <string>
@@ -20,16 +20,16 @@
 #include "support/conformance.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/bernoulli.hpp"
+#include "variate/distributions/beta_binomial.hpp"
 #include "variate/distributions/binomial.hpp"
 #include "variate/distributions/categorical.hpp"
 #include "variate/distributions/geometric.hpp"
 #include "variate/distributions/multinomial.hpp"
 #include "variate/distributions/negative_binomial.hpp"
-#include "variate/distributions/poisson.hpp"
-#include "variate/distributions/beta_binomial.hpp"
-#include "variate/distributions/zero_inflated.hpp"
 #include "variate/distributions/ordered_logistic.hpp"
 #include "variate/distributions/ordered_probit.hpp"
+#include "variate/distributions/poisson.hpp"
+#include "variate/distributions/zero_inflated.hpp"
 #include "variate/random/key.hpp"
 
 namespace variate {
@@ -348,7 +348,10 @@ std::vector<DistributionCase> issue20_cases() {
        .differentiable_value = false,
        .differentiable_params = {1, 2}},
       {.name = "ZeroInflatedPoisson_probs",
-       .make = [](S p) { return std::make_shared<ZeroInflated>(ZeroInflated::from_probs(std::make_shared<Poisson>(p[0]), p[1])); },
+       .make =
+           [](S p) {
+             return std::make_shared<ZeroInflated>(ZeroInflated::from_probs(std::make_shared<Poisson>(p[0]), p[1]));
+           },
        .params = {t({0.5, 3.0, 12.5}), t({0.2, 0.5, 0.05})},
        .value = t({0, 4, 0}),
        .reference =
@@ -359,7 +362,10 @@ std::vector<DistributionCase> issue20_cases() {
        .outside = t({-1, 0.5, 2.5}),
        .differentiable_value = false},
       {.name = "ZeroInflatedPoisson_logits",
-       .make = [](S p) { return std::make_shared<ZeroInflated>(ZeroInflated::from_logits(std::make_shared<Poisson>(p[0]), p[1])); },
+       .make =
+           [](S p) {
+             return std::make_shared<ZeroInflated>(ZeroInflated::from_logits(std::make_shared<Poisson>(p[0]), p[1]));
+           },
        .params = {t({0.5, 3.0, 12.5}), t({-1.0, 0.0, 2.0})},
        .value = t({1, 0, 7}),
        .reference =
@@ -410,10 +416,11 @@ std::vector<DistributionCase> issue20_cases() {
        .make = [](S p) { return std::make_shared<OrderedProbit>(p[0], p[1]); },
        .params = {t({-9.0, 9.0}), testing::t2({0.0, 0.5, -0.5, 0.0}, 2, 2)},
        .value = t({1, 1}),
-       .reference_values = Tensor::vec({std::log(boost::math::cdf(boost::math::complement(boost::math::normal(0, 1), 9.0)) -
-                                                 boost::math::cdf(boost::math::complement(boost::math::normal(0, 1), 9.5))),
-                                        std::log(boost::math::cdf(boost::math::normal(0, 1), -9.0) -
-                                                 boost::math::cdf(boost::math::normal(0, 1), -9.5))}),
+       .reference_values =
+           Tensor::vec({std::log(boost::math::cdf(boost::math::complement(boost::math::normal(0, 1), 9.0)) -
+                                 boost::math::cdf(boost::math::complement(boost::math::normal(0, 1), 9.5))),
+                        std::log(boost::math::cdf(boost::math::normal(0, 1), -9.0) -
+                                 boost::math::cdf(boost::math::normal(0, 1), -9.5))}),
        .provenance = "Boost.Math normal upper / lower tail probabilities",
        .differentiable_value = false,
        .check_mean = false,

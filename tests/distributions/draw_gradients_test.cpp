@@ -19,23 +19,25 @@
 #include "variate/distributions/bernoulli.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/beta.hpp"
+#include "variate/distributions/beta_binomial.hpp"
 #include "variate/distributions/binomial.hpp"
 #include "variate/distributions/categorical.hpp"
 #include "variate/distributions/cauchy.hpp"
 #include "variate/distributions/chi2.hpp"
 #include "variate/distributions/dirichlet.hpp"
 #include "variate/distributions/exponential.hpp"
-#include "variate/distributions/gaussian_process.hpp"
-#include "variate/distributions/inverse_wishart.hpp"
-#include "variate/distributions/kernels.hpp"
-#include "variate/distributions/lkj.hpp"
-#include "variate/distributions/wishart.hpp"
 #include "variate/distributions/gamma.hpp"
+#include "variate/distributions/gaussian_process.hpp"
+#include "variate/distributions/gaussian_random_walk.hpp"
 #include "variate/distributions/geometric.hpp"
+#include "variate/distributions/gumbel.hpp"
 #include "variate/distributions/half_cauchy.hpp"
 #include "variate/distributions/half_normal.hpp"
 #include "variate/distributions/inverse_gamma.hpp"
+#include "variate/distributions/inverse_wishart.hpp"
+#include "variate/distributions/kernels.hpp"
 #include "variate/distributions/laplace.hpp"
+#include "variate/distributions/lkj.hpp"
 #include "variate/distributions/lkj_cholesky.hpp"
 #include "variate/distributions/log_normal.hpp"
 #include "variate/distributions/logistic.hpp"
@@ -44,18 +46,16 @@
 #include "variate/distributions/multivariate_normal.hpp"
 #include "variate/distributions/negative_binomial.hpp"
 #include "variate/distributions/normal.hpp"
-#include "variate/distributions/poisson.hpp"
-#include "variate/distributions/student_t.hpp"
-#include "variate/distributions/uniform.hpp"
-#include "variate/distributions/weibull.hpp"
-#include "variate/distributions/gumbel.hpp"
-#include "variate/distributions/pareto.hpp"
-#include "variate/distributions/beta_binomial.hpp"
-#include "variate/distributions/zero_inflated.hpp"
 #include "variate/distributions/ordered_logistic.hpp"
 #include "variate/distributions/ordered_probit.hpp"
-#include "variate/distributions/gaussian_random_walk.hpp"
+#include "variate/distributions/pareto.hpp"
+#include "variate/distributions/poisson.hpp"
+#include "variate/distributions/student_t.hpp"
 #include "variate/distributions/truncated.hpp"
+#include "variate/distributions/uniform.hpp"
+#include "variate/distributions/weibull.hpp"
+#include "variate/distributions/wishart.hpp"
+#include "variate/distributions/zero_inflated.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate {
@@ -153,10 +153,12 @@ TEST(DrawGradients, BetaThroughItsGammaDraws) {
     auto ratio = [](double u, double v) { return u / (u + v); };
     // Central differences of X / (X + Y) along each gamma draw's inverse cdf (step as above).
     const double ha = 1e-5 * a.at(i), hb = 1e-5 * b.at(i);
-    const double want_a = (ratio(gamma_quantile_through(a.at(i), gx, ha), gy) -
-                           ratio(gamma_quantile_through(a.at(i), gx, -ha), gy)) / (2 * ha);
-    const double want_b = (ratio(gx, gamma_quantile_through(b.at(i), gy, hb)) -
-                           ratio(gx, gamma_quantile_through(b.at(i), gy, -hb))) / (2 * hb);
+    const double want_a =
+        (ratio(gamma_quantile_through(a.at(i), gx, ha), gy) - ratio(gamma_quantile_through(a.at(i), gx, -ha), gy)) /
+        (2 * ha);
+    const double want_b =
+        (ratio(gx, gamma_quantile_through(b.at(i), gy, hb)) - ratio(gx, gamma_quantile_through(b.at(i), gy, -hb))) /
+        (2 * hb);
     EXPECT_NEAR(x.at(i), ratio(gx, gy), 1e-15);
     EXPECT_NEAR(ga.at(i), want_a, kFdTolerance * std::abs(want_a)) << "a = " << a.at(i) << ", b = " << b.at(i);
     EXPECT_NEAR(gb.at(i), want_b, kFdTolerance * std::abs(want_b)) << "a = " << a.at(i) << ", b = " << b.at(i);
@@ -264,11 +266,10 @@ TEST(DrawGradients, LKJThroughItsBetaDraws) {
 TEST(DrawGradients, WishartCholeskyDfThroughItsChiSquareDraws) {
   const std::int64_t p = 3;
   const double df = 4.3;
-  const Tensor scale_tril =
-      Tensor::from(std::vector<double>{1.2, 0, 0, 0.3, 0.8, 0, -0.5, 0.2, 1.5}, Shape{p, p});
+  const Tensor scale_tril = Tensor::from(std::vector<double>{1.2, 0, 0, 0.3, 0.8, 0, -0.5, 0.2, 1.5}, Shape{p, p});
   const Tensor c = testing::random_tensor(Shape{p, p}, 7);
-  const Tensor g = grad([&](const Tensor& v) { return sum(WishartCholesky(v, scale_tril).sample(kKey) * c); },
-                        Tensor::scalar(df));
+  const Tensor g =
+      grad([&](const Tensor& v) { return sum(WishartCholesky(v, scale_tril).sample(kKey) * c); }, Tensor::scalar(df));
   const auto [gamma_key, normal_key] = random::split(kKey);
   (void)normal_key;
   const Tensor a = Tensor::vec({df / 2, (df - 1) / 2, (df - 2) / 2});
@@ -345,7 +346,9 @@ std::vector<PathwiseCase> pathwise_cases() {
        [n](S p) { return GaussianProcess(ExponentiatedQuadratic(p[0], p[1]), p[4], p[2], p[3]).sample(kKey, n); },
        {v({1.3}), v({0.6}), v({0.1}), v({0.2, 0.0, -0.1}), v({0.0, 0.4, 1.1})}},
       {"GaussianProcess_Matern32",
-       [n, v](S p) { return GaussianProcess(Matern32(p[0], p[1]), v({0.0, 0.4, 1.1}), 0.05).sample(kKey, n); },
+       [n, v](S p) {
+         return GaussianProcess(Matern32(p[0], p[1]), v({0.0, 0.4, 1.1}), 0.05).sample(kKey, n);
+       },
        {v({1.3}), v({0.6})}},
       {"Wishart_scale_matrix",
        [n](S p) { return Wishart(4.5, (p[0] + transpose(p[0])) * 0.5).sample(kKey, n); },
@@ -415,32 +418,39 @@ TEST(DrawGradients, DiscreteDrawsThrowWhenDifferentiated) {
                "BernoulliLogitGLM: a draw has no gradient");
   EXPECT_ERROR(differentiate([](const Tensor& q) { return BetaBinomial(6.0, q, 2.0).sample(kKey); }, p),
                "BetaBinomial: a draw has no gradient");
+  EXPECT_ERROR(
+      differentiate(
+          [](const Tensor& q) { return ZeroInflated::from_probs(std::make_shared<Poisson>(3.0), q).sample(kKey); }, p),
+      "ZeroInflated: a draw has no gradient");
+  EXPECT_ERROR(
+      differentiate(
+          [](const Tensor& q) { return ZeroInflated::from_probs(std::make_shared<Poisson>(q), 0.2).sample(kKey); },
+          count),
+      "Poisson: a draw has no gradient");
   EXPECT_ERROR(differentiate(
                    [](const Tensor& q) {
-                     return ZeroInflated::from_probs(std::make_shared<Poisson>(3.0), q).sample(kKey);
+                     return OrderedLogistic(q, Tensor::vec({-1.0, 1.0})).sample(kKey);
                    },
                    p),
-               "ZeroInflated: a draw has no gradient");
+               "OrderedLogistic: a draw has no gradient");
   EXPECT_ERROR(differentiate(
                    [](const Tensor& q) {
-                     return ZeroInflated::from_probs(std::make_shared<Poisson>(q), 0.2).sample(kKey);
+                     return OrderedProbit(q, Tensor::vec({-1.0, 1.0})).sample(kKey);
                    },
-                   count),
-               "Poisson: a draw has no gradient");
-  EXPECT_ERROR(differentiate([](const Tensor& q) { return OrderedLogistic(q, Tensor::vec({-1.0, 1.0})).sample(kKey); }, p),
-               "OrderedLogistic: a draw has no gradient");
-  EXPECT_ERROR(differentiate([](const Tensor& q) { return OrderedProbit(q, Tensor::vec({-1.0, 1.0})).sample(kKey); }, p),
+                   p),
                "OrderedProbit: a draw has no gradient");
   // A mixture draw keeps its pathwise gradient in the components' parameters.
   const Tensor g = grad(
       [](const Tensor& loc) {
-        return sum(MixtureSameFamily(Tensor::vec({0.0, 0.0}), std::make_shared<Normal>(loc, 1.0)).sample(kKey, Shape{4}));
+        return sum(
+            MixtureSameFamily(Tensor::vec({0.0, 0.0}), std::make_shared<Normal>(loc, 1.0)).sample(kKey, Shape{4}));
       },
       Tensor::vec({-1.0, 2.0}));
   EXPECT_EQ(g.at(0) + g.at(1), 4.0);
   // Draws with constant parameters are constants: nothing throws.
   const Tensor w = Tensor::vec({0.5});
-  const Tensor gw = grad([](const Tensor& v) { return sum(v * cast(Poisson(3.0).sample(kKey, Shape{2}), DType::f64)); }, w);
+  const Tensor gw =
+      grad([](const Tensor& v) { return sum(v * cast(Poisson(3.0).sample(kKey, Shape{2}), DType::f64)); }, w);
   EXPECT_TRUE(std::isfinite(gw.item()));
 }
 

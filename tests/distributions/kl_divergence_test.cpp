@@ -3,6 +3,8 @@
 // and -mean(log p(X)) over n = 40000 draws of p, within 5 Monte Carlo standard errors (the sample
 // standard deviation over sqrt(n); false-failure probability about 6e-7 per comparison), and at
 // points where they are known exactly (KL(p || p) = 0).
+#include "variate/distributions/kl_divergence.hpp"
+
 #include <gtest/gtest.h>
 
 #include <boost/math/distributions/normal.hpp>
@@ -25,7 +27,6 @@
 #include "variate/distributions/gaussian_random_walk.hpp"
 #include "variate/distributions/gumbel.hpp"
 #include "variate/distributions/half_normal.hpp"
-#include "variate/distributions/kl_divergence.hpp"
 #include "variate/distributions/laplace.hpp"
 #include "variate/distributions/log_normal.hpp"
 #include "variate/distributions/logistic.hpp"
@@ -68,15 +69,17 @@ TEST(KlDivergence, EveryPairMatchesMonteCarlo) {
   const Tensor lq = Tensor::from(std::vector<double>{0.9, 0.0, -0.3, 1.4}, Shape{2, 2});
   expect_kl_matches_monte_carlo(MultivariateNormal::from_scale_tril(v({0.2, -0.5}), lp),
                                 MultivariateNormal::from_scale_tril(v({-0.4, 0.3}), lq), "MultivariateNormal");
-  expect_kl_matches_monte_carlo(Bernoulli::from_probs(v({0.2, 0.7})), Bernoulli::from_logits(v({0.4, -1.0})), "Bernoulli");
-  expect_kl_matches_monte_carlo(Categorical::from_probs(v({0.2, 0.3, 0.5})), Categorical::from_logits(v({0.4, -1.0, 0.9})),
-                                "Categorical");
+  expect_kl_matches_monte_carlo(Bernoulli::from_probs(v({0.2, 0.7})), Bernoulli::from_logits(v({0.4, -1.0})),
+                                "Bernoulli");
+  expect_kl_matches_monte_carlo(Categorical::from_probs(v({0.2, 0.3, 0.5})),
+                                Categorical::from_logits(v({0.4, -1.0, 0.9})), "Categorical");
   expect_kl_matches_monte_carlo(Gamma(v({2.5, 0.7}), v({1.5, 2.0})), Gamma(v({1.5, 1.2}), v({0.8, 3.0})), "Gamma");
   expect_kl_matches_monte_carlo(Beta(v({2.5, 0.7}), v({1.5, 2.0})), Beta(v({1.5, 1.2}), v({0.8, 3.0})), "Beta");
   expect_kl_matches_monte_carlo(Dirichlet(v({0.6, 2.0, 3.5})), Dirichlet(v({1.5, 1.0, 2.0})), "Dirichlet");
   expect_kl_matches_monte_carlo(Exponential(v({1.5, 0.3})), Exponential(v({0.7, 2.0})), "Exponential");
   expect_kl_matches_monte_carlo(Poisson(v({2.5, 0.4})), Poisson(v({1.0, 3.0})), "Poisson");
-  expect_kl_matches_monte_carlo(Uniform(v({0.0, -1.0}), v({1.0, 0.5})), Uniform(v({-1.0, -2.0}), v({2.0, 0.5})), "Uniform");
+  expect_kl_matches_monte_carlo(Uniform(v({0.0, -1.0}), v({1.0, 0.5})), Uniform(v({-1.0, -2.0}), v({2.0, 0.5})),
+                                "Uniform");
 }
 
 TEST(KlDivergence, EdgeCasesAndErrors) {
@@ -143,9 +146,9 @@ TEST(Entropy, ClosedFormsMatchMonteCarlo) {
 TEST(Quantiles, InvertTheCdfAndAreDifferentiable) {
   const Tensor p = v({1e-300, 1e-12, 0.001, 0.02425, 0.3, 0.5, 0.8, 0.97575, 0.999, 1 - 1e-12});
   const std::vector<DistributionPtr> families = {
-      std::make_shared<Normal>(0.5, 2.0),    std::make_shared<Exponential>(1.5), std::make_shared<Uniform>(-1.0, 3.0),
-      std::make_shared<Logistic>(0.5, 2.0),  std::make_shared<Laplace>(0.5, 2.0), std::make_shared<Weibull>(1.5, 2.0),
-      std::make_shared<Gumbel>(0.5, 2.0),    std::make_shared<Pareto>(2.5, 0.5),
+      std::make_shared<Normal>(0.5, 2.0),   std::make_shared<Exponential>(1.5),  std::make_shared<Uniform>(-1.0, 3.0),
+      std::make_shared<Logistic>(0.5, 2.0), std::make_shared<Laplace>(0.5, 2.0), std::make_shared<Weibull>(1.5, 2.0),
+      std::make_shared<Gumbel>(0.5, 2.0),   std::make_shared<Pareto>(2.5, 0.5),
   };
   for (const DistributionPtr& d : families) {
     const Tensor back = d->cdf(d->icdf(p));
@@ -157,7 +160,8 @@ TEST(Quantiles, InvertTheCdfAndAreDifferentiable) {
   // The normal quantile against Boost's, including the far tails.
   const Tensor z = Normal(0.0, 1.0).icdf(p);
   for (std::int64_t i = 0; i < p.numel(); ++i)
-    EXPECT_NEAR(z.at(i), boost::math::quantile(boost::math::normal(0, 1), p.at(i)), 1e-13 * std::max(1.0, std::abs(z.at(i))))
+    EXPECT_NEAR(z.at(i), boost::math::quantile(boost::math::normal(0, 1), p.at(i)),
+                1e-13 * std::max(1.0, std::abs(z.at(i))))
         << "p = " << p.at(i);
   testing::expect_ad([](std::span<const Tensor> a) { return Normal(a[0], a[1]).icdf(a[2]); },
                      {v({0.3}), v({1.7}), v({0.01, 0.3, 0.6, 0.99})});
@@ -191,10 +195,14 @@ TEST(Truncated, ErrorsNameTheFamily) {
   // A base without a quantile: the log density works, sampling says why it cannot.
   const Truncated g(std::make_shared<Gamma>(2.0, 1.0), Tensor(0.5), Tensor(3.0));
   EXPECT_TRUE(std::isfinite(g.log_prob(Tensor(1.0)).item()));
-  EXPECT_ERROR(g.sample(random::Key(1)), "TruncatedGamma: sampling (and the quantile) needs the inverse cdf of the base Gamma");
-  EXPECT_ERROR(Truncated(std::make_shared<Normal>(0.0, 1.0), std::nullopt, std::nullopt), "Truncated: give a low bound");
-  EXPECT_ERROR(Truncated(std::make_shared<Normal>(0.0, 1.0), Tensor(2.0), Tensor(1.0)), "Truncated: low must be less than high");
-  EXPECT_ERROR(Truncated(std::make_shared<Poisson>(2.0), Tensor(0.0), Tensor(3.0)), "Truncated: the base must be continuous");
+  EXPECT_ERROR(g.sample(random::Key(1)),
+               "TruncatedGamma: sampling (and the quantile) needs the inverse cdf of the base Gamma");
+  EXPECT_ERROR(Truncated(std::make_shared<Normal>(0.0, 1.0), std::nullopt, std::nullopt),
+               "Truncated: give a low bound");
+  EXPECT_ERROR(Truncated(std::make_shared<Normal>(0.0, 1.0), Tensor(2.0), Tensor(1.0)),
+               "Truncated: low must be less than high");
+  EXPECT_ERROR(Truncated(std::make_shared<Poisson>(2.0), Tensor(0.0), Tensor(3.0)),
+               "Truncated: the base must be continuous");
 }
 
 }  // namespace

@@ -25,8 +25,8 @@
 
 #include "support/ad_check.hpp"
 #include "support/conformance.hpp"
-#include "support/matrices.hpp"
 #include "support/expect_error.hpp"
+#include "support/matrices.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/gaussian_process.hpp"
 #include "variate/distributions/inverse_wishart.hpp"

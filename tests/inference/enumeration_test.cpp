@@ -35,7 +35,7 @@ void mixture_marginalized() {
   auto w = Beta(2.0, 2.0, "w");
   auto mu = Normal(0.0, 5.0, "mu", {2});
   const Tensor logits = concat({expand_dims(log1p(-w), -1), expand_dims(log(w), -1)}, -1);  // (..., 2)
-  auto components = std::make_shared<dist::Normal>(expand_dims(mu, -2), 1.0);              // (..., 1, 2)
+  auto components = std::make_shared<dist::Normal>(expand_dims(mu, -2), 1.0);               // (..., 1, 2)
   tracing::Condition data({{"y", kY}});
   RandomVariable(std::make_shared<dist::MixtureSameFamily>(expand_dims(logits, -2), components), "y");
 }
@@ -157,8 +157,9 @@ TEST(Enumeration, UnsupportedUsesAreErrors) {
     Bernoulli(Probs{0.5}, "z");
   };
   EXPECT_ERROR(tracing::make_log_joint(misspelt)({{"z", 1.0}}), "Enumerate 'zz' names no site");
-  EXPECT_ERROR(inference::infer_discrete(mixture_marginalized, {{"w", 0.5}, {"mu", Tensor::vec({0, 1})}}, random::Key(1)),
-               "no enumerated site");
+  EXPECT_ERROR(
+      inference::infer_discrete(mixture_marginalized, {{"w", 0.5}, {"mu", Tensor::vec({0, 1})}}, random::Key(1)),
+      "no enumerated site");
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ std::vector<std::pair<double, double>> integrate(const ScaleMixture& m, double l
     total += w;
   }
   std::vector<std::pair<double, double>> out;
-  for (const auto& [first, second] : sums) out.push_back({first / total, second / total - (first / total) * (first / total)});
+  for (const auto& [first, second] : sums)
+    out.push_back({first / total, second / total - (first / total) * (first / total)});
   return out;
 }
 
@@ -157,8 +158,8 @@ std::vector<std::pair<double, double>> eight_schools_truth() {
     const double v = 1 / (1 / s2 + 1 / t2), a = v * kY[0] / s2, c = v / t2;
     const double theta_mean = a + c * mean;
     return std::vector<std::pair<double, double>>{{mean, mean * mean + 1 / precision},
-                                                   {tau, tau * tau},
-                                                   {theta_mean, v + theta_mean * theta_mean + c * c / precision}};
+                                                  {tau, tau * tau},
+                                                  {theta_mean, v + theta_mean * theta_mean + c * c / precision}};
   };
   return integrate(m, -12, 9);
 }
@@ -171,8 +172,8 @@ TEST(ModelZoo, EightSchoolsNonCentered) {
   // theta is a generated quantity, computed from each draw.
   ChainDraws theta;
   for (const ChainResult& c : f.result.chains) {
-    const Tensor t = f.space.generated_quantities(Tensor::from(c.draws, Shape{c.draw_count(), f.result.dimension}))
-                         .at("theta");
+    const Tensor t =
+        f.space.generated_quantities(Tensor::from(c.draws, Shape{c.draw_count(), f.result.dimension})).at("theta");
     std::vector<double> v;
     for (std::int64_t i = 0; i < c.draw_count(); ++i) v.push_back(t.at(i * 8));
     theta.push_back(std::move(v));
@@ -242,7 +243,7 @@ TEST(ModelZoo, AutoregressiveK) {
     auto beta = Normal(0.0, 10.0, "beta", {std::int64_t(K)});
     auto sigma = HalfCauchy(0.0, 2.5, "sigma");
     const Tensor lags = Tensor::from(std::vector<double>(x.begin(), x.end()), Shape{std::int64_t(n), std::int64_t(p)});
-    const Tensor coefficients = concat({expand_dims(alpha, -1), beta}, -1);  // (..., K + 1)
+    const Tensor coefficients = concat({expand_dims(alpha, -1), beta}, -1);               // (..., K + 1)
     const Tensor mean = sum(expand_dims(coefficients, -2) * lags, std::vector<int>{-1});  // (..., n)
     tracing::Condition data({{"y", Tensor::from(target, Shape{std::int64_t(n)})}});
     Normal(mean, expand_dims(sigma, -1), "y");
@@ -311,8 +312,7 @@ TEST(ModelZoo, GaussianProcessLengthScale) {
   auto model = [&] {
     auto rho = LogNormal(0.0, 1.0, "rho");
     const Tensor r = expand_dims(expand_dims(rho, -1), -1);
-    const Tensor k = amplitude * amplitude * exp(-0.5 * squared_distance / square(r)) +
-                     noise * noise * eye;
+    const Tensor k = amplitude * amplitude * exp(-0.5 * squared_distance / square(r)) + noise * noise * eye;
     tracing::Condition data({{"y", Tensor::from(ys, Shape{std::int64_t(n)})}});
     MultivariateNormalFullCovariance(Tensor::zeros(Shape{std::int64_t(n)}), k, "y");
   };

@@ -1,11 +1,12 @@
 // Predictive draws and pointwise log-likelihoods.
+#include "variate/inference/predictive.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numbers>
 
 #include "support/expect_error.hpp"
-#include "variate/inference/predictive.hpp"
 #include "variate/tracing/random_variables.hpp"
 
 namespace variate::inference {

@@ -1,6 +1,8 @@
 // The sampler's parts: the integrator, the metric, Stan's warm-up schedule and dual averaging,
 // lockstep chains against lone chains, determinism across thread counts, initialization errors
 // and interruption.
+#include "variate/inference/sampler.hpp"
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -11,7 +13,6 @@
 #include <thread>
 
 #include "support/expect_error.hpp"
-#include "variate/inference/sampler.hpp"
 
 namespace variate::inference {
 namespace {
@@ -188,7 +189,8 @@ TEST(Sampler, LockstepChainsFollowTheirLoneChainPaths) {
       const SampleResult lockstep = sample(target, o);
       EXPECT_EQ(all_draws(alone), all_draws(lockstep));
       EXPECT_LT(lockstep.target_calls, alone.target_calls);
-      for (int c = 0; c < 3; ++c) EXPECT_EQ(alone.chains[std::size_t(c)].step_size, lockstep.chains[std::size_t(c)].step_size);
+      for (int c = 0; c < 3; ++c)
+        EXPECT_EQ(alone.chains[std::size_t(c)].step_size, lockstep.chains[std::size_t(c)].step_size);
     }
   }
 }
@@ -293,8 +295,8 @@ TEST(Sampler, StopsWhenAskedAndKeepsWhatWasDrawn) {
     ++seen;
   });
   EXPECT_TRUE(r.interrupted);
-  EXPECT_EQ(r.chains[0].draw_count(), 11);   // iterations 150..160
-  EXPECT_EQ(r.chains[1].draw_count(), 0);    // never started
+  EXPECT_EQ(r.chains[0].draw_count(), 11);  // iterations 150..160
+  EXPECT_EQ(r.chains[1].draw_count(), 0);   // never started
   EXPECT_EQ(seen, 161);
 }
 

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <vector>
 
+#include "support/posterior_moments.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
 #include "variate/distributions/normal.hpp"
-#include "support/posterior_moments.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/tracing/handlers.hpp"

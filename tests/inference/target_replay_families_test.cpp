@@ -370,9 +370,8 @@ std::vector<FamilyModel> family_models() {
     auto mu = Normal(0.0, 1.0, "mu");
     auto f = GaussianProcess(dist::Matern12(amplitude, length_scale), gp_x, 0.0, mu, "f");
     auto g = GaussianProcess(dist::Matern32(amplitude, length_scale), gp_x, 0.0, {}, "g");
-    observe(Tensor::vec({0.1, 0.4, 0.3, -0.2, -0.6}), [&] {
-      GaussianProcess(dist::Matern52(amplitude, length_scale), gp_x, 0.1, f + g, "y");
-    });
+    observe(Tensor::vec({0.1, 0.4, 0.3, -0.2, -0.6}),
+            [&] { GaussianProcess(dist::Matern52(amplitude, length_scale), gp_x, 0.1, f + g, "y"); });
   });
   // Wrappers. (Deterministic has no row: as a latent site its value is a coordinate of its own, whose
   // density is -inf away from loc, and as an observed site it is that constant.)

@@ -68,8 +68,8 @@ void expect_same_draws(const SampleResult& a, const SampleResult& b) {
   ASSERT_EQ(a.chains.size(), b.chains.size());
   for (std::size_t c = 0; c < a.chains.size(); ++c) {
     ASSERT_EQ(a.chains[c].draws.size(), b.chains[c].draws.size());
-    EXPECT_EQ(std::memcmp(a.chains[c].draws.data(), b.chains[c].draws.data(), a.chains[c].draws.size() * sizeof(double)),
-              0)
+    EXPECT_EQ(
+        std::memcmp(a.chains[c].draws.data(), b.chains[c].draws.data(), a.chains[c].draws.size() * sizeof(double)), 0)
         << "chain " << c;
   }
 }

@@ -1,5 +1,7 @@
 // make_target: what the target owns, and the check that a batch of states evaluates as each state
 // alone would.
+#include "variate/inference/target.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 
 #include "support/expect_error.hpp"
 #include "variate/inference/sampler.hpp"
-#include "variate/inference/target.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
 

@@ -1,5 +1,7 @@
 // The unconstrained parameterization: layout, round trips, the log density with its Jacobian terms,
 // batches of states, and discrete latent sites.
+#include "variate/inference/unconstrained.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include "variate/distributions/normal.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/distributions/sample.hpp"
-#include "variate/inference/unconstrained.hpp"
 #include "variate/tracing/random_variables.hpp"
 
 namespace variate {
@@ -96,8 +97,8 @@ TEST(Unconstrained, ABoundThatDependsOnAParameterFollowsIt) {
     EXPECT_NEAR(values.at("a").item(), a, 1e-14);
     EXPECT_NEAR(values.at("b").item(), b, 1e-14);
     // log p(a) + log p(b | a) = 0 - log a; Jacobians: a (1-a) for a, a s (1-s) for b = a s(x_b).
-    const double expected = -std::log(a) + log_sigmoid(x_a) + log_sigmoid(-x_a) + std::log(a) + log_sigmoid(x_b) +
-                            log_sigmoid(-x_b);
+    const double expected =
+        -std::log(a) + log_sigmoid(x_a) + log_sigmoid(-x_a) + std::log(a) + log_sigmoid(x_b) + log_sigmoid(-x_b);
     EXPECT_NEAR(space.log_density(flat).item(), expected, 1e-12);
     testing::expect_ad([&](std::span<const Tensor> v) { return space.log_density(v[0]); }, {flat});
     const Tensor back = space.unconstrain(values);

@@ -85,7 +85,8 @@ test::GoodnessOfFit count_fit(const std::vector<double>& draws, const Dist& dist
   std::vector<double> edges;
   for (double e = lo; e <= hi; e += width) edges.push_back(e);
   // Boost interpolates discrete CDFs between integers; the CDF of whole values is a step function.
-  return test::chi_square_test(draws, [&](double x) { return boost::math::cdf(dist, std::floor(x)); }, edges);
+  return test::chi_square_test(
+      draws, [&](double x) { return boost::math::cdf(dist, std::floor(x)); }, edges);
 }
 
 test::GoodnessOfFit binomial_fit(const std::vector<double>& draws, double n, double p) {
@@ -121,8 +122,8 @@ TEST(SamplerFit, Normal) {
 }
 
 TEST(SamplerFit, Exponential) {
-  const auto fit = test::ks_test(exponential(Key(12), {kDraws}).to_vector<double>(),
-                                 [](double x) { return -std::expm1(-x); });
+  const auto fit =
+      test::ks_test(exponential(Key(12), {kDraws}).to_vector<double>(), [](double x) { return -std::expm1(-x); });
   EXPECT_GT(fit.p_value, kFalseFailureRate) << fit;
 }
 
@@ -177,8 +178,8 @@ TEST(SamplerFit, Poisson) {
 TEST(SamplerFit, Binomial) {
   // Inversion (n min(p, 1-p) < 10), BTRS, both with p above 1/2 (drawn as n - Binomial(n, 1 - p)),
   // p near 0 and 1, and counts far beyond 32 bits.
-  const double params[][2] = {{10, 0.3},     {100, 0.02}, {50, 0.9},    {1000, 0.5},  {200, 0.06},
-                              {1e5, 0.999},  {1e9, 1e-8}, {1e6, 0.3},   {25, 0.6},    {3e12, 0.4}};
+  const double params[][2] = {{10, 0.3},    {100, 0.02}, {50, 0.9},  {1000, 0.5}, {200, 0.06},
+                              {1e5, 0.999}, {1e9, 1e-8}, {1e6, 0.3}, {25, 0.6},   {3e12, 0.4}};
   for (const auto& [n, p] : params) {
     const auto fit = binomial_fit(binomial(Key(17), scalar(n), scalar(p), {kDraws}).to_vector<double>(), n, p);
     EXPECT_GT(fit.p_value, kFalseFailureRate) << "Binomial(" << n << ", " << p << "): " << fit;

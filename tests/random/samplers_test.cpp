@@ -45,14 +45,35 @@ TEST(Samplers, SameKeySameNumbersForAnyThreadCount) {
       {"uniform f32", [&] { return uniform(key, {n}, DType::f32); }},
       {"normal", [&] { return normal(key, {n}); }},
       {"exponential", [&] { return exponential(key, {n}); }},
-      {"gamma", [&] { return gamma(key, vec({0.3, 2.5}), {n / 2, 2}); }},
-      {"beta", [&] { return beta(key, vec({0.2, 3.0}), scalar(0.7), {n / 2, 2}); }},
-      {"dirichlet", [&] { return dirichlet(key, vec({0.2, 1.0, 5.0}), {n / 3}); }},
-      {"poisson", [&] { return poisson(key, vec({3.0, 40.0}), {n / 2, 2}); }},
-      {"binomial", [&] { return binomial(key, vec({5.0, 1000.0}), vec({0.3, 0.6}), {n / 2, 2}); }},
+      {"gamma",
+       [&] {
+         return gamma(key, vec({0.3, 2.5}), {n / 2, 2});
+       }},
+      {"beta",
+       [&] {
+         return beta(key, vec({0.2, 3.0}), scalar(0.7), {n / 2, 2});
+       }},
+      {"dirichlet",
+       [&] {
+         return dirichlet(key, vec({0.2, 1.0, 5.0}), {n / 3});
+       }},
+      {"poisson",
+       [&] {
+         return poisson(key, vec({3.0, 40.0}), {n / 2, 2});
+       }},
+      {"binomial",
+       [&] {
+         return binomial(key, vec({5.0, 1000.0}), vec({0.3, 0.6}), {n / 2, 2});
+       }},
       {"bernoulli", [&] { return bernoulli(key, scalar(0.4), {n}); }},
-      {"categorical", [&] { return categorical(key, vec({1.0, 2.0, 3.0}), {n}); }},
-      {"multinomial", [&] { return multinomial(key, scalar(30.0), vec({0.2, 0.3, 0.5}), {n / 3}); }},
+      {"categorical",
+       [&] {
+         return categorical(key, vec({1.0, 2.0, 3.0}), {n});
+       }},
+      {"multinomial",
+       [&] {
+         return multinomial(key, scalar(30.0), vec({0.2, 0.3, 0.5}), {n / 3});
+       }},
   };
   const int threads_before = omp_get_max_threads();
   for (const auto& [name, draw] : samplers) {
@@ -135,9 +156,11 @@ TEST(Samplers, DrawsStayInTheirSupport) {
   for (double k : poisson(key, vec({0.3, 7.0, 2e4}), {1000, 3}).to_vector<double>())
     EXPECT_TRUE(k >= 0.0 && k == std::floor(k));
   const std::vector<double> n = {3.0, 1e12, 40.0};
-  const std::vector<double> x = binomial(key, vec({3.0, 1e12, 40.0}), vec({0.5, 0.3, 0.97}), {1000, 3}).to_vector<double>();
+  const std::vector<double> x =
+      binomial(key, vec({3.0, 1e12, 40.0}), vec({0.5, 0.3, 0.97}), {1000, 3}).to_vector<double>();
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(x[i] >= 0.0 && x[i] <= n[i % 3] && x[i] == std::floor(x[i]));
-  const std::vector<double> m = multinomial(key, vec({25.0, 0.0}), vec({0.1, 0.0, 0.6, 0.3}), {500, 2}).to_vector<double>();
+  const std::vector<double> m =
+      multinomial(key, vec({25.0, 0.0}), vec({0.1, 0.0, 0.6, 0.3}), {500, 2}).to_vector<double>();
   for (std::size_t row = 0; row < m.size() / 4; ++row) {
     const double* c = m.data() + 4 * row;
     EXPECT_EQ(c[0] + c[1] + c[2] + c[3], row % 2 == 0 ? 25.0 : 0.0);

@@ -92,8 +92,8 @@ void expect_ad(const TensorFn& f, const std::vector<Tensor>& inputs, AdTolerance
         if (!(std::abs(fd - ad) <= std::abs(fd_relative - ad))) fd = fd_relative;
       }
       xs[k] = inputs[k];
-      EXPECT_NEAR(ad, fd, tol.abs + tol.rel * std::abs(fd)) << "input " << k << ", element " << i << " (value " << x0
-                                                            << ")";
+      EXPECT_NEAR(ad, fd, tol.abs + tol.rel * std::abs(fd))
+          << "input " << k << ", element " << i << " (value " << x0 << ")";
     }
   }
 }

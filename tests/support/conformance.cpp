@@ -47,8 +47,8 @@ void check_log_prob_values(const DistributionCase& c, const Distribution& d) {
     if (std::isinf(want)) {
       EXPECT_EQ(got, want) << "element " << i << " (" << c.provenance << ")";
     } else {
-      EXPECT_NEAR(got, want, c.reference_tolerance * (1 + std::abs(want))) << "element " << i << " ("
-                                                                          << c.provenance << ")";
+      EXPECT_NEAR(got, want, c.reference_tolerance * (1 + std::abs(want)))
+          << "element " << i << " (" << c.provenance << ")";
     }
   }
 }
@@ -85,8 +85,7 @@ void check_moments(const DistributionCase& c, const Distribution& d) {
   const Tensor m4 = prim::sum(prim::binary(BinaryOp::pow, centered, 4.0), first) / double(n);
   // The standard error uses the larger of the sample and the closed-form variance, so that a sample
   // of one repeated value (a rare event) does not get a zero tolerance.
-  const Tensor closed_var = c.check_variance ? prim::broadcast_to(prim::cast(d.variance(), DType::f64), m.shape())
-                                             : s2;
+  const Tensor closed_var = c.check_variance ? prim::broadcast_to(prim::cast(d.variance(), DType::f64), m.shape()) : s2;
   if (c.check_mean) {
     const Tensor mean = prim::broadcast_to(prim::cast(d.mean(), DType::f64), m.shape());
     for (std::int64_t i = 0; i < m.numel(); ++i) {
@@ -117,15 +116,17 @@ void check_conformance(const DistributionCase& c) {
   ASSERT_EQ(d->sample(random::Key(1), Shape{3}).shape(), d->sample_full_shape(Shape{3}));
   ASSERT_EQ(d->sample(random::Key(1)).shape(), d->sample_full_shape(Shape{}));
   // The same key gives the same draws.
-  EXPECT_EQ(prim::sum(prim::binary(BinaryOp::ne, d->sample(random::Key(7), Shape{4}), d->sample(random::Key(7), Shape{4})))
-                .item(),
-            0.0);
+  EXPECT_EQ(
+      prim::sum(prim::binary(BinaryOp::ne, d->sample(random::Key(7), Shape{4}), d->sample(random::Key(7), Shape{4})))
+          .item(),
+      0.0);
   check_log_prob_values(c, *d);
   check_gradients(c);
   check_moments(c, *d);
   if (c.outside.defined()) {
     const Tensor lp = d->log_prob(c.outside);
-    for (std::int64_t i = 0; i < lp.numel(); ++i) EXPECT_EQ(lp.at(i), -INFINITY) << "outside the support, element " << i;
+    for (std::int64_t i = 0; i < lp.numel(); ++i)
+      EXPECT_EQ(lp.at(i), -INFINITY) << "outside the support, element " << i;
   }
 }
 

@@ -22,9 +22,9 @@ std::string error_of(F&& f) {
 
 }  // namespace variate::testing
 
-#define EXPECT_ERROR(statement, text)                                                    \
-  do {                                                                                   \
+#define EXPECT_ERROR(statement, text)                                                      \
+  do {                                                                                     \
     const std::string message_ = ::variate::testing::error_of([&] { (void)(statement); }); \
-    EXPECT_NE(message_.find(text), std::string::npos)                                    \
-        << "message: " << message_ << "\nexpected to contain: " << (text);               \
+    EXPECT_NE(message_.find(text), std::string::npos)                                      \
+        << "message: " << message_ << "\nexpected to contain: " << (text);                 \
   } while (0)

@@ -12,7 +12,7 @@ namespace variate::testing {
 
 // log N(x; loc, cov) by Cholesky-Banachiewicz and forward substitution, for one k-vector.
 inline double normal_log_density(const std::vector<double>& x, const std::vector<double>& loc,
-                          const std::vector<double>& cov) {
+                                 const std::vector<double>& cov) {
   const std::size_t k = x.size();
   std::vector<double> l(k * k, 0.0), z(k, 0.0);
   for (std::size_t i = 0; i < k; ++i)

@@ -25,7 +25,6 @@ using distribute::shard;
 using distribute::shard_range;
 using tracing::Values;
 
-
 // A model with its data, and values of its latent and observed sites: `replicated` for the
 // replicated sites, `sharded` for the sharded ones (whole; each device takes its rows).
 struct Case {
@@ -104,7 +103,7 @@ struct LogJointAndGrad {
 };
 
 inline LogJointAndGrad log_joint_and_grad(const Case& c, const Values& values, const std::vector<std::string>& names,
-                                   int batch_ndims = 0) {
+                                          int batch_ndims = 0) {
   auto log_joint = tracing::make_log_joint(c.program, batch_ndims);
   std::vector<Tensor> inputs, grads(names.size()), scratch;
   for (const auto& n : names) inputs.push_back(values.at(n));

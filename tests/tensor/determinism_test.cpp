@@ -39,8 +39,7 @@ TEST(Determinism, ReductionsAndProducts) {
   const Tensor sq = testing::random_tensor(Shape{300, 300}, 4);
   expect_thread_count_independent([&] { return prim::matmul(sq, sq); });
   expect_thread_count_independent([&] { return prim::unary(UnaryOp::softplus, x); });
-  expect_thread_count_independent(
-      [&] { return prim::sum(prim::cast(x, DType::f32), axis0); });
+  expect_thread_count_independent([&] { return prim::sum(prim::cast(x, DType::f32), axis0); });
 }
 
 // The kernels of matmul_skinny.cpp: rows of A split across threads (X W, U V^T), and partial sums
@@ -77,8 +76,8 @@ TEST(Determinism, SkinnyProducts) {
 TEST(Determinism, CategoricalLogitGLM) {
   for (DType dtype : {DType::f64, DType::f32}) {
     const Tensor x = prim::cast(testing::random_tensor(Shape{20011, 300}, 16), dtype);
-    const Tensor y = prim::cast(prim::binary(BinaryOp::mul, testing::uniform_tensor(Shape{20011}, 17, 0, 1), 10.0),
-                                DType::i64);
+    const Tensor y =
+        prim::cast(prim::binary(BinaryOp::mul, testing::uniform_tensor(Shape{20011}, 17, 0, 1), 10.0), DType::i64);
     for (const Shape& w_shape : {Shape{300, 10}, Shape{4, 300, 10}}) {
       const Tensor w = prim::cast(testing::random_tensor(w_shape, 18, 0.1), dtype);
       const Shape b_shape = w.rank() == 3 ? Shape{4, 10} : Shape{10};

@@ -61,8 +61,11 @@ TEST(Unary, MatchesTheStandardLibrary) {
     ASSERT_EQ(y.dtype(), DType::f64);
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const double expected = reference(xs[i]);
-      if (std::isinf(expected)) EXPECT_EQ(y.at(std::int64_t(i)), expected) << name(op) << "(" << xs[i] << ")";
-      else EXPECT_NEAR(y.at(std::int64_t(i)), expected, 1e-13 * (1 + std::abs(expected))) << name(op) << "(" << xs[i] << ")";
+      if (std::isinf(expected))
+        EXPECT_EQ(y.at(std::int64_t(i)), expected) << name(op) << "(" << xs[i] << ")";
+      else
+        EXPECT_NEAR(y.at(std::int64_t(i)), expected, 1e-13 * (1 + std::abs(expected)))
+            << name(op) << "(" << xs[i] << ")";
     }
   }
 }
@@ -138,8 +141,7 @@ TEST(Unary, DtypeRules) {
 TEST(Unary, LargeParallel) {
   const Tensor x = random_f64({300001}, 1);
   const Tensor y = prim::unary(UnaryOp::log_sigmoid, prim::cast(x, DType::f32));
-  for (std::int64_t i = 0; i < x.numel(); i += 997)
-    ASSERT_NEAR(y.at(i), -std::log1p(std::exp(-float(x.at(i)))), 1e-6);
+  for (std::int64_t i = 0; i < x.numel(); i += 997) ASSERT_NEAR(y.at(i), -std::log1p(std::exp(-float(x.at(i)))), 1e-6);
 }
 
 TEST(Unary, Errors) {
@@ -176,7 +178,8 @@ TEST(Binary, AllOps) {
     EXPECT_EQ(r.dtype(), DType::boolean) << name(op);
     EXPECT_EQ(values(r), expected) << name(op);
   }
-  const Tensor p = prim::cast(Tensor::vec({1, 1, 0, 0}), DType::boolean), q = prim::cast(Tensor::vec({1, 0, 1, 0}), DType::boolean);
+  const Tensor p = prim::cast(Tensor::vec({1, 1, 0, 0}), DType::boolean),
+               q = prim::cast(Tensor::vec({1, 0, 1, 0}), DType::boolean);
   EXPECT_EQ(values(prim::binary(BinaryOp::logical_and, p, q)), (Values{1, 0, 0, 0}));
   EXPECT_EQ(values(prim::binary(BinaryOp::logical_or, p, q)), (Values{1, 1, 1, 0}));
 }
@@ -184,8 +187,8 @@ TEST(Binary, AllOps) {
 // A zero first factor wins over an infinite or NaN second one (0 log 0 = 0 in densities); a NaN
 // first factor stays NaN.
 TEST(Binary, TimesNonzero) {
-  const Values tn = values(prim::binary(BinaryOp::times_nonzero, Tensor::vec({0, 0, 2, NAN, -0.0}),
-                                        Tensor::vec({INFINITY, NAN, 3, 0, 5})));
+  const Values tn = values(
+      prim::binary(BinaryOp::times_nonzero, Tensor::vec({0, 0, 2, NAN, -0.0}), Tensor::vec({INFINITY, NAN, 3, 0, 5})));
   ASSERT_EQ(tn.size(), 5u);
   EXPECT_EQ(tn[0], 0.0);
   EXPECT_EQ(tn[1], 0.0);
@@ -203,8 +206,10 @@ TEST(Binary, BernoulliLogitTermsAreLogSigmoidsOfTheSignedLogit) {
     const Tensor x = prim::cast(Tensor::vec({1, 1, 1, 1, 0, 0, 0, NAN, 0.5, -1, 2}), t);
     const Values lp = values(prim::binary(BinaryOp::bernoulli_logit_log_prob, l, x));
     const Values score = values(prim::binary(BinaryOp::bernoulli_logit_score, l, x));
-    const Values ls_pos = values(prim::unary(UnaryOp::log_sigmoid, l)), ls_neg = values(prim::unary(UnaryOp::log_sigmoid, prim::neg(l)));
-    const Values sig_pos = values(prim::unary(UnaryOp::sigmoid, l)), sig_neg = values(prim::unary(UnaryOp::sigmoid, prim::neg(l)));
+    const Values ls_pos = values(prim::unary(UnaryOp::log_sigmoid, l)),
+                 ls_neg = values(prim::unary(UnaryOp::log_sigmoid, prim::neg(l)));
+    const Values sig_pos = values(prim::unary(UnaryOp::sigmoid, l)),
+                 sig_neg = values(prim::unary(UnaryOp::sigmoid, prim::neg(l)));
     for (std::size_t i = 0; i < 4; ++i) {
       EXPECT_EQ(lp[i], ls_pos[i]) << "x = 1, l = " << l.at(std::int64_t(i));
       EXPECT_EQ(score[i], sig_neg[i]) << "x = 1, l = " << l.at(std::int64_t(i));

@@ -58,7 +58,8 @@ TEST(Concat, PromotesDtypesAndAcceptsEmptyParts) {
   const Tensor out = prim::concat(std::vector{a, empty, b}, 0);
   EXPECT_EQ(out.dtype(), DType::f64);
   EXPECT_EQ(values(out), (Values{1, 2, 0.5}));
-  const Tensor flags = prim::concat(std::vector{Tensor::ones({2}, DType::boolean), Tensor::zeros({1}, DType::boolean)}, 0);
+  const Tensor flags =
+      prim::concat(std::vector{Tensor::ones({2}, DType::boolean), Tensor::zeros({1}, DType::boolean)}, 0);
   EXPECT_EQ(flags.dtype(), DType::boolean);
   EXPECT_EQ(values(flags), (Values{1, 1, 0}));
 }
@@ -67,7 +68,8 @@ TEST(Concat, Errors) {
   EXPECT_ERROR(prim::concat(std::vector<Tensor>{}, 0), "concat: expected at least one tensor");
   EXPECT_ERROR(prim::concat(std::vector{Tensor::zeros({2, 3}), Tensor::zeros({2, 4})}, 0),
                "concat: tensor 1 has shape [2, 4] but tensor 0 has shape [2, 3]");
-  EXPECT_ERROR(prim::concat(std::vector{Tensor::zeros({2, 3}), Tensor::zeros({6})}, 0), "concat: tensor 1 has shape [6]");
+  EXPECT_ERROR(prim::concat(std::vector{Tensor::zeros({2, 3}), Tensor::zeros({6})}, 0),
+               "concat: tensor 1 has shape [6]");
   EXPECT_ERROR(prim::concat(std::vector{Tensor::scalar(1), Tensor::scalar(2)}, 0), "concat: cannot concatenate rank-0");
   EXPECT_ERROR(prim::concat(std::vector{Tensor::zeros({2})}, 1), "concat: axis 1 is out of range");
 }
@@ -205,7 +207,8 @@ TEST(Gather, Errors) {
                "gather: index 3 is out of range for axis 1 of size 3 (expected 0 <= index < 3)");
   EXPECT_ERROR(prim::gather(x, 0, i64({-1}, {1, 1})), "gather: index -1 is out of range for axis 0 of size 2");
   EXPECT_ERROR(prim::gather(x, 1, Tensor::zeros({2, 1})), "gather: indices must be i32 or i64, got f64");
-  EXPECT_ERROR(prim::gather(x, 1, i64({0}, {1})), "gather: index of shape [1] must have the rank of the input's shape [2, 3]");
+  EXPECT_ERROR(prim::gather(x, 1, i64({0}, {1})),
+               "gather: index of shape [1] must have the rank of the input's shape [2, 3]");
   EXPECT_ERROR(prim::gather(x, 1, i64({0, 0, 0}, {3, 1})), "gather: index of shape [3, 1] does not broadcast");
   EXPECT_ERROR(prim::gather(x, 2, i64({0}, {1, 1})), "gather: axis 2 is out of range");
 }
@@ -255,7 +258,8 @@ TEST(ScatterAdd, Errors) {
                "scatter_add: source of shape [1, 1] must match the base's shape [2, 3] except along axis 0");
   EXPECT_ERROR(prim::scatter_add(base, 0, i64({2, 0, 0}, {1, 3}), Tensor::ones({1, 3})),
                "scatter_add: index 2 is out of range for axis 0 of size 2");
-  EXPECT_ERROR(prim::scatter_add(base, 0, i64({0, 0}, {1, 2}), Tensor::ones({1, 3})), "scatter_add: index of shape [1, 2]");
+  EXPECT_ERROR(prim::scatter_add(base, 0, i64({0, 0}, {1, 2}), Tensor::ones({1, 3})),
+               "scatter_add: index of shape [1, 2]");
   EXPECT_ERROR(prim::scatter_add(base, 0, Tensor::zeros({1, 3}), Tensor::ones({1, 3})),
                "scatter_add: indices must be i32 or i64, got f64");
   EXPECT_ERROR(prim::scatter_add(base, 0, i64({0}, {1}), Tensor::ones({1})), "scatter_add: base [2, 3], index [1]");

@@ -44,8 +44,10 @@ Tensor random_triangular(const Shape& shape, bool lower, unsigned seed) {
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         double& v = p[(b * n + i) * n + j];
-        if (i == j) v = 2 + std::abs(v);
-        else if (lower ? j > i : j < i) v = 0;
+        if (i == j)
+          v = 2 + std::abs(v);
+        else if (lower ? j > i : j < i)
+          v = 0;
       }
   return a;
 }
@@ -99,9 +101,7 @@ TEST(Cholesky, ManySmallMatricesInParallel) {
   expect_close(prim::matmul(l, l, false, true), a, 1e-12);
 }
 
-TEST(Cholesky, EmptyMatrices) {
-  EXPECT_EQ(prim::cholesky(Tensor::zeros({3, 0, 0})).shape(), (Shape{3, 0, 0}));
-}
+TEST(Cholesky, EmptyMatrices) { EXPECT_EQ(prim::cholesky(Tensor::zeros({3, 0, 0})).shape(), (Shape{3, 0, 0})); }
 
 TEST(Cholesky, NotPositiveDefinite) {
   const Tensor indefinite = Tensor::from(Values{1, 2, 2, 1}, {2, 2});
@@ -109,15 +109,18 @@ TEST(Cholesky, NotPositiveDefinite) {
   // One bad matrix in a batch fails the whole call, and the message names the batch's shape.
   Tensor batch = random_spd({4, 3, 3}, 4);
   batch.data<double>()[2 * 9 + 4] = -1;
-  EXPECT_ERROR(prim::cholesky(batch), "cholesky: matrix is not positive definite (a matrix of the batch of shape [4, 3, 3]");
+  EXPECT_ERROR(prim::cholesky(batch),
+               "cholesky: matrix is not positive definite (a matrix of the batch of shape [4, 3, 3]");
   EXPECT_ERROR(prim::cholesky(Tensor::from(Values{NAN, 0, 0, 1}, {2, 2})), "cholesky: matrix is not positive definite");
   EXPECT_ERROR(prim::cholesky(Tensor::from(Values{1, 0, NAN, 1}, {2, 2})), "cholesky: matrix is not positive definite");
   EXPECT_ERROR(prim::cholesky(Tensor::zeros({2, 2}, DType::f32)), "cholesky: matrix is not positive definite");
 }
 
 TEST(Cholesky, ArgumentErrors) {
-  EXPECT_ERROR(prim::cholesky(Tensor::zeros({2, 3})), "cholesky: expected square matrices (shape [..., n, n]), got shape [2, 3]");
-  EXPECT_ERROR(prim::cholesky(Tensor::zeros({4})), "cholesky: expected square matrices (shape [..., n, n]), got shape [4]");
+  EXPECT_ERROR(prim::cholesky(Tensor::zeros({2, 3})),
+               "cholesky: expected square matrices (shape [..., n, n]), got shape [2, 3]");
+  EXPECT_ERROR(prim::cholesky(Tensor::zeros({4})),
+               "cholesky: expected square matrices (shape [..., n, n]), got shape [4]");
   EXPECT_ERROR(prim::cholesky(Tensor::zeros({2, 2}, DType::i64)), "cholesky: expected f32 or f64, got i64");
   EXPECT_ERROR(prim::cholesky(Tensor()), "cholesky: the input tensor is undefined");
 }
@@ -125,7 +128,7 @@ TEST(Cholesky, ArgumentErrors) {
 TEST(TriangularSolve, KnownSolution) {
   const Tensor l = Tensor::from(Values{2, 0, 1, 4}, {2, 2});
   const Tensor b = Tensor::from(Values{4, 9}, {2, 1});
-  EXPECT_EQ(values(prim::triangular_solve(l, b)), (Values{2, 1.75}));  // 2x = 4; x + 4y = 9
+  EXPECT_EQ(values(prim::triangular_solve(l, b)), (Values{2, 1.75}));                  // 2x = 4; x + 4y = 9
   EXPECT_EQ(values(prim::triangular_solve(l, b, true, true)), (Values{0.875, 2.25}));  // 2x + y = 4; 4y = 9
 }
 
@@ -168,7 +171,8 @@ TEST(TriangularSolve, DtypesAndManyBatches) {
   EXPECT_EQ(x.dtype(), DType::f32);
   expect_close(prim::matmul(a, x), b, 1e-5);
   // Integer right-hand sides are promoted to floating point.
-  const Tensor ints = prim::triangular_solve(Tensor::from(Values{2, 0, 0, 4}, {2, 2}), Tensor::ones({2, 1}, DType::i64));
+  const Tensor ints =
+      prim::triangular_solve(Tensor::from(Values{2, 0, 0, 4}, {2, 2}), Tensor::ones({2, 1}, DType::i64));
   EXPECT_EQ(ints.dtype(), DType::f64);
   EXPECT_EQ(values(ints), (Values{0.5, 0.25}));
 }

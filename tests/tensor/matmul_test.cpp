@@ -72,7 +72,8 @@ TEST(Matmul, OneDimensionalOperands) {
 }
 
 TEST(Matmul, TransposeFlags) {
-  const Tensor a = random_f64({5, 4}, 1), b = random_f64({5, 3}, 2), c = random_f64({3, 4}, 3), d = random_f64({4, 5}, 4);
+  const Tensor a = random_f64({5, 4}, 1), b = random_f64({5, 3}, 2), c = random_f64({3, 4}, 3),
+               d = random_f64({4, 5}, 4);
   expect_close(prim::matmul(a, b, true, false), naive_matmul(a, b, true, false), 1e-14);
   expect_close(prim::matmul(a, c, false, true), naive_matmul(a, c, false, true), 1e-14);
   expect_close(prim::matmul(a, d, true, true), naive_matmul(a, d, true, true), 1e-14);

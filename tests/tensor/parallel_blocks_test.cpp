@@ -52,9 +52,11 @@ TEST(ParallelBlocks, RunsEveryBlockInsideAnotherParallelRegion) {
 #pragma omp parallel num_threads(2)
   {
     const int outer = omp_get_thread_num();
-    parallel_blocks(kBlocks, 1, [&](std::int64_t begin, std::int64_t) { ++runs[std::size_t(outer * kBlocks + begin)]; });
+    parallel_blocks(kBlocks, 1,
+                    [&](std::int64_t begin, std::int64_t) { ++runs[std::size_t(outer * kBlocks + begin)]; });
   }
-  for (int k = 0; k < 2 * kBlocks; ++k) EXPECT_EQ(runs[std::size_t(k)], 1) << "outer thread " << k / kBlocks << ", block " << k % kBlocks;
+  for (int k = 0; k < 2 * kBlocks; ++k)
+    EXPECT_EQ(runs[std::size_t(k)], 1) << "outer thread " << k / kBlocks << ", block " << k % kBlocks;
 }
 
 TEST(ParallelBlocks, AFinishedThreadTakesBlocksOfASlowShare) {

@@ -119,9 +119,9 @@ TEST(KernelReplay, KeepsOnlyKernelsThatDependOnTheInputAndReachAnOutput) {
   Tensor input = Tensor::vec({1, 2, 3});
   const Tensor c = Tensor::vec({0.5, 0.25, 2});
   KernelRecorder recorder(input);
-  const Tensor constant = prim::add(c, c);               // constant: computed once, while recording
-  (void)prim::unary(UnaryOp::exp, input);                // reaches no output
-  const Tensor out = prim::mul(input, constant);         // the one kernel left
+  const Tensor constant = prim::add(c, c);        // constant: computed once, while recording
+  (void)prim::unary(UnaryOp::exp, input);         // reaches no output
+  const Tensor out = prim::mul(input, constant);  // the one kernel left
   const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
   ASSERT_NE(replay, nullptr) << recorder.why_not();
   EXPECT_EQ(replay->size(), 1u);

@@ -1,12 +1,11 @@
 // Shape prims: reshape (with -1), permute, transpose, expand_dims, squeeze, broadcast_to, sum_to.
 #include <gtest/gtest.h>
 
-#include "support/expect_error.hpp"
-
 #include <random>
 #include <string>
 #include <vector>
 
+#include "support/expect_error.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate {
@@ -55,7 +54,8 @@ TEST(Reshape, Errors) {
   EXPECT_ERROR(reshape(x, {-1, -1}), "reshape: only one dimension may be -1");
   EXPECT_ERROR(reshape(x, {4, -1}), "reshape: cannot infer the -1 dimension: 6 elements of shape [2, 3]");
   EXPECT_ERROR(reshape(x, {-2, 3}), "reshape: invalid dimension -2");
-  EXPECT_ERROR(prim::reshape(x, Shape{4, 2}), "reshape: cannot view a tensor of shape [2, 3] (6 elements) as shape [4, 2]");
+  EXPECT_ERROR(prim::reshape(x, Shape{4, 2}),
+               "reshape: cannot view a tensor of shape [2, 3] (6 elements) as shape [4, 2]");
   EXPECT_ERROR(reshape(Tensor::zeros({0}), {0, -1}), "reshape: cannot infer the -1 dimension");
 }
 

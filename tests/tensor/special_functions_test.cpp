@@ -3,10 +3,10 @@
 // from mpmath at 50 digits, special values, dtypes and broadcasting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/gamma.hpp>
-#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <numbers>
@@ -315,9 +315,9 @@ TEST(IncompleteGamma, ImplicitDrawGradientMatchesDerivativeOfP) {
   EXPECT_GT(fraction, 10);
   // mpmath 1.3 at 40 digits, -diff(gammainc(a, 0, x, regularized=True), a) / (x^a e^-x / gamma(a)),
   // in the far lower tail.
-  const Values deep = values(prim::binary(BinaryOp::gamma_log_draw_grad, vec({0.1, 0.37, 1.0}),
-                                          vec({std::log(6.073048362407943e-61), std::log(4.426844773218345e-17),
-                                               std::log(1.0000005000003338e-06)})));
+  const Values deep = values(prim::binary(
+      BinaryOp::gamma_log_draw_grad, vec({0.1, 0.37, 1.0}),
+      vec({std::log(6.073048362407943e-61), std::log(4.426844773218345e-17), std::log(1.0000005000003338e-06)})));
   EXPECT_LT(relative_error(deep[0], 1382.300750518300438682520425462599471505), 1e-13);
   EXPECT_LT(relative_error(deep[1], 101.5234075222334016717755961507472907436), 1e-13);
   EXPECT_LT(relative_error(deep[2], 14.23830176221592548664546214075615057904), 1e-13);

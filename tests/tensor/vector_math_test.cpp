@@ -1,12 +1,13 @@
 // The branch-free exp/log/log1p against the C library: ulp error over wide ranges and the IEEE
 // special cases.
+#include "tensor/cpu/vector_math.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <random>
 
-#include "tensor/cpu/vector_math.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate::cpu {
@@ -38,14 +39,22 @@ TEST(VectorMath, ExpIsAccurate) {
 }
 
 TEST(VectorMath, LogIsAccurate) {
-  EXPECT_LE(max_ulp(vlog<double>, [](double x) { return std::log(x); }, -700, 700, true), 2.0);
-  EXPECT_LE(max_ulp(vlog<double>, [](double x) { return std::log(x); }, 0.5, 2, false), 2.0);
+  EXPECT_LE(max_ulp(
+                vlog<double>, [](double x) { return std::log(x); }, -700, 700, true),
+            2.0);
+  EXPECT_LE(max_ulp(
+                vlog<double>, [](double x) { return std::log(x); }, 0.5, 2, false),
+            2.0);
   EXPECT_LE(ulp_error(vlog(4.9e-320), std::log(4.9e-320)), 2.0);  // subnormal input
 }
 
 TEST(VectorMath, Log1pIsAccurate) {
-  EXPECT_LE(max_ulp(vlog1p<double>, [](double x) { return std::log1p(x); }, -40, 40, true), 2.0);
-  EXPECT_LE(max_ulp(vlog1p<double>, [](double x) { return std::log1p(x); }, -0.999, 3, false), 2.0);
+  EXPECT_LE(max_ulp(
+                vlog1p<double>, [](double x) { return std::log1p(x); }, -40, 40, true),
+            2.0);
+  EXPECT_LE(max_ulp(
+                vlog1p<double>, [](double x) { return std::log1p(x); }, -0.999, 3, false),
+            2.0);
   EXPECT_LE(max_ulp([](double x) { return vlog1p(-x); }, [](double x) { return std::log1p(-x); }, -40, -1e-9, true),
             2.0);
 }
@@ -71,11 +80,21 @@ float max_ulp_f32(F ours, G reference, float lo, float hi) {
 TEST(VectorMath, SinglePrecisionExpAndLogAreAccurate) {
   const auto exp_f = [](float x) { return vexp(x); };
   const auto log_f = [](float x) { return vlog_normal(x); };
-  EXPECT_LE(max_ulp_f32(exp_f, [](float x) { return std::exp(x); }, -87, 88), 2.0f);
-  EXPECT_LE(max_ulp_f32(exp_f, [](float x) { return std::exp(x); }, -1, 1), 2.0f);
-  EXPECT_LE(max_ulp_f32(exp_f, [](float x) { return std::exp(x); }, -103, -88), 2.0f);  // subnormal results
-  EXPECT_LE(max_ulp_f32(log_f, [](float x) { return std::log(x); }, 1e-30f, 1e30f), 2.0f);
-  EXPECT_LE(max_ulp_f32(log_f, [](float x) { return std::log(x); }, 0.5f, 2.0f), 2.0f);
+  EXPECT_LE(max_ulp_f32(
+                exp_f, [](float x) { return std::exp(x); }, -87, 88),
+            2.0f);
+  EXPECT_LE(max_ulp_f32(
+                exp_f, [](float x) { return std::exp(x); }, -1, 1),
+            2.0f);
+  EXPECT_LE(max_ulp_f32(
+                exp_f, [](float x) { return std::exp(x); }, -103, -88),
+            2.0f);  // subnormal results
+  EXPECT_LE(max_ulp_f32(
+                log_f, [](float x) { return std::log(x); }, 1e-30f, 1e30f),
+            2.0f);
+  EXPECT_LE(max_ulp_f32(
+                log_f, [](float x) { return std::log(x); }, 0.5f, 2.0f),
+            2.0f);
   constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_EQ(vexp(inf), inf);
   EXPECT_EQ(vexp(-inf), 0.0f);

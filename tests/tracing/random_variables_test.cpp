@@ -1,18 +1,18 @@
 // Every random-variable constructor creates a site of its family, drawn under Seed, with the value's
 // log density available; arithmetic on random variables is arithmetic on their values.
-#include <gtest/gtest.h>
+#include "variate/tracing/random_variables.hpp"
 
-#include "variate/autodiff/transforms.hpp"
+#include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "support/expect_error.hpp"
+#include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/exponential.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/distributions/sample.hpp"
 #include "variate/tracing/handlers.hpp"
-#include "variate/tracing/random_variables.hpp"
 
 namespace variate {
 namespace {

@@ -54,8 +54,7 @@ TEST(Tracing, SeedGivesEachSiteTheKeyFoldedWithItsName) {
 }
 
 TEST(Tracing, ErrorsNameTheSite) {
-  EXPECT_NE(error_of([] { Normal(0.0, 1.0, "z"); }).find("site 'z' has no value and no random key"),
-            std::string::npos);
+  EXPECT_NE(error_of([] { Normal(0.0, 1.0, "z"); }).find("site 'z' has no value and no random key"), std::string::npos);
   auto twice = [] {
     Normal(0.0, 1.0, "z");
     Normal(0.0, 1.0, "z");
@@ -66,7 +65,9 @@ TEST(Tracing, ErrorsNameTheSite) {
               twice();
             }).find("'z' occurs twice"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { tracing::make_log_joint(twice)({{"z", 0.0}}); }).find("'z' occurs twice"),
+  EXPECT_NE(error_of([&] {
+              tracing::make_log_joint(twice)({{"z", 0.0}});
+            }).find("'z' occurs twice"),
             std::string::npos);
   // Under Seed alone too (no Trace to notice).
   EXPECT_NE(error_of([&] {
@@ -88,7 +89,9 @@ TEST(Tracing, NamesThatMeetNoSiteAreErrors) {
   const std::string error = error_of([&] { tracing::ProgramJoint(misspelt).sample(random::Key(1)); });
   EXPECT_NE(error.find("Condition 'yy' names no site"), std::string::npos) << error;
   EXPECT_NE(error.find("its sites are: mu, y"), std::string::npos) << error;
-  EXPECT_NE(error_of([&] { tracing::make_log_joint(misspelt)({{"mu", 0.0}, {"y", y}}); }).find("Condition 'yy'"),
+  EXPECT_NE(error_of([&] {
+              tracing::make_log_joint(misspelt)({{"mu", 0.0}, {"y", y}});
+            }).find("Condition 'yy'"),
             std::string::npos);
   // Tracers around a transformation are checked by the run they wrap.
   EXPECT_NE(error_of([&] {
@@ -132,8 +135,11 @@ TEST(Tracing, FactorAndDeterministicSites) {
   };
   const double mu = 0.7;
   EXPECT_NEAR(tracing::make_log_joint(program)({{"mu", mu}}).item(), normal_lpdf(mu, 0, 1) - 2 * mu * mu, 1e-14);
-  const Tensor g = grad([&](const Tensor& m) { return tracing::make_log_joint(program)({{"mu", m}}); },
-                        Tensor::scalar(mu));
+  const Tensor g = grad(
+      [&](const Tensor& m) {
+        return tracing::make_log_joint(program)({{"mu", m}});
+      },
+      Tensor::scalar(mu));
   EXPECT_NEAR(g.item(), -mu - 4 * mu, 1e-12);
   tracing::Trace trace;
   {
@@ -242,8 +248,9 @@ TEST(Tracing, MakeLogJointReportsMissingAndUnknownSites) {
   const std::string missing = error_of([&] { log_joint({{"mu", 0.3}}); });
   EXPECT_NE(missing.find("no value for site 'x'"), std::string::npos) << missing;
   EXPECT_NE(missing.find("given for: mu"), std::string::npos) << missing;
-  const std::string unknown =
-      error_of([&] { log_joint({{"mu", 0.3}, {"x", Tensor::vec({1, 2, 3})}, {"sigma", 1.0}}); });
+  const std::string unknown = error_of([&] {
+    log_joint({{"mu", 0.3}, {"x", Tensor::vec({1, 2, 3})}, {"sigma", 1.0}});
+  });
   EXPECT_NE(unknown.find("'sigma' is not a site"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("mu, x"), std::string::npos) << unknown;
 }
@@ -312,16 +319,20 @@ TEST(Tracing, BlockHidesSitesFromOuterTracers) {
     tracing::Seed inner(random::Key(1));
     model();
   };
-  EXPECT_NE(error_of([&] { tracing::make_log_joint(blocked_model)({{"mu", 0.0}, {"x", Tensor::vec({1, 2, 3})}}); })
-                .find("'mu' is not a site"),
+  EXPECT_NE(error_of([&] {
+              tracing::make_log_joint(blocked_model)({{"mu", 0.0}, {"x", Tensor::vec({1, 2, 3})}});
+            }).find("'mu' is not a site"),
             std::string::npos);
 }
 
 TEST(Tracing, LogJointIsDifferentiableAndKeepsALeadingChainDimension) {
   auto log_joint = tracing::make_log_joint(model);
   const Tensor x = Tensor::vec({0.5, -1.0, 2.0});
-  auto [value, grads] = value_and_grad([&](const Tensor& mu) { return log_joint({{"mu", mu}, {"x", x}}); },
-                                       Tensor::scalar(0.3));
+  auto [value, grads] = value_and_grad(
+      [&](const Tensor& mu) {
+        return log_joint({{"mu", mu}, {"x", x}});
+      },
+      Tensor::scalar(0.3));
   // d/dmu = -mu/100 + sum(x - mu)
   EXPECT_NEAR(grads[0].item(), -0.003 + (0.5 - 1.0 + 2.0 - 3 * 0.3), 1e-12);
   // Four chains at once: written with right-aligned broadcasting, the model takes mu of shape [4]
@@ -339,8 +350,7 @@ TEST(Tracing, LogJointIsDifferentiableAndKeepsALeadingChainDimension) {
     tracing::Condition data({{"noise", Tensor::vec({0.1, -0.2, 0.3})}});
     Normal(0.0, 1.0, "noise", {3});
   };
-  const Tensor lp2 =
-      tracing::make_log_joint(with_constant_site, 1)({{"mu", Tensor::vec({0.0, 0.3, 1.0})}, {"x", x}});
+  const Tensor lp2 = tracing::make_log_joint(with_constant_site, 1)({{"mu", Tensor::vec({0.0, 0.3, 1.0})}, {"x", x}});
   double noise = 0;
   for (double v : {0.1, -0.2, 0.3}) noise += normal_lpdf(v, 0, 1);
   ASSERT_EQ(lp2.shape(), (Shape{3}));

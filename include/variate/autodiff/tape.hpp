@@ -57,7 +57,8 @@ Tape* active_tape();
 bool is_tracked(const Tensor& x);
 bool any_tracked(std::span<const Tensor> xs);
 void* arena_allocate(Tape* tape, std::size_t bytes, std::size_t align);
-Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, void* rule, void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*));
+Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, void* rule,
+                 void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*));
 
 template <class Rule>
 void invoke_rule(void* rule, const BackwardContext& ctx) {
@@ -101,8 +102,7 @@ Tensor record(Tensor out, std::span<const Tensor> inputs, std::span<const Tensor
   using R = std::decay_t<Rule>;
   void* mem = detail::arena_allocate(tape, sizeof(R), alignof(R));
   new (mem) R(std::forward<Rule>(rule));
-  return detail::push_node(tape, std::move(out), inputs, saved, mem, &detail::invoke_rule<R>,
-                           &detail::destroy_rule<R>);
+  return detail::push_node(tape, std::move(out), inputs, saved, mem, &detail::invoke_rule<R>, &detail::destroy_rule<R>);
 }
 
 /// `x` as a constant: no gradient flows through it.

@@ -34,8 +34,7 @@ inline void check_scalar_output(const char* op, const Tensor& y) {
 
 /// f(xs...) and its gradient with respect to each x; f must return one element.
 template <class F, class... Ts>
-  requires(std::is_same_v<Ts, Tensor> && ...)
-ValueAndGrad<sizeof...(Ts)> value_and_grad(F&& f, const Ts&... xs) {
+requires(std::is_same_v<Ts, Tensor>&&...) ValueAndGrad<sizeof...(Ts)> value_and_grad(F&& f, const Ts&... xs) {
   autodiff::detail::TapeScope scope;
   std::array<Tensor, sizeof...(Ts)> tracked{scope.track(xs)...};
   Tensor y = std::apply(f, tracked);
@@ -52,8 +51,8 @@ ValueAndGrad<sizeof...(Ts)> value_and_grad(F&& f, const Ts&... xs) {
 /// inputs; pass the same vector every call so that steady-state calls do not allocate.
 template <class F>
 Tensor value_and_grad(F&& f, std::span<const Tensor> inputs, std::span<Tensor> grads, std::vector<Tensor>& scratch) {
-  VARIATE_CHECK(grads.size() == inputs.size(), "value_and_grad", inputs.size(), " inputs but room for ",
-                grads.size(), " gradients");
+  VARIATE_CHECK(grads.size() == inputs.size(), "value_and_grad", inputs.size(), " inputs but room for ", grads.size(),
+                " gradients");
   autodiff::detail::TapeScope scope;
   scratch.clear();
   for (const Tensor& x : inputs) scratch.push_back(scope.track(x));
@@ -73,16 +72,16 @@ Tensor grad(F&& f, const Tensor& x) {
 
 /// The gradients of a one-element function of several tensors.
 template <class F, class... Ts>
-  requires(sizeof...(Ts) > 1 && (std::is_same_v<Ts, Tensor> && ...))
-std::array<Tensor, sizeof...(Ts)> grad(F&& f, const Ts&... xs) {
+requires(sizeof...(Ts) > 1 &&
+         (std::is_same_v<Ts, Tensor> && ...)) std::array<Tensor, sizeof...(Ts)> grad(F&& f, const Ts&... xs) {
   return value_and_grad(std::forward<F>(f), xs...).grads;
 }
 
 /// f(xs...) and the vector-Jacobian products cotangent^T df/dx for each x; `cotangent` has the
 /// shape of f's output.
 template <class F, class... Ts>
-  requires(std::is_same_v<Ts, Tensor> && ...)
-ValueAndGrad<sizeof...(Ts)> vjp(F&& f, const Tensor& cotangent, const Ts&... xs) {
+requires(std::is_same_v<Ts, Tensor>&&...) ValueAndGrad<sizeof...(Ts)> vjp(F&& f, const Tensor& cotangent,
+                                                                          const Ts&... xs) {
   autodiff::detail::TapeScope scope;
   std::array<Tensor, sizeof...(Ts)> tracked{scope.track(xs)...};
   Tensor y = std::apply(f, tracked);

@@ -16,12 +16,28 @@ DType promote(DType a, DType b);
 inline std::ostream& operator<<(std::ostream& out, DType t) { return out << name(t); }
 
 /// Maps a C++ element type to its DType.
-template <class T> struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr DType value = DType::boolean; };
-template <> struct dtype_of<std::int32_t> { static constexpr DType value = DType::i32; };
-template <> struct dtype_of<std::int64_t> { static constexpr DType value = DType::i64; };
-template <> struct dtype_of<float> { static constexpr DType value = DType::f32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::f64; };
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::boolean;
+};
+template <>
+struct dtype_of<std::int32_t> {
+  static constexpr DType value = DType::i32;
+};
+template <>
+struct dtype_of<std::int64_t> {
+  static constexpr DType value = DType::i64;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::f32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::f64;
+};
 
 enum class DeviceKind : std::uint8_t { cpu, cuda };
 

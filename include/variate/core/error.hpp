@@ -24,8 +24,8 @@ template <class... Parts>
 
 /// Throws variate::Error("<op>: <message parts...>") when `condition` is false. The message parts
 /// are only formatted on failure, so checks cost nothing on the hot path.
-#define VARIATE_CHECK(condition, op, ...)                            \
-  do {                                                               \
+#define VARIATE_CHECK(condition, op, ...)                             \
+  do {                                                                \
     if (!(condition)) ::variate::detail::fail(op, ": ", __VA_ARGS__); \
   } while (0)
 

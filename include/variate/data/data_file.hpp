@@ -44,8 +44,8 @@ DataFile read_csv_table(const std::string& path);
 
 /// Reads a data file by its extension (case-insensitive): .json, .json.gz and .json.zip (a zip
 /// archive of one file, as posteriordb ships its data) with read_cmdstan_json, .csv and .csv.gz
-/// with read_csv_table. Either reader also takes gzip or zip content whatever the name. Throws variate::Error naming the extension and the accepted ones
-/// for any other.
+/// with read_csv_table. Either reader also takes gzip or zip content whatever the name. Throws variate::Error naming
+/// the extension and the accepted ones for any other.
 DataFile read_data_file(const std::string& path);
 
 }  // namespace variate::data

@@ -7,8 +7,9 @@ namespace variate::dist {
 ///   log p(k) = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k log p + (n - k) log(1 - p).
 /// Built from `probs` = p or `logits` = log(p / (1 - p)) (stable for large |logits|, as in
 /// Bernoulli). total_count is a non-negative integer held in the floating dtype: a gradient of the
-/// log density or of a draw with respect to it throws, as does one of a draw in p (discrete). The cdf is I_{1-p}(n - k, k + 1) for 0 <= k < n, differentiable in p's parameter.
-/// Reference: TFP tfd.Binomial; Stan Functions Reference, "Binomial distribution".
+/// log density or of a draw with respect to it throws, as does one of a draw in p (discrete). The cdf is I_{1-p}(n - k,
+/// k + 1) for 0 <= k < n, differentiable in p's parameter. Reference: TFP tfd.Binomial; Stan Functions Reference,
+/// "Binomial distribution".
 class Binomial final : public Distribution {
  public:
   static Binomial from_probs(Tensor total_count, Tensor probs);

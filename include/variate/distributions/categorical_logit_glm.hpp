@@ -11,9 +11,9 @@ namespace variate::dist {
 /// max-shifted, numerically stable log-softmax. x is (N, D), w (D, K) and b (K); a leading batch
 /// dimension, w (C, D, K) and b (C, K), evaluates C states (chains) in that same pass, and log_prob
 /// then returns (C). Labels are i64, or floating with integral values; as for Categorical, a label
-/// that is not one of 0 .. K-1 gives log density -inf and a NaN label NaN. x is data: gradients flow to w and b only (for gradients in x
-/// use Categorical(Logits{matmul(x, w) + b})). Reference: Stan Functions Reference,
-/// "Categorical logit generalized linear model (softmax regression)".
+/// that is not one of 0 .. K-1 gives log density -inf and a NaN label NaN. x is data: gradients flow to w and b only
+/// (for gradients in x use Categorical(Logits{matmul(x, w) + b})). Reference: Stan Functions Reference, "Categorical
+/// logit generalized linear model (softmax regression)".
 class CategoricalLogitGLM final : public Distribution {
  public:
   CategoricalLogitGLM(Tensor x, Tensor w, Tensor b);

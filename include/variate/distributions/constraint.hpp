@@ -52,7 +52,9 @@ struct Constraint {
     return {Kind::integer_interval, std::move(low), std::move(high)};
   }
   static Constraint boolean() { return {Kind::boolean, {}, {}}; }
-  static Constraint multinomial_counts(Tensor total_count) { return {Kind::multinomial_counts, {}, std::move(total_count)}; }
+  static Constraint multinomial_counts(Tensor total_count) {
+    return {Kind::multinomial_counts, {}, std::move(total_count)};
+  }
 
   bool is_discrete() const;
   /// Number of trailing axes that one constrained value spans (1 for simplex, ordered,

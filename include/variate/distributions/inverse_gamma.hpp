@@ -8,9 +8,9 @@ namespace variate::dist {
 /// log p(x) = a log(b) - lgamma(a) - (a + 1) log(x) - b / x.
 /// Reference: Stan Functions Reference, "Inverse gamma distribution"; TFP `tfd.InverseGamma`.
 /// Samples are scale / g with g ~ Gamma(concentration, 1): reparameterized in scale, and implicitly
-/// in concentration through g (Figurnov et al. 2018). As in TFP, the mean is NaN where concentration <= 1 and the variance NaN where
-/// concentration <= 2. The cdf is Q(concentration, scale / x) for x > 0, differentiable in x,
-/// scale and concentration.
+/// in concentration through g (Figurnov et al. 2018). As in TFP, the mean is NaN where concentration <= 1 and the
+/// variance NaN where concentration <= 2. The cdf is Q(concentration, scale / x) for x > 0, differentiable in x, scale
+/// and concentration.
 class InverseGamma final : public Distribution {
  public:
   InverseGamma(Tensor concentration, Tensor scale);

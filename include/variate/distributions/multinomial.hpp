@@ -7,8 +7,8 @@ namespace variate::dist {
 ///   log p(x) = lgamma(n + 1) - sum_k lgamma(x_k + 1) + sum_k x_k log p_k.
 /// Built from `probs` (..., K) on the simplex or `logits` (..., K) (p = softmax(logits)); batch
 /// shape = broadcast(total_count.shape, param.shape[:-1]). total_count is a non-negative integer: a
-/// gradient of the log density with respect to it throws, as does any gradient of a draw. Reference: TFP tfd.Multinomial; Stan Functions Reference, "Multinomial
-/// distribution".
+/// gradient of the log density with respect to it throws, as does any gradient of a draw. Reference: TFP
+/// tfd.Multinomial; Stan Functions Reference, "Multinomial distribution".
 class Multinomial final : public Distribution {
  public:
   static Multinomial from_probs(Tensor total_count, Tensor probs);

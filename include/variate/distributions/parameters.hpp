@@ -30,8 +30,8 @@ void check_each(const char* family, const char* role, const Tensor& x, const cha
     if (failures == 0) return;
     for (std::int64_t i = 0; i < n; ++i)
       if (!ok(v[i]))
-        variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i,
-                              " of shape ", x.shape());
+        variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
+                              x.shape());
   };
   if (!recording_kernels()) return check(family, role, x, expected);
   host_check({x}, [check, family = std::string(family), role = std::string(role), x, expected = std::string(expected)] {
@@ -42,9 +42,9 @@ void check_each(const char* family, const char* role, const Tensor& x, const cha
 /// Throws "<family>: <role> must be finite..., got <value> at index <i> (shape <s>)" unless all
 /// elements satisfy the check. Works on tracked tensors (reads values only).
 void check_finite(const char* family, const char* role, const Tensor& x);
-void check_positive(const char* family, const char* role, const Tensor& x);      // > 0, finite
-void check_nonnegative(const char* family, const char* role, const Tensor& x);   // >= 0, finite
-void check_probability(const char* family, const char* role, const Tensor& x);   // in [0, 1]
+void check_positive(const char* family, const char* role, const Tensor& x);     // > 0, finite
+void check_nonnegative(const char* family, const char* role, const Tensor& x);  // >= 0, finite
+void check_probability(const char* family, const char* role, const Tensor& x);  // in [0, 1]
 void check_not_nan(const char* family, const char* role, const Tensor& x);
 /// A fused GLM's log-likelihood `log_lik` is NaN with finite parameters only if its design matrix
 /// `x` holds a NaN: checks x (large) only then, naming it.

@@ -16,8 +16,9 @@ namespace variate::dist {
 /// a base without one throws naming it (its log density still works for observed or latent sites).
 /// The normalizer is a difference of cdfs, and draws invert F(low) + p (F(high) - F(low)): a window
 /// far in the base's upper tail (F(low) within ~1e-10 of 1) loses digits there, and one beyond
-/// F(low) == 1 in floating point gives infinite log densities and draws (no survival function yet). The support is the base's cut to the bounds: interval, greater_than or
-/// less_than. Reference: Stan Reference Manual, "Truncated distributions".
+/// F(low) == 1 in floating point gives infinite log densities and draws (no survival function yet). The support is the
+/// base's cut to the bounds: interval, greater_than or less_than. Reference: Stan Reference Manual, "Truncated
+/// distributions".
 class Truncated final : public Distribution {
  public:
   Truncated(DistributionPtr base, std::optional<Tensor> low, std::optional<Tensor> high);

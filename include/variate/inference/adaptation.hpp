@@ -33,9 +33,9 @@ class DualAveraging {
 
 /// The adaptation windows within warm-up; the warm-up length itself is SamplerOptions::num_warmup.
 struct WarmupOptions {
-  std::int64_t init_buffer = 75;   // initial fast window: step size only
-  std::int64_t term_buffer = 50;   // final fast window: step size only
-  std::int64_t base_window = 25;   // first slow window; each next one doubles
+  std::int64_t init_buffer = 75;  // initial fast window: step size only
+  std::int64_t term_buffer = 50;  // final fast window: step size only
+  std::int64_t base_window = 25;  // first slow window; each next one doubles
 };
 
 /// Stan's windowed warm-up schedule. When the three buffers do not fit in num_warmup they become

@@ -58,7 +58,7 @@ class Evaluator {
 double hamiltonian(const PhasePoints& z, std::int64_t c, const Metric& metric);
 
 /// One leapfrog step of size step[c] (negative: backward in time) for every active chain.
-void leapfrog(Evaluator& evaluator, std::span<const Metric> metrics, std::span<const double> step, const ChainMask& active,
-              PhasePoints& z, std::vector<double>& velocity_scratch);
+void leapfrog(Evaluator& evaluator, std::span<const Metric> metrics, std::span<const double> step,
+              const ChainMask& active, PhasePoints& z, std::vector<double>& velocity_scratch);
 
 }  // namespace variate::inference

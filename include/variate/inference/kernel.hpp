@@ -17,7 +17,7 @@ struct TransitionStats {
                            // Stan's it keeps the normalizing constants, so it differs by a constant
   double accept_stat = 0;  // mean Metropolis acceptance over the trajectory (NUTS) or of the proposal (HMC)
   double step_size = 0;
-  int tree_depth = 0;      // NUTS only
+  int tree_depth = 0;  // NUTS only
   int n_leapfrog = 0;
   bool divergent = false;  // the energy error exceeded max_energy_error
   double energy = 0;       // the Hamiltonian at the selected point

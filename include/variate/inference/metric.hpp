@@ -52,7 +52,7 @@ class Metric {
   std::int64_t dimension_ = 0;
   std::vector<double> inverse_;
   std::vector<double> cholesky_;  // dense: lower L with L Lᵀ = M⁻¹; diagonal: 1/sqrt(M⁻¹)
-  std::string axis_;               // sharded: the mesh axis
+  std::string axis_;              // sharded: the mesh axis
   std::int64_t replicated_ = 0;
 };
 

@@ -60,9 +60,9 @@ struct Draw {
 using DrawCallback = std::function<void(const Draw&)>;
 
 struct ChainResult {
-  double step_size = 0;       // after adaptation
-  Metric metric;              // after adaptation
-  std::vector<double> draws;  // (draws × dimension) unconstrained positions after warm-up
+  double step_size = 0;                // after adaptation
+  Metric metric;                       // after adaptation
+  std::vector<double> draws;           // (draws × dimension) unconstrained positions after warm-up
   std::vector<TransitionStats> stats;  // per kept draw
   double warmup_seconds = 0, sampling_seconds = 0;
   std::int64_t draw_count() const { return std::int64_t(stats.size()); }

@@ -24,15 +24,15 @@ namespace variate::inference {
 
 struct LatentSite {
   std::string name;
-  Shape shape;               // of the constrained value
+  Shape shape;  // of the constrained value
   Shape unconstrained_shape;
-  std::int64_t offset = 0;   // into the flat vector
+  std::int64_t offset = 0;  // into the flat vector
   std::int64_t size = 0;
   Constraint::Kind support = Constraint::Kind::real;  // must stay the same from run to run
-  BijectorPtr bijector;      // unconstrained -> support, as traced (see Unconstrained::static_supports)
-  bool sharded = false;      // a Sharded site in a mesh run: shape and flat part are this device's
-  int program_order = 0;     // the site's place among the latent sites in the program (sites() puts
-                             // the sharded ones last)
+  BijectorPtr bijector;   // unconstrained -> support, as traced (see Unconstrained::static_supports)
+  bool sharded = false;   // a Sharded site in a mesh run: shape and flat part are this device's
+  int program_order = 0;  // the site's place among the latent sites in the program (sites() puts
+                          // the sharded ones last)
 };
 
 /// A deterministic site (a generated quantity): computed by the program, reported per draw.

@@ -24,8 +24,7 @@ struct Key {
   /// Key() == Key(0), so keys can live in containers.
   constexpr Key() = default;
   /// The seed's low and high 32-bit halves are the Philox key words.
-  constexpr explicit Key(std::uint64_t seed)
-      : words{std::uint32_t(seed), std::uint32_t(seed >> 32)} {}
+  constexpr explicit Key(std::uint64_t seed) : words{std::uint32_t(seed), std::uint32_t(seed >> 32)} {}
   static constexpr Key from_words(std::uint32_t w0, std::uint32_t w1) {
     Key k;
     k.words = {w0, w1};

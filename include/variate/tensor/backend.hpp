@@ -12,18 +12,55 @@
 namespace variate {
 
 enum class UnaryOp : std::uint8_t {
-  neg, exp, log, log1p, expm1, sqrt, abs, sign, square, reciprocal, sigmoid, log_sigmoid, softplus,
-  tanh, atan, lgamma, digamma, trigamma, erf, erfc, floor, logical_not
+  neg,
+  exp,
+  log,
+  log1p,
+  expm1,
+  sqrt,
+  abs,
+  sign,
+  square,
+  reciprocal,
+  sigmoid,
+  log_sigmoid,
+  softplus,
+  tanh,
+  atan,
+  lgamma,
+  digamma,
+  trigamma,
+  erf,
+  erfc,
+  floor,
+  logical_not
 };
 /// igamma(a, x) and igammac(a, x) are the regularized incomplete gamma functions P(a, x) and
 /// Q(a, x) = 1 - P(a, x); gamma_log_draw_grad(a, log x) is d log x / d a along P(a, x) held fixed,
 /// the implicit reparameterization gradient of a Gamma(a, 1) draw x.
 enum class BinaryOp : std::uint8_t {
-  add, sub, mul, div, pow, maximum, minimum, igamma, igammac, gamma_log_draw_grad,
+  add,
+  sub,
+  mul,
+  div,
+  pow,
+  maximum,
+  minimum,
+  igamma,
+  igammac,
+  gamma_log_draw_grad,
   times_nonzero,  // a == 0 ? 0 : a * b: a zero factor wins over an infinite or NaN b
   // Bernoulli(logits = a) at the value b: log p(b) and d log p(b) / da (see the CPU element functions)
-  bernoulli_logit_log_prob, bernoulli_logit_score,
-  eq, ne, lt, le, gt, ge, logical_and, logical_or
+  bernoulli_logit_log_prob,
+  bernoulli_logit_score,
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge,
+  logical_and,
+  logical_or
 };
 enum class ReduceOp : std::uint8_t { sum, max, min, prod };
 

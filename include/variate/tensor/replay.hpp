@@ -79,7 +79,7 @@ void not_replayable(const char* why);
 namespace detail {
 void keep_host_check(std::initializer_list<Tensor> reads, std::function<void()> check);
 bool keep_host_decision(std::initializer_list<Tensor> reads, std::function<bool()> decide);
-}
+}  // namespace detail
 
 /// A collective over devices: `compute` returns its result from the current values of `reads` and
 /// from other devices' values, which reach this device outside any kernel. Outside a recording this

@@ -87,8 +87,8 @@ class Enumerate : public NamedValues {
 };
 
 /// Suspends every Condition on this thread while it lives (those around it too): their sites are
-/// drawn (or take values from other tracers) as if unobserved. What predictive checks need: under Seed it gives the prior
-/// predictive, with the latent values substituted the posterior predictive.
+/// drawn (or take values from other tracers) as if unobserved. What predictive checks need: under Seed it gives the
+/// prior predictive, with the latent values substituted the posterior predictive.
 ///   { tracing::Uncondition u;  tracing::Seed s{key};  model(); }   // y drawn, not the data
 class Uncondition : public Tracer {
  public:
@@ -160,10 +160,10 @@ class Trace : public Tracer {
 using SiteRanks = std::map<std::string, int, std::less<>>;
 
 /// Accumulates the log joint density: the sum over sites of scale * log_prob(value) (plus the
-/// site's log_jacobian when its value came from the unconstrained space), except intervened sites. Each term is summed to a scalar; with `batch_ndims` > 0 (a batch of program
-/// states, e.g. chains) a site's log density whose rank exceeds its unbatched rank (`unbatched`) by
-/// batch_ndims keeps those leading dims, and a site without them (data that no state touches)
-/// counts once for every state.
+/// site's log_jacobian when its value came from the unconstrained space), except intervened sites. Each term is summed
+/// to a scalar; with `batch_ndims` > 0 (a batch of program states, e.g. chains) a site's log density whose rank exceeds
+/// its unbatched rank (`unbatched`) by batch_ndims keeps those leading dims, and a site without them (data that no
+/// state touches) counts once for every state.
 ///
 /// The terms are summed by the LogJointRules registered by a layer above (log_joint_rules.hpp), if
 /// any: distribute's give a model split over the devices of a mesh the unsharded model's density

@@ -44,11 +44,11 @@ std::function<Tensor(const Values&)> make_log_joint(Program program, int batch_n
 /// What tracing the program once tells about a site.
 struct SiteInfo {
   std::string name;
-  std::string family;        // the distribution's name
-  Shape shape;               // of the value
+  std::string family;  // the distribution's name
+  Shape shape;         // of the value
   Shape event_shape;
   Constraint support;
-  bool observed;             // conditioned inside the program
+  bool observed;  // conditioned inside the program
   DType dtype;
 };
 

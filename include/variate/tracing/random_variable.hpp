@@ -10,7 +10,6 @@
 #include <type_traits>
 
 #include "variate/autodiff/ops.hpp"
-
 #include "variate/tracing/tracer.hpp"
 
 namespace variate {
@@ -40,8 +39,7 @@ class RandomVariable {
   /// differentiable. With a batch of states (vectorized chains) the leading axis is the batch: index
   /// the trailing axes with slice() there.
   template <class... Index>
-    requires(std::is_integral_v<Index> && ...)
-  Tensor operator()(Index... i) const {
+  requires(std::is_integral_v<Index>&&...) Tensor operator()(Index... i) const {
     return index(value_, {std::int64_t(i)...});
   }
   /// The log density of the value, summed over all its dims.

@@ -95,8 +95,7 @@ RandomVariable ZeroInflatedNegativeBinomial(Tensor total_count, Logits logits, L
 RandomVariable OrderedLogistic(Tensor predictor, Tensor cutpoints, std::string name = "", Shape sample_shape = {});
 RandomVariable OrderedProbit(Tensor predictor, Tensor cutpoints, std::string name = "", Shape sample_shape = {});
 /// A path of `num_steps` values (NumPyro's GaussianRandomWalk: x_1 ~ Normal(0, scale)).
-RandomVariable GaussianRandomWalk(Tensor scale, std::int64_t num_steps, std::string name = "",
-                                  Shape sample_shape = {});
+RandomVariable GaussianRandomWalk(Tensor scale, std::int64_t num_steps, std::string name = "", Shape sample_shape = {});
 /// `base` (continuous, scalar events) restricted to (low, high); pass std::nullopt for a missing
 /// bound: Truncated(std::make_shared<dist::Normal>(mu, 1.0), Tensor(0.0), std::nullopt, "y").
 RandomVariable Truncated(DistributionPtr base, std::optional<Tensor> low, std::optional<Tensor> high,
@@ -127,8 +126,8 @@ RandomVariable Deterministic(Tensor value, std::string name = "");
 /// factor), as an observed site named `name`.
 void factor(std::string name, Tensor log_weight);
 
-/// A parameter with a flat, improper prior on a continuous `support` (see dist::ImproperUniform): Stan's parameter declared without a sampling statement. `shape` is the value's
-/// shape, the support's event axes last.
+/// A parameter with a flat, improper prior on a continuous `support` (see dist::ImproperUniform): Stan's parameter
+/// declared without a sampling statement. `shape` is the value's shape, the support's event axes last.
 ///   auto mu = variate::ImproperUniform(Constraint::real(), "mu");
 ///   auto sigma = variate::ImproperUniform(Constraint::positive(), "sigma", {3});
 ///   auto c = variate::ImproperUniform(Constraint::ordered(), "c", {4});       // ordered[4] c;

@@ -2,9 +2,9 @@
 // Tracing (layer 5): creating a random variable sends a message through a thread-local stack of
 // tracers (effect handlers), innermost first. Each tracer may read or change the message: supply
 // the value, mark it observed or intervened, scale it, derive its random key, or hide it from the
-// tracers further out (Block; only Seed still sees a hidden site, so that it can be drawn). If no tracer supplied a value, the value is drawn with the site's
-// key; then the tracers see the finished message again (postprocess), outermost first, where they
-// record it or add its log density.
+// tracers further out (Block; only Seed still sees a hidden site, so that it can be drawn). If no tracer supplied a
+// value, the value is drawn with the site's key; then the tracers see the finished message again (postprocess),
+// outermost first, where they record it or add its log density.
 //
 // Tracers are RAII objects: constructing one pushes it, destroying it pops it, so a tracer used
 // inside a model still composes with tracers that wrap the whole model (make_log_joint).
@@ -25,14 +25,14 @@ struct Message {
   std::string name;
   DistributionPtr distribution;
   Shape sample_shape;
-  Tensor value;                         // undefined until a tracer or the default draw sets it
-  std::optional<random::Key> key;       // the site's key, when some tracer seeded it
-  bool observed = false;                // the value is data (condition)
-  bool intervened = false;              // do-operator: the value is fixed and has no density term
-  bool deterministic = false;           // a quantity the program computes (generated quantity): no density term
-  bool enumerate = false;               // summed out by LogJoint (Enumerate): no value is substituted
-  double scale = 1.0;                   // multiplies the site's log density (minibatching)
-  bool stop = false;                    // set by Block: tracers further out do not see the site
+  Tensor value;                    // undefined until a tracer or the default draw sets it
+  std::optional<random::Key> key;  // the site's key, when some tracer seeded it
+  bool observed = false;           // the value is data (condition)
+  bool intervened = false;         // do-operator: the value is fixed and has no density term
+  bool deterministic = false;      // a quantity the program computes (generated quantity): no density term
+  bool enumerate = false;          // summed out by LogJoint (Enumerate): no value is substituted
+  double scale = 1.0;              // multiplies the site's log density (minibatching)
+  bool stop = false;               // set by Block: tracers further out do not see the site
   // Set when the value was made from a point of the unconstrained space (inference): log|det J| of
   // that map, summed to the batch dims; LogJoint adds it to the site's term.
   Tensor log_jacobian;

@@ -47,7 +47,7 @@ void dot_tile(const T* a, std::int64_t lda, std::int64_t k, const T* bt, std::in
   Vec acc[R * N];
 #pragma GCC unroll 32
   for (int i = 0; i < R * N; ++i) acc[i] = Vec{};
-  auto step = [&](const Vec (&x)[R], std::int64_t l) {
+  auto step = [&](const Vec(&x)[R], std::int64_t l) {
 #pragma GCC unroll 8
     for (int j = 0; j < N; ++j) {
       const Vec b = S::load(bt + j * kp + l);

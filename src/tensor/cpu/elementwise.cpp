@@ -1,6 +1,6 @@
 // Element-wise kernels: fill, copy, cast, unary and binary math, where, broadcast_to.
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -223,8 +223,7 @@ void run_bound_where(const BoundKernel& k) {
   const T* pa = static_cast<const T*>(k.a);
   const T* pb = static_cast<const T*>(k.b);
   T* po = static_cast<T*>(k.out);
-  for (std::int64_t i = 0; i < k.n; ++i)
-    po[i] = pc[ScalarCond ? 0 : i] ? pa[ScalarA ? 0 : i] : pb[ScalarB ? 0 : i];
+  for (std::int64_t i = 0; i < k.n; ++i) po[i] = pc[ScalarCond ? 0 : i] ? pa[ScalarA ? 0 : i] : pb[ScalarB ? 0 : i];
 }
 
 template <class T, std::size_t... Case>  // Case: bit 2 cond, bit 1 a, bit 0 b scalar
@@ -247,8 +246,9 @@ void CpuBackend::copy(const Tensor& x, Tensor& out) {
   const auto* in = static_cast<const char*>(x.raw());
   auto* o = static_cast<char*>(out.raw());
   const std::int64_t bytes = std::int64_t(out.nbytes());
-  parallel_chunks(bytes, [&](std::int64_t b, std::int64_t e) { std::memcpy(o + b, in + b, std::size_t(e - b)); },
-                  kParallelGrain * 8);
+  parallel_chunks(
+      bytes, [&](std::int64_t b, std::int64_t e) { std::memcpy(o + b, in + b, std::size_t(e - b)); },
+      kParallelGrain * 8);
 }
 
 void CpuBackend::cast(const Tensor& x, Tensor& out) {

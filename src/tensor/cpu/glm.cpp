@@ -146,8 +146,8 @@ void panel_block(const T* panels, const T* panels_end, const T* y, std::int64_t 
       // chains (one state per thread, each reading all of x) from 2.35-2.43 to 1.27-1.42 ms per call
       // and four states on 2 threads from 1.39-1.56 to 0.93-1.09 ms; f32 showed no change (session
       // 13, N = 1e5, D = 51, alternated runs).
-      const T* ahead = panels_end - panel > (kPrefetchPanels + 1) * panel_size ? panel + kPrefetchPanels * panel_size
-                                                                                 : panel;
+      const T* ahead =
+          panels_end - panel > (kPrefetchPanels + 1) * panel_size ? panel + kPrefetchPanels * panel_size : panel;
       Vec acc[N][chains] = {};
       std::int64_t j = 0;
       for (; j + chains <= d; j += chains)

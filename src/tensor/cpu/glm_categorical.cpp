@@ -104,7 +104,7 @@ struct RowScratch {
 // label is not one of 0 .. K-1, or kLabelNaN if some label is NaN.
 template <class T>
 int row_terms(T* zg, const double* y, const T* b, std::int64_t rows, std::int64_t c, std::int64_t k,
-               const RowScratch& s, double* lp, double* gb) {
+              const RowScratch& s, double* lp, double* gb) {
   const std::int64_t ck = c * k;
   int status = kLabelsValid;
   for (std::int64_t i = 0; i < rows; ++i) {
@@ -208,37 +208,40 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
   T* pzg = zg_scratch.data<T>();
   double* prow = row_buffers.data<double>();
 
-  parallel_chunks(supers, [&](std::int64_t s0, std::int64_t s1) {
-    for (std::int64_t sb = s0; sb < s1; ++sb) {
-      double* gw = ppw + sb * d * ck;
-      double* lp = pps + sb * (c + ck);
-      double* gb = lp + c;
-      std::fill(lp, lp + c + ck, 0.0);
-      T* zg = pzg + sb * (rows * ck + block_gw_size);
-      double* buffer = prow + sb * row_scratch;
-      const RowScratch scratch{buffer, buffer + rows * ck, buffer + rows * ck + rows * c,
-                               buffer + rows * ck + 2 * rows * c};
-      const std::int64_t first = sb * blocks_per_super, last = std::min(blocks, first + blocks_per_super);
-      bool started = false;  // the first block sets the partial gradient: no pass to zero it first
-      for (std::int64_t blk = first; blk < last; ++blk) {
-        const std::int64_t r0 = blk * rows, r = std::min(n, r0 + rows) - r0;
-        if (r <= 0) continue;
-        const T* xb = px + r0 * d;
-        logits_product(xb, pw, skinny_w, zg, r, d, ck, skinny);
-        const int s = row_terms(zg, py + r0, pb, r, c, k, scratch, lp, gb);
-        status[std::size_t(sb)] = std::max(status[std::size_t(sb)], s);
-        if constexpr (std::is_same_v<T, double>) {
-          gradient_product(xb, zg, gw, r, d, ck, skinny, started);  // straight into the partial gradient
-        } else {  // each block's product in T, summed in double
-          T* block_gw = zg + rows * ck;
-          gradient_product(xb, zg, block_gw, r, d, ck, skinny, false);
-          for (std::int64_t q = 0; q < d * ck; ++q) gw[q] = (started ? gw[q] : 0.0) + double(block_gw[q]);
+  parallel_chunks(
+      supers,
+      [&](std::int64_t s0, std::int64_t s1) {
+        for (std::int64_t sb = s0; sb < s1; ++sb) {
+          double* gw = ppw + sb * d * ck;
+          double* lp = pps + sb * (c + ck);
+          double* gb = lp + c;
+          std::fill(lp, lp + c + ck, 0.0);
+          T* zg = pzg + sb * (rows * ck + block_gw_size);
+          double* buffer = prow + sb * row_scratch;
+          const RowScratch scratch{buffer, buffer + rows * ck, buffer + rows * ck + rows * c,
+                                   buffer + rows * ck + 2 * rows * c};
+          const std::int64_t first = sb * blocks_per_super, last = std::min(blocks, first + blocks_per_super);
+          bool started = false;  // the first block sets the partial gradient: no pass to zero it first
+          for (std::int64_t blk = first; blk < last; ++blk) {
+            const std::int64_t r0 = blk * rows, r = std::min(n, r0 + rows) - r0;
+            if (r <= 0) continue;
+            const T* xb = px + r0 * d;
+            logits_product(xb, pw, skinny_w, zg, r, d, ck, skinny);
+            const int s = row_terms(zg, py + r0, pb, r, c, k, scratch, lp, gb);
+            status[std::size_t(sb)] = std::max(status[std::size_t(sb)], s);
+            if constexpr (std::is_same_v<T, double>) {
+              gradient_product(xb, zg, gw, r, d, ck, skinny, started);  // straight into the partial gradient
+            } else {                                                    // each block's product in T, summed in double
+              T* block_gw = zg + rows * ck;
+              gradient_product(xb, zg, block_gw, r, d, ck, skinny, false);
+              for (std::int64_t q = 0; q < d * ck; ++q) gw[q] = (started ? gw[q] : 0.0) + double(block_gw[q]);
+            }
+            started = true;
+          }
+          if (!started) std::fill(gw, gw + d * ck, 0.0);  // a super-block past the last row
         }
-        started = true;
-      }
-      if (!started) std::fill(gw, gw + d * ck, 0.0);  // a super-block past the last row
-    }
-  }, 1);
+      },
+      1);
 
   // Super-blocks in order; grad_w back from the (C K, D) layout to (C, D, K).
   // As Categorical: a label outside the support gives -inf, a NaN label NaN.

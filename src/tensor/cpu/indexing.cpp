@@ -27,16 +27,21 @@ AxisView axis_view(const Shape& s, int axis) {
 
 template <class Fn>
 void dispatch_index(DType t, Fn&& fn) {
-  if (t == DType::i32) fn(std::int32_t{});
-  else fn(std::int64_t{});
+  if (t == DType::i32)
+    fn(std::int32_t{});
+  else
+    fn(std::int64_t{});
 }
 
 // Runs fn(r) for every row r in [0, rows), rows being `width` elements long, in parallel when large.
 template <class Fn>
 void for_rows(std::int64_t rows, std::int64_t width, Fn&& fn) {
-  parallel_chunks(rows, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t r = b; r < e; ++r) fn(r);
-  }, std::max<std::int64_t>(1, kParallelGrain / std::max<std::int64_t>(1, width)));
+  parallel_chunks(
+      rows,
+      [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t r = b; r < e; ++r) fn(r);
+      },
+      std::max<std::int64_t>(1, kParallelGrain / std::max<std::int64_t>(1, width)));
 }
 
 // For every source position (a, i, c) of `src` viewed as [outer, n, inner], adds it into
@@ -46,20 +51,23 @@ template <class T, class RowOf>
 void add_by_columns(const T* src, const AxisView& s, std::int64_t out_n, T* out, RowOf row_of) {
   const std::int64_t columns = s.outer * s.inner;
   if (columns == 0) return;
-  parallel_chunks(columns, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t a = b / s.inner; a * s.inner < e; ++a) {
-      const std::int64_t c0 = std::max(b - a * s.inner, std::int64_t(0));
-      const std::int64_t c1 = std::min(e - a * s.inner, s.inner);
-      for (std::int64_t i = 0; i < s.n; ++i) {
-        const T* row = src + (a * s.n + i) * s.inner;
-        T* base = out + a * out_n * s.inner;
-        for (std::int64_t c = c0; c < c1; ++c) {
-          T& dst = base[std::int64_t(row_of(a, i, c)) * s.inner + c];
-          dst = T(dst + row[c]);
+  parallel_chunks(
+      columns,
+      [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t a = b / s.inner; a * s.inner < e; ++a) {
+          const std::int64_t c0 = std::max(b - a * s.inner, std::int64_t(0));
+          const std::int64_t c1 = std::min(e - a * s.inner, s.inner);
+          for (std::int64_t i = 0; i < s.n; ++i) {
+            const T* row = src + (a * s.n + i) * s.inner;
+            T* base = out + a * out_n * s.inner;
+            for (std::int64_t c = c0; c < c1; ++c) {
+              T& dst = base[std::int64_t(row_of(a, i, c)) * s.inner + c];
+              dst = T(dst + row[c]);
+            }
+          }
         }
-      }
-    }
-  }, std::max<std::int64_t>(1, kParallelGrain / std::max<std::int64_t>(1, s.n)));
+      },
+      std::max<std::int64_t>(1, kParallelGrain / std::max<std::int64_t>(1, s.n)));
 }
 
 // Like make_plan, but for operands given by their strides over out's dims (0 where not advancing).
@@ -68,8 +76,8 @@ StridedPlan<2> plan_from_strides(const Shape& out, const std::array<std::array<s
   for (int i = 0; i < out.rank(); ++i) {
     if (out[i] == 1) continue;
     const int r = plan.rank;
-    const bool merge = r > 0 && plan.strides[0][r - 1] == full[0][i] * out[i] &&
-                       plan.strides[1][r - 1] == full[1][i] * out[i];
+    const bool merge =
+        r > 0 && plan.strides[0][r - 1] == full[0][i] * out[i] && plan.strides[1][r - 1] == full[1][i] * out[i];
     const int d = merge ? r - 1 : r;
     plan.dims[d] = merge ? plan.dims[d] * out[i] : out[i];
     plan.strides[0][d] = full[0][i];
@@ -147,8 +155,7 @@ BoundKernel CpuBinder::slice(const Tensor& x, int axis, std::int64_t start, std:
   return k;
 }
 
-BoundKernel CpuBinder::slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step,
-                                     Tensor& out) const {
+BoundKernel CpuBinder::slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) const {
   const std::int64_t offset = contiguous_range(out.shape(), x.shape(), axis, start, step);
   if (offset < 0) return {};
   BoundKernel k;
@@ -208,9 +215,8 @@ void CpuBackend::scatter_add(const Tensor& src, int axis, const Tensor& index, T
       using T = decltype(zero);
       using I = decltype(index_zero);
       const I* pi = index.data<I>();
-      add_by_columns(src.data<T>(), s, out_n, out.data<T>(), [&](std::int64_t a, std::int64_t i, std::int64_t c) {
-        return pi[(a * s.n + i) * s.inner + c];
-      });
+      add_by_columns(src.data<T>(), s, out_n, out.data<T>(),
+                     [&](std::int64_t a, std::int64_t i, std::int64_t c) { return pi[(a * s.n + i) * s.inner + c]; });
     });
   });
 }

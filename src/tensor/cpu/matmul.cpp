@@ -26,10 +26,14 @@ void product(const T* a, std::int64_t a_rows, std::int64_t a_cols, bool ta, cons
   ConstMap<T> A(a, a_rows, a_cols), B(b, b_rows, b_cols);
   MutMap<T> C(out, m, n);
   if (!accumulate) C.setZero();
-  if (!ta && !tb) C.noalias() += A * B;
-  else if (ta && !tb) C.noalias() += A.transpose() * B;
-  else if (!ta && tb) C.noalias() += A * B.transpose();
-  else C.noalias() += A.transpose() * B.transpose();
+  if (!ta && !tb)
+    C.noalias() += A * B;
+  else if (ta && !tb)
+    C.noalias() += A.transpose() * B;
+  else if (!ta && tb)
+    C.noalias() += A * B.transpose();
+  else
+    C.noalias() += A.transpose() * B.transpose();
 }
 
 template <class T>
@@ -71,25 +75,28 @@ void matmul_2d(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, s
   Tensor scratch = Tensor::empty(Shape{blocks, m, n}, dtype_of<T>::value);
   T* partial = scratch.data<T>();
   const std::int64_t per = (k + blocks - 1) / blocks;
-  parallel_chunks(blocks, [&](std::int64_t s, std::int64_t e) {
-    for (std::int64_t blk = s; blk < e; ++blk) {
-      const std::int64_t k0 = blk * per, k1 = std::min(k, k0 + per);
-      T* dst = partial + blk * m * n;
-      if (k1 <= k0) {
-        std::fill(dst, dst + m * n, T(0));
-        continue;
-      }
-      if (!tb) {
-        product(a + k0 * a_cols, k1 - k0, a_cols, true, b + k0 * b_cols, k1 - k0, b_cols, false, dst, m, n, false);
-      } else {  // B's storage is n x k: take columns k0..k1 via an outer stride
-        using Stride = Eigen::OuterStride<>;
-        Eigen::Map<const RowMajor<T>, 0, Stride> B(b + k0, n, k1 - k0, Stride(k));
-        ConstMap<T> A(a + k0 * a_cols, k1 - k0, a_cols);
-        MutMap<T> C(dst, m, n);
-        C.noalias() = A.transpose() * B.transpose();
-      }
-    }
-  }, 1);
+  parallel_chunks(
+      blocks,
+      [&](std::int64_t s, std::int64_t e) {
+        for (std::int64_t blk = s; blk < e; ++blk) {
+          const std::int64_t k0 = blk * per, k1 = std::min(k, k0 + per);
+          T* dst = partial + blk * m * n;
+          if (k1 <= k0) {
+            std::fill(dst, dst + m * n, T(0));
+            continue;
+          }
+          if (!tb) {
+            product(a + k0 * a_cols, k1 - k0, a_cols, true, b + k0 * b_cols, k1 - k0, b_cols, false, dst, m, n, false);
+          } else {  // B's storage is n x k: take columns k0..k1 via an outer stride
+            using Stride = Eigen::OuterStride<>;
+            Eigen::Map<const RowMajor<T>, 0, Stride> B(b + k0, n, k1 - k0, Stride(k));
+            ConstMap<T> A(a + k0 * a_cols, k1 - k0, a_cols);
+            MutMap<T> C(dst, m, n);
+            C.noalias() = A.transpose() * B.transpose();
+          }
+        }
+      },
+      1);
   MutMap<T> C(out, m, n);
   C = MutMap<T>(partial, m, n);
   for (std::int64_t blk = 1; blk < blocks; ++blk) C += MutMap<T>(partial + blk * m * n, m, n);

@@ -70,11 +70,16 @@ void reduce_into(const Tensor& x, std::span<const bool> reduced, A* out, std::in
   }
   const std::int64_t top = m.dims[0], inner = m.x_strides[0];
   if (!m.reduced[0]) {  // disjoint outputs per top index
-    parallel_chunks(top, [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t i = b; i < e; ++i)
-        if (m.rank == 1) out[i] = op(out[i], A(px[i]));
-        else accumulate(m, 1, px + i * inner, out + i * m.out_strides[0], op);
-    }, std::max<std::int64_t>(1, kParallelGrain / inner));
+    parallel_chunks(
+        top,
+        [&](std::int64_t b, std::int64_t e) {
+          for (std::int64_t i = b; i < e; ++i)
+            if (m.rank == 1)
+              out[i] = op(out[i], A(px[i]));
+            else
+              accumulate(m, 1, px + i * inner, out + i * m.out_strides[0], op);
+        },
+        std::max<std::int64_t>(1, kParallelGrain / inner));
     return;
   }
   // Top axis reduced: fixed-size blocks of it, one partial result each, combined in order.
@@ -89,13 +94,16 @@ void reduce_into(const Tensor& x, std::span<const bool> reduced, A* out, std::in
   A* partial = scratch.data<A>();
   std::fill(partial, partial + blocks * out_n, init);
   const MergedAxes sub = m;
-  parallel_chunks(blocks, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t k = b; k < e; ++k) {
-      MergedAxes part = sub;
-      part.dims[0] = std::min(block, top - k * block);
-      accumulate(part, 0, px + k * block * inner, partial + k * out_n, op);
-    }
-  }, 1);
+  parallel_chunks(
+      blocks,
+      [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t k = b; k < e; ++k) {
+          MergedAxes part = sub;
+          part.dims[0] = std::min(block, top - k * block);
+          accumulate(part, 0, px + k * block * inner, partial + k * out_n, op);
+        }
+      },
+      1);
   for (std::int64_t k = 0; k < blocks; ++k)
     for (std::int64_t i = 0; i < out_n; ++i) out[i] = op(out[i], partial[k * out_n + i]);
 }
@@ -191,8 +199,10 @@ BoundKernel CpuBinder::reduce(ReduceOp op, const Tensor& x, std::span<const bool
       k = {&run_bound_reduce<T, decltype(f)>, x.data<T>(), nullptr, out.data<T>(), n, rows, double(init)};
     });
   };
-  if (x.dtype() == DType::f64) bind(0.0);
-  else bind(0.0f);
+  if (x.dtype() == DType::f64)
+    bind(0.0);
+  else
+    bind(0.0f);
   return k;
 }
 

@@ -11,8 +11,10 @@ namespace {
 
 template <class T>
 bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return v != v;
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  else
+    return false;
 }
 
 template <class T>
@@ -35,24 +37,27 @@ void CpuBackend::sort(const Tensor& x, int axis, bool descending, Tensor* values
     T* pv = values && values->defined() ? values->data<T>() : nullptr;
     std::int64_t* pi = indices && indices->defined() ? indices->data<std::int64_t>() : nullptr;
     std::int64_t* perm_all = order.data<std::int64_t>();
-    parallel_chunks(lines, [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t line = b; line < e; ++line) {
-        const std::int64_t base = (line / inner) * n * inner + line % inner;
-        const T* in = px + base;
-        std::int64_t* perm = perm_all + line * n;
-        for (std::int64_t k = 0; k < n; ++k) perm[k] = k;
-        std::sort(perm, perm + n, [&](std::int64_t i, std::int64_t j) {
-          const T vi = in[i * inner], vj = in[j * inner];
-          if (descending ? less(vj, vi) : less(vi, vj)) return true;
-          if (descending ? less(vi, vj) : less(vj, vi)) return false;
-          return i < j;
-        });
-        for (std::int64_t k = 0; k < n; ++k) {
-          if (pv) pv[base + k * inner] = in[perm[k] * inner];
-          if (pi) pi[base + k * inner] = perm[k];
-        }
-      }
-    }, std::max<std::int64_t>(1, kParallelGrain / std::max<std::int64_t>(1, n)));
+    parallel_chunks(
+        lines,
+        [&](std::int64_t b, std::int64_t e) {
+          for (std::int64_t line = b; line < e; ++line) {
+            const std::int64_t base = (line / inner) * n * inner + line % inner;
+            const T* in = px + base;
+            std::int64_t* perm = perm_all + line * n;
+            for (std::int64_t k = 0; k < n; ++k) perm[k] = k;
+            std::sort(perm, perm + n, [&](std::int64_t i, std::int64_t j) {
+              const T vi = in[i * inner], vj = in[j * inner];
+              if (descending ? less(vj, vi) : less(vi, vj)) return true;
+              if (descending ? less(vi, vj) : less(vj, vi)) return false;
+              return i < j;
+            });
+            for (std::int64_t k = 0; k < n; ++k) {
+              if (pv) pv[base + k * inner] = in[perm[k] * inner];
+              if (pi) pi[base + k * inner] = perm[k];
+            }
+          }
+        },
+        std::max<std::int64_t>(1, kParallelGrain / std::max<std::int64_t>(1, n)));
   });
 }
 

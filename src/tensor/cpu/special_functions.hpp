@@ -251,8 +251,9 @@ inline double gamma_log_draw_grad(double a, double log_x) {
     }
     if (b_cur == 0) continue;
     const double g_next = a_cur / b_cur, dg_next = (da_cur - g_next * db_cur) / b_cur;
-    const bool done = std::abs(g_next - g) <= eps * std::abs(g_next) &&
-                      std::abs(dg_next / g_next - dg / g) <= eps * (std::abs(dg_next / g_next) + std::abs(log_x_minus_psi));
+    const bool done =
+        std::abs(g_next - g) <= eps * std::abs(g_next) &&
+        std::abs(dg_next / g_next - dg / g) <= eps * (std::abs(dg_next / g_next) + std::abs(log_x_minus_psi));
     g = g_next, dg = dg_next;
     if (done) break;
   }

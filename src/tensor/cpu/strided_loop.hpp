@@ -2,13 +2,13 @@
 // Iteration over a contiguous output while K inputs are read with broadcast strides. Adjacent
 // dimensions that are contiguous for every operand are merged first, so the common cases (same
 // shapes, scalar operands, row/column broadcasts) run as long inner loops.
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <vector>
-
-#include <omp.h>
 
 #include "tensor/cpu/cpu_backend.hpp"
 #include "variate/core/error.hpp"
@@ -123,15 +123,16 @@ void parallel_blocks(std::int64_t n, std::int64_t block, Fn&& fn) {
   }
   // A share's blocks still to run, [next, end), packed into one word so that the owner (taking
   // `next`) and a thief (taking `end - 1`) claim blocks with one compare-and-swap each.
-  VARIATE_CHECK(blocks < (std::int64_t(1) << 32), "parallel_blocks", "at most 2^32 blocks, got ", blocks,
-                " (n = ", n, ", block = ", block, ")");
+  VARIATE_CHECK(blocks < (std::int64_t(1) << 32), "parallel_blocks", "at most 2^32 blocks, got ", blocks, " (n = ", n,
+                ", block = ", block, ")");
   struct alignas(64) Share {
     std::atomic<std::uint64_t> range;
   };
   const auto pack = [](std::int64_t next, std::int64_t end) { return std::uint64_t(next) << 32 | std::uint64_t(end); };
   std::vector<Share> shares(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t)
-    shares[std::size_t(t)].range.store(pack(blocks * t / threads, blocks * (t + 1) / threads), std::memory_order_relaxed);
+    shares[std::size_t(t)].range.store(pack(blocks * t / threads, blocks * (t + 1) / threads),
+                                       std::memory_order_relaxed);
   // Claims one block of share t, from its front or its back; -1 when the share is empty.
   const auto claim = [&](int t, bool front) -> std::int64_t {
     std::atomic<std::uint64_t>& range = shares[std::size_t(t)].range;
