@@ -123,12 +123,17 @@ bool both(const Distribution& p, const Distribution& q, Tensor& out) {
 
 }  // namespace
 
-Tensor kl_divergence(const Distribution& p, const Distribution& q) {
+std::optional<Tensor> try_kl_divergence(const Distribution& p, const Distribution& q) {
   Tensor out;
   if (both<Normal>(p, q, out) || both<MultivariateNormal>(p, q, out) || both<Bernoulli>(p, q, out) ||
       both<Categorical>(p, q, out) || both<Gamma>(p, q, out) || both<Beta>(p, q, out) || both<Dirichlet>(p, q, out) ||
       both<Exponential>(p, q, out) || both<Poisson>(p, q, out) || both<Uniform>(p, q, out))
     return out;
+  return std::nullopt;
+}
+
+Tensor kl_divergence(const Distribution& p, const Distribution& q) {
+  if (std::optional<Tensor> out = try_kl_divergence(p, q)) return *out;
   variate::detail::fail("kl_divergence: no closed form is known for KL(", p.name(), " || ", q.name(),
                         "); known pairs are each of Normal, MultivariateNormal, Bernoulli, Categorical, Gamma, Beta, "
                         "Dirichlet, Exponential, Poisson and Uniform with itself");

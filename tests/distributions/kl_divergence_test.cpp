@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,11 @@ TEST(KlDivergence, EdgeCasesAndErrors) {
   EXPECT_EQ(kl_divergence(Normal(v({0.0, 1.0, 2.0}), 1.0), Normal(0.0, 2.0)).shape(), Shape{3});
   EXPECT_ERROR(kl_divergence(Normal(0.0, 1.0), Gamma(1.0, 1.0)), "KL(Normal || Gamma)");
   EXPECT_ERROR(kl_divergence(Cauchy(0.0, 1.0), Cauchy(0.0, 2.0)), "KL(Cauchy || Cauchy)");
+  // try_kl_divergence: the same value for a known pair, nothing for an unknown one.
+  const std::optional<Tensor> known = try_kl_divergence(Gamma(2.0, 1.0), Gamma(1.0, 3.0));
+  ASSERT_TRUE(known.has_value());
+  EXPECT_EQ(known->item(), kl_divergence(Gamma(2.0, 1.0), Gamma(1.0, 3.0)).item());
+  EXPECT_FALSE(try_kl_divergence(Normal(0.0, 1.0), Gamma(1.0, 1.0)).has_value());
 }
 
 TEST(KlDivergence, GradientsMatchFiniteDifferences) {
@@ -97,6 +103,18 @@ TEST(KlDivergence, GradientsMatchFiniteDifferences) {
                      {v({0.3}), v({1.2}), v({-0.4}), v({0.7})});
   testing::expect_ad([](std::span<const Tensor> p) { return kl_divergence(Gamma(p[0], p[1]), Gamma(p[2], p[3])); },
                      {v({2.5}), v({1.2}), v({1.4}), v({0.7})});
+  testing::expect_ad([](std::span<const Tensor> p) { return kl_divergence(Beta(p[0], p[1]), Beta(p[2], p[3])); },
+                     {v({2.5}), v({0.7}), v({1.5}), v({3.0})});
+  testing::expect_ad(
+      [](std::span<const Tensor> p) {
+        return kl_divergence(Bernoulli::from_logits(p[0]), Bernoulli::from_logits(p[1]));
+      },
+      {v({0.4, -1.3}), v({-0.2, 0.9})});
+  testing::expect_ad(
+      [](std::span<const Tensor> p) {
+        return kl_divergence(Categorical::from_logits(p[0]), Categorical::from_logits(p[1]));
+      },
+      {v({0.2, -0.5, 1.1}), v({0.7, 0.1, -0.4})});
   testing::expect_ad([](std::span<const Tensor> p) { return kl_divergence(Dirichlet(p[0]), Dirichlet(p[1])); },
                      {v({0.6, 2.0, 3.5}), v({1.5, 1.0, 2.0})});
   testing::expect_ad(

@@ -1,4 +1,6 @@
 #pragma once
+#include <optional>
+
 #include "variate/distributions/distribution.hpp"
 
 namespace variate::dist {
@@ -9,5 +11,9 @@ namespace variate::dist {
 /// Dirichlet, Exponential, Poisson, Uniform. Any other pair throws naming both families. Where q
 /// does not cover p's support (Uniform with p's interval outside q's) the divergence is +inf.
 Tensor kl_divergence(const Distribution& p, const Distribution& q);
+
+/// kl_divergence(p, q) where the pair is known, nullopt otherwise (e.g. the analytic-KL ELBO, which
+/// falls back to Monte Carlo for the other pairs).
+std::optional<Tensor> try_kl_divergence(const Distribution& p, const Distribution& q);
 
 }  // namespace variate::dist
