@@ -14,8 +14,8 @@ namespace variate::inference {
 
 namespace {
 
-// 1 on the diagonal (or strictly below it), 0 elsewhere: constants that assemble L from free
-// parameters.
+// 1 on the diagonal (or strictly below it), 0 elsewhere: constants that assemble the full-rank L
+// from free parameters.
 Tensor triangle_mask(std::int64_t d, bool strictly_lower) {
   std::vector<double> mask(std::size_t(d * d), 0.0);
   for (std::int64_t i = 0; i < d; ++i)
@@ -32,8 +32,8 @@ class GaussianApproximation : public nn::Module {
       : family_(family),
         loc_(Tensor::zeros(Shape{d})),
         raw_scale_(family == AdviFamily::full_rank ? Tensor::zeros(Shape{d, d}) : Tensor::zeros(Shape{d})),
-        eye_(triangle_mask(d, false)),
-        strictly_lower_(triangle_mask(d, true)) {}
+        eye_(family == AdviFamily::full_rank ? triangle_mask(d, false) : Tensor()),
+        strictly_lower_(family == AdviFamily::full_rank ? triangle_mask(d, true) : Tensor()) {}
 
   void visit_parameters(const nn::ParameterVisitor& visit) override {
     visit("loc", loc_);
@@ -46,13 +46,16 @@ class GaussianApproximation : public nn::Module {
 
   const Tensor& loc() const { return loc_; }
   Tensor log_diagonal() const { return family_ == AdviFamily::full_rank ? diagonal(raw_scale_) : raw_scale_; }
-  Tensor scale_tril() const {
+  /// Full rank: L, (d, d). Mean field: L's diagonal, (d), so that no d x d matrix is ever made.
+  Tensor scale() const {
     // eye * exp(v) broadcasts v along rows: entry (j, j) is exp(v_j).
-    const Tensor diag = eye_ * exp(log_diagonal());
-    return family_ == AdviFamily::full_rank ? raw_scale_ * strictly_lower_ + diag : diag;
+    if (family_ == AdviFamily::full_rank) return raw_scale_ * strictly_lower_ + eye_ * exp(log_diagonal());
+    return exp(raw_scale_);
   }
   /// loc + L eps for eps of shape (n, d).
-  Tensor draw(const Tensor& eps) const { return loc_ + matmul(eps, scale_tril(), false, true); }
+  Tensor draw(const Tensor& eps) const {
+    return family_ == AdviFamily::full_rank ? loc_ + matmul(eps, scale(), false, true) : loc_ + eps * scale();
+  }
   Tensor entropy() const {
     const double d = double(loc_.numel());
     return 0.5 * d * (1.0 + std::log(2.0 * std::numbers::pi)) + sum(log_diagonal());
@@ -61,7 +64,7 @@ class GaussianApproximation : public nn::Module {
  private:
   AdviFamily family_;
   Tensor loc_, raw_scale_;
-  Tensor eye_, strictly_lower_;
+  Tensor eye_, strictly_lower_;  // full rank only
 };
 
 }  // namespace
@@ -102,7 +105,7 @@ AdviResult fit_advi(const tracing::Program& model, const AdviOptions& options) {
 
   out.sites = space.sites();
   out.loc = q.loc();
-  out.scale_tril = q.scale_tril();
+  out.scale = q.scale();
   const Tensor eps = random::normal(random::fold_in(options.key, "draws"), Shape{options.draws, d});
   out.draws = space.constrain(q.draw(eps));
   return out;

@@ -35,9 +35,11 @@ struct AdviOptions {
 };
 
 struct AdviResult {
-  std::vector<LatentSite> sites;   // the layout of the flat unconstrained vector
-  Tensor loc;                      // (d): q's mean on the unconstrained space
-  Tensor scale_tril;               // (d, d): q's covariance is scale_tril scale_tril^T
+  std::vector<LatentSite> sites;  // the layout of the flat unconstrained vector
+  Tensor loc;                     // (d): q's mean on the unconstrained space
+  /// q's covariance is L L^T: full rank, L itself (d, d), lower triangular; mean field, L's
+  /// diagonal (d), the standard deviations.
+  Tensor scale;
   std::vector<double> elbo_trace;  // each step's ELBO estimate
   tracing::Values draws;           // options.draws draws of q constrained to the model's space
 };
