@@ -1,4 +1,4 @@
-// The branch-free exp/log/log1p against the C library: ulp error over wide ranges and the IEEE
+// The branch-free exp/expm1/log/log1p/tanh against the C library: ulp error over wide ranges and the IEEE
 // special cases.
 #include "tensor/cpu/vector_math.hpp"
 
@@ -57,6 +57,38 @@ TEST(VectorMath, Log1pIsAccurate) {
             2.0);
   EXPECT_LE(max_ulp([](double x) { return vlog1p(-x); }, [](double x) { return std::log1p(-x); }, -40, -1e-9, true),
             2.0);
+}
+
+TEST(VectorMath, Expm1IsAccurate) {
+  const auto ours = [](double x) { return vexpm1(x); };
+  const auto reference = [](double x) { return std::expm1(x); };
+  EXPECT_LE(max_ulp(ours, reference, -745, 709.7, false), 2.0);
+  EXPECT_LE(max_ulp(ours, reference, -1, 1, false), 2.0);
+  EXPECT_LE(max_ulp(ours, reference, -40, 0, true), 2.0);  // tiny positive arguments
+  EXPECT_LE(max_ulp([](double x) { return vexpm1(-x); }, [](double x) { return std::expm1(-x); }, -40, 0, true), 2.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(vexpm1(inf), inf);
+  EXPECT_EQ(vexpm1(-inf), -1.0);
+  EXPECT_EQ(vexpm1(710.0), inf);
+  EXPECT_EQ(vexpm1(1e-300), 1e-300);
+  EXPECT_TRUE(std::signbit(vexpm1(-0.0)));
+  EXPECT_TRUE(std::isnan(vexpm1(std::numeric_limits<double>::quiet_NaN())));
+}
+
+// tanh = e / (e + 2) with e = expm1(2|x|): e's 2 ulp, then the sum's and the division's roundings.
+TEST(VectorMath, TanhIsAccurate) {
+  const auto ours = [](double x) { return vtanh(x); };
+  const auto reference = [](double x) { return std::tanh(x); };
+  EXPECT_LE(max_ulp(ours, reference, -30, 30, false), 4.0);
+  EXPECT_LE(max_ulp(ours, reference, -1, 1, false), 4.0);
+  EXPECT_LE(max_ulp(ours, reference, -40, 3, true), 4.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(vtanh(inf), 1.0);
+  EXPECT_EQ(vtanh(-inf), -1.0);
+  EXPECT_EQ(vtanh(400.0), 1.0);
+  EXPECT_EQ(vtanh(1e-300), 1e-300);
+  EXPECT_TRUE(std::signbit(vtanh(-0.0)));
+  EXPECT_TRUE(std::isnan(vtanh(std::numeric_limits<double>::quiet_NaN())));
 }
 
 float ulp_error(float got, float want) {
@@ -132,6 +164,26 @@ TEST(VectorMath, SinglePrecisionLogLog1pSigmoidAndSoftplusAreAccurate) {
   EXPECT_EQ(vsigmoid(200.0f), 1.0f);
   EXPECT_EQ(vsoftplus(200.0f), 200.0f);
   EXPECT_TRUE(std::isnan(vsoftplus(std::numeric_limits<float>::quiet_NaN())));
+}
+
+// As the double-precision tests, against double-precision references rounded to float.
+TEST(VectorMath, SinglePrecisionExpm1AndTanhAreAccurate) {
+  const auto in_double = [](double (*f)(double)) { return [f](float x) { return float(f(double(x))); }; };
+  const auto expm1_ref = in_double([](double x) { return std::expm1(x); });
+  const auto tanh_ref = in_double([](double x) { return std::tanh(x); });
+  const auto expm1_f = [](float x) { return vexpm1(x); };
+  const auto tanh_f = [](float x) { return vtanh(x); };
+  EXPECT_LE(max_ulp_f32(expm1_f, expm1_ref, -100.0f, 88.7f), 2.5f);
+  EXPECT_LE(max_ulp_f32(expm1_f, expm1_ref, -1.0f, 1.0f), 2.5f);
+  EXPECT_LE(max_ulp_f32(expm1_f, expm1_ref, -1e-5f, 1e-5f), 2.5f);
+  EXPECT_LE(max_ulp_f32(tanh_f, tanh_ref, -12.0f, 12.0f), 4.5f);
+  EXPECT_LE(max_ulp_f32(tanh_f, tanh_ref, -1e-3f, 1e-3f), 4.5f);
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(vexpm1(inf), inf);
+  EXPECT_EQ(vexpm1(-inf), -1.0f);
+  EXPECT_EQ(vtanh(-inf), -1.0f);
+  EXPECT_EQ(vtanh(50.0f), 1.0f);
+  EXPECT_TRUE(std::signbit(vtanh(-0.0f)));
 }
 
 TEST(VectorMath, SpecialValues) {

@@ -35,7 +35,7 @@ bool with_unary_function(UnaryOp op, Use&& use) {
     case UnaryOp::exp: return use([](T v) { return vexp(v); });
     case UnaryOp::log: return use([](T v) { return vlog(v); });
     case UnaryOp::log1p: return use([](T v) { return vlog1p(v); });
-    case UnaryOp::expm1: return use([](T v) { return std::expm1(v); });
+    case UnaryOp::expm1: return use([](T v) { return vexpm1(v); });
     case UnaryOp::sqrt: return use([](T v) { return std::sqrt(v); });
     case UnaryOp::abs: return use([](T v) { return std::abs(v); });
     case UnaryOp::sign: return use([](T v) { return v != v ? v : T((v > 0) - (v < 0)); });
@@ -44,7 +44,7 @@ bool with_unary_function(UnaryOp op, Use&& use) {
     case UnaryOp::sigmoid: return use([](T v) { return vsigmoid(v); });
     case UnaryOp::log_sigmoid: return use([](T v) { return -vsoftplus(-v); });
     case UnaryOp::softplus: return use([](T v) { return vsoftplus(v); });
-    case UnaryOp::tanh: return use([](T v) { return std::tanh(v); });
+    case UnaryOp::tanh: return use([](T v) { return vtanh(v); });
     case UnaryOp::atan: return use([](T v) { return std::atan(v); });
     case UnaryOp::lgamma: return use([](T v) { return T(log_gamma(D(v))); });
     case UnaryOp::digamma: return use([](T v) { return T(digamma(D(v))); });

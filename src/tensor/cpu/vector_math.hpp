@@ -1,5 +1,5 @@
 #pragma once
-// exp, log, log1p, sigmoid and softplus in double and in float, written without branches so that
+// exp, expm1, log, log1p, sigmoid, softplus and tanh in double and in float, written without branches so that
 // the compiler vectorizes loops over them (glibc's scalar versions cost ~20 ns each and dominate
 // element-wise log densities). Accuracy is within a few ulp of the correctly rounded result over
 // the whole range, with IEEE behaviour at 0, +-inf and NaN (checked against the C library in
@@ -43,6 +43,36 @@ inline double vexp(double x) {
   const double s1 = std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52);
   const double s2 = std::bit_cast<double>(static_cast<std::uint64_t>(n2 + 1023) << 52);
   return x == x ? p * s1 * s2 : x;
+}
+
+/// e^x - 1, accurate for small x. With vexp's reduction x = n ln2 + r, e^x - 1 = 2^n (e^r - 1) +
+/// (2^n - 1): e^r - 1 comes from its Taylor series to degree 13 without forming 1 + ..., and for
+/// |n| <= 56 the two terms never cancel by more than a factor of about 3 (e^r - 1 is in
+/// [-0.29, 0.42]), so a few ulp survive; beyond that the -1 is below rounding and e^x is scaled as
+/// in vexp, in two steps.
+inline double vexpm1(double x) {
+  using namespace vm;
+  // Below -40, e^x < 2^-57 and the result rounds to -1.
+  const double xc = x > -40.0 ? (x < 710.0 ? x : 710.0) : (x == x ? -40.0 : 0.0);
+  const double n = (xc * kLog2e + kRoundMagic) - kRoundMagic;
+  const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  // e^r - 1 = r + r^2 q with q = sum r^k / (k + 2)! for k = 0..11 (Estrin's scheme as in vexp):
+  // r is exact, so only the smaller correction r^2 q carries rounding error.
+  const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+  const double a0 = 0.5 + r * (1.0 / 6.0), a1 = 1.0 / 24.0 + r * (1.0 / 120.0);
+  const double a2 = 1.0 / 720.0 + r * (1.0 / 5040.0), a3 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
+  const double a4 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0), a5 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
+  const double b0 = a0 + r2 * a1, b1 = a2 + r2 * a3, b2 = a4 + r2 * a5;
+  const double em1_r = r + r2 * ((b0 + r4 * b1) + r8 * b2);
+  const auto ni = static_cast<std::int64_t>(n);
+  const std::int64_t n1 = ni / 2, n2 = ni - n1;
+  const double s1 = std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52);
+  const double s2 = std::bit_cast<double>(static_cast<std::uint64_t>(n2 + 1023) << 52);
+  const double two_n = s1 * s2;  // infinite only for n = 1024, where the other branch is taken
+  const double moderate = two_n * em1_r + (two_n - 1.0);
+  const double large = ((em1_r + 1.0) * s1) * s2 - 1.0;
+  // x itself for NaN and +-0 (r + r^2 q turns -0 into +0).
+  return (x == x) & (x != 0.0) ? (ni <= 56 ? moderate : large) : x;
 }
 
 /// ln x for x >= DBL_MIN (no subnormal inputs), or 0, inf, NaN and negatives. x = 2^e m with m in
@@ -90,6 +120,27 @@ inline float vexp(float x) {
   const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
   const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23);
   return x == x ? p * s1 * s2 : x;
+}
+
+/// e^x - 1 in single precision, as vexpm1(double), the Taylor series to degree 8.
+inline float vexpm1(float x) {
+  constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, log2e = 1.44269504f;
+  constexpr float round_magic = 12582912.0f;  // 1.5 * 2^23
+  // Below -18, e^x < 2^-25 and the result rounds to -1.
+  const float xc = x > -18.0f ? (x < 89.0f ? x : 89.0f) : (x == x ? -18.0f : 0.0f);
+  const float n = (xc * log2e + round_magic) - round_magic;
+  const float r = (xc - n * ln2_hi) - n * ln2_lo;
+  const float r2 = r * r;  // e^r - 1 = r + r^2 q, as in vexpm1(double)
+  const float em1_r = r + r2 * (((0.5f + r * (1.0f / 6)) + r2 * (1.0f / 24 + r * (1.0f / 120))) +
+                                (r2 * r2) * ((1.0f / 720 + r * (1.0f / 5040)) + r2 * (1.0f / 40320)));
+  const auto ni = static_cast<std::int32_t>(n);
+  const std::int32_t n1 = ni / 2, n2 = ni - n1;
+  const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
+  const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23);
+  const float two_n = s1 * s2;
+  const float moderate = two_n * em1_r + (two_n - 1.0f);
+  const float large = ((em1_r + 1.0f) * s1) * s2 - 1.0f;
+  return (x == x) & (x != 0.0f) ? (ni <= 24 ? moderate : large) : x;
 }
 
 /// ln x in single precision for x >= FLT_MIN, or 0, inf, NaN and negatives, as vlog_normal: the
@@ -155,6 +206,18 @@ template <class F>
 inline F vsoftplus(F x) {
   const F a = x < F(0) ? -x : x;
   return (x > F(0) ? x : F(0)) + vlog1p(vexp(-a));
+}
+
+/// tanh x = sign(x) e / (e + 2) with e = e^(2|x|) - 1, as accurate as e for small |x|; 1 where tanh
+/// rounds to 1 (|x| above 19.1 in double, 9.1 in single), where e / (e + 2) would be inf / inf.
+template <class F>
+inline F vtanh(F x) {
+  constexpr F cap = sizeof(F) == 4 ? F(9.5) : F(19.5);
+  const F a = x < F(0) ? -x : x;
+  const F e = vexpm1(F(2) * a);
+  // Selecting 1 after the division rather than capping a before it keeps the loop free of branches.
+  const F t = a > cap ? F(1) : e / (e + F(2));
+  return x < F(0) ? -t : (x == F(0) ? x : t);  // x itself at +-0, so that tanh(-0) = -0
 }
 
 }  // namespace variate::cpu
