@@ -266,6 +266,22 @@ TEST(Flows, ScalesStayWithinTheLogScaleBound) {
   for (std::int64_t i = 0; i < x.numel(); ++i) EXPECT_NEAR(back.at(i), x.at(i), 1e-9 * (1 + std::abs(x.at(i))));
 }
 
+TEST(Flows, F32FlowsKeepF32) {
+  const Tensor x = cast(random_tensor(Shape{4, 3}, 32), DType::f32);
+  const MaskedAutoregressiveFlow maf(3, random::Key(0), {.hidden = {6}, .dtype = DType::f32});
+  const InverseAutoregressiveFlow iaf(3, random::Key(0), {.hidden = {6}, .dtype = DType::f32});
+  const RealNvpCoupling nvp(3, random::Key(0), {.hidden = {6}, .dtype = DType::f32});
+  for (const Bijector* b : std::vector<const Bijector*>{&maf, &iaf, &nvp}) {
+    const Tensor y = b->forward(x);
+    EXPECT_EQ(y.dtype(), DType::f32) << b->name();
+    EXPECT_EQ(b->forward_log_det_jacobian(x).dtype(), DType::f32) << b->name();
+    EXPECT_EQ(b->inverse_log_det_jacobian(y).dtype(), DType::f32) << b->name();
+    const Tensor back = b->inverse(y);
+    for (std::int64_t i = 0; i < x.numel(); ++i)
+      EXPECT_NEAR(back.at(i), x.at(i), 1e-5 * (1 + std::abs(x.at(i)))) << b->name() << ", element " << i;
+  }
+}
+
 TEST(Flows, BadInputNamesTheFlow) {
   const MaskedAutoregressiveFlow maf(3, random::Key(0), {.hidden = {4}});
   const InverseAutoregressiveFlow iaf(3, random::Key(0), {.hidden = {4}});
