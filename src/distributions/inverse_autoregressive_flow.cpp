@@ -3,6 +3,7 @@
 #include "distributions/affine_flow.hpp"
 
 namespace variate::dist {
+
 InverseAutoregressiveFlow::InverseAutoregressiveFlow(std::int64_t dims, random::Key key,
                                                      AutoregressiveFlowOptions options)
     : made_(detail::autoregressive_made("InverseAutoregressiveFlow", dims, key, options)),

@@ -1,7 +1,6 @@
 #pragma once
 // Options of the MADE-based flows (MaskedAutoregressiveFlow, InverseAutoregressiveFlow).
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "variate/nn/made.hpp"
