@@ -59,8 +59,12 @@ Tensor TransformedDistribution::log_prob(const Tensor& value) const {
   if (support_->event_ndims() == 0) {
     keep = prim::binary(BinaryOp::logical_or, keep, prim::binary(BinaryOp::ne, y, y));
     // The base's partials at a NaN inverse would turn the masked -inf into NaN gradients, so
-    // values outside the image are evaluated at an inside point (the image of 0) instead.
-    const Tensor inside = autodiff::stop_gradient(bijector_->forward(Tensor::zeros(Shape{}, dtype())));
+    // values outside the image are evaluated at an inside point (the image of 0) instead. 0 itself
+    // lies in a real image: a flow (real vectors onto real vectors) needs no forward pass for it,
+    // which for a MAF would take D network passes.
+    const Tensor zero = Tensor::zeros(Shape{}, dtype());
+    const Tensor inside =
+        support_->kind == Constraint::Kind::real ? zero : autodiff::stop_gradient(bijector_->forward(zero));
     evaluated_at = where(keep, y, inside);
   }
   keep = all_rightmost(keep, event - support_->event_ndims());

@@ -13,6 +13,12 @@ Degrees made_input_degrees(std::int64_t count) {
   return d;
 }
 
+Degrees made_reversed_degrees(std::int64_t count) {
+  Degrees d = made_input_degrees(count);
+  std::reverse(d.begin(), d.end());
+  return d;
+}
+
 Degrees made_hidden_degrees(std::int64_t inputs, std::int64_t width) {
   VARIATE_CHECK(inputs >= 1 && width >= 1, "made_hidden_degrees", "inputs and width must be >= 1, got ", inputs,
                 " and ", width);

@@ -20,10 +20,12 @@
 #include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/beta.hpp"
 #include "variate/distributions/beta_binomial.hpp"
+#include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/binomial.hpp"
 #include "variate/distributions/categorical.hpp"
 #include "variate/distributions/cauchy.hpp"
 #include "variate/distributions/chi2.hpp"
+#include "variate/distributions/deterministic.hpp"
 #include "variate/distributions/dirichlet.hpp"
 #include "variate/distributions/exponential.hpp"
 #include "variate/distributions/gamma.hpp"
@@ -33,6 +35,7 @@
 #include "variate/distributions/gumbel.hpp"
 #include "variate/distributions/half_cauchy.hpp"
 #include "variate/distributions/half_normal.hpp"
+#include "variate/distributions/independent.hpp"
 #include "variate/distributions/inverse_gamma.hpp"
 #include "variate/distributions/inverse_wishart.hpp"
 #include "variate/distributions/kernels.hpp"
@@ -50,7 +53,11 @@
 #include "variate/distributions/ordered_probit.hpp"
 #include "variate/distributions/pareto.hpp"
 #include "variate/distributions/poisson.hpp"
+#include "variate/distributions/reparameterized.hpp"
+#include "variate/distributions/restricted.hpp"
+#include "variate/distributions/sample.hpp"
 #include "variate/distributions/student_t.hpp"
+#include "variate/distributions/transformed_distribution.hpp"
 #include "variate/distributions/truncated.hpp"
 #include "variate/distributions/uniform.hpp"
 #include "variate/distributions/weibull.hpp"
@@ -452,6 +459,146 @@ TEST(DrawGradients, DiscreteDrawsThrowWhenDifferentiated) {
   const Tensor gw =
       grad([](const Tensor& v) { return sum(v * cast(Poisson(3.0).sample(kKey, Shape{2}), DType::f64)); }, w);
   EXPECT_TRUE(std::isfinite(gw.item()));
+}
+
+// Issue 22: a guide may use any continuous family, so every parameter of every continuous family
+// (and of the wrappers a guide builds from them) must give its draws a gradient, or raise when
+// differentiated; never a silent zero. The values are checked above (central differences of the
+// draw at a fixed key, or of the inverse cdf for the gamma-based families); this sweep checks that
+// none is zero or non-finite, each parameter on its own, so a wrapper or family that drops the
+// gradient on the way is caught.
+struct SweepCase {
+  std::string name;
+  std::function<Tensor(S)> draw;
+  std::vector<Tensor> params;
+};
+
+std::vector<SweepCase> sweep_cases() {
+  const Shape n{5};
+  auto v = [](std::initializer_list<double> x) { return Tensor::vec(x); };
+  auto tril = [](S p) { return p[0] * Tensor::from(std::vector<double>{1.0, 0.0, 1.0, 1.0}, Shape{2, 2}); };
+  auto spd = [](S p) { return (p[0] + transpose(p[0])) * 0.5; };
+  const Tensor l0 = Tensor::from(std::vector<double>{1.2, 0.0, 0.4, 0.8}, Shape{2, 2});
+  const Tensor s0 = Tensor::from(std::vector<double>{1.5, 0.3, 0.3, 0.9}, Shape{2, 2});
+  return {
+      {"Normal", [n](S p) { return Normal(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({1.7})}},
+      {"LogNormal", [n](S p) { return LogNormal(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({0.6})}},
+      {"HalfNormal", [n](S p) { return HalfNormal(p[0]).sample(kKey, n); }, {v({1.7})}},
+      {"StudentT", [n](S p) { return StudentT(p[0], p[1], p[2]).sample(kKey, n); }, {v({3.5}), v({0.3}), v({1.7})}},
+      {"Cauchy", [n](S p) { return Cauchy(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({0.2})}},
+      {"HalfCauchy", [n](S p) { return HalfCauchy(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({0.2})}},
+      {"Laplace", [n](S p) { return Laplace(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({1.7})}},
+      {"Logistic", [n](S p) { return Logistic(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({1.7})}},
+      {"Gumbel", [n](S p) { return Gumbel(p[0], p[1]).sample(kKey, n); }, {v({0.3}), v({1.7})}},
+      {"Exponential", [n](S p) { return Exponential(p[0]).sample(kKey, n); }, {v({2.2})}},
+      {"Gamma", [n](S p) { return Gamma(p[0], p[1]).sample(kKey, n); }, {v({2.5}), v({1.3})}},
+      {"InverseGamma", [n](S p) { return InverseGamma(p[0], p[1]).sample(kKey, n); }, {v({2.5}), v({1.3})}},
+      {"Chi2", [n](S p) { return Chi2(p[0]).sample(kKey, n); }, {v({3.0})}},
+      {"Beta", [n](S p) { return Beta(p[0], p[1]).sample(kKey, n); }, {v({1.5}), v({0.7})}},
+      {"Dirichlet", [n](S p) { return Dirichlet(p[0]).sample(kKey, n); }, {v({0.5, 2.0, 4.0})}},
+      {"Uniform", [n](S p) { return Uniform(p[0], p[1]).sample(kKey, n); }, {v({-1.0}), v({2.5})}},
+      {"Weibull", [n](S p) { return Weibull(p[0], p[1]).sample(kKey, n); }, {v({1.3}), v({2.0})}},
+      {"Pareto", [n](S p) { return Pareto(p[0], p[1]).sample(kKey, n); }, {v({2.5}), v({0.7})}},
+      {"GaussianRandomWalk", [](S p) { return GaussianRandomWalk(p[0], 4).sample(kKey, Shape{2}); }, {v({1.7})}},
+      {"MultivariateNormal",
+       [n, tril](S p) { return MultivariateNormal::from_scale_tril(p[0], tril(p.subspan(1))).sample(kKey, n); },
+       {v({0.3, -1.0}), l0}},
+      {"LKJCholesky", [n](S p) { return LKJCholesky(3, p[0]).sample(kKey, n); }, {v({1.7})}},
+      {"LKJ", [n](S p) { return LKJ(3, p[0]).sample(kKey, n); }, {v({1.7})}},
+      {"Wishart", [n, spd](S p) { return Wishart(p[0], spd(p.subspan(1))).sample(kKey, n); }, {v({4.5}), s0}},
+      {"WishartCholesky",
+       [n, tril](S p) { return WishartCholesky(p[0], tril(p.subspan(1))).sample(kKey, n); },
+       {v({4.5}), l0}},
+      {"InverseWishart",
+       [n, spd](S p) { return InverseWishart(p[0], spd(p.subspan(1))).sample(kKey, n); },
+       {v({4.5}), s0}},
+      {"InverseWishartCholesky",
+       [n, tril](S p) { return InverseWishartCholesky(p[0], tril(p.subspan(1))).sample(kKey, n); },
+       {v({4.5}), l0}},
+      {"Truncated_Normal",
+       [n](S p) { return Truncated(std::make_shared<Normal>(p[0], p[1]), p[2], p[3]).sample(kKey, n); },
+       {v({0.3}), v({1.7}), v({-1.0}), v({2.0})}},
+      {"Deterministic", [n](S p) { return Deterministic(p[0]).sample(kKey, n); }, {v({0.3, 1.2})}},
+      // Wrappers a guide builds around the implicitly reparameterized families.
+      {"Independent_Gamma",
+       [](S p) { return Independent(std::make_shared<Gamma>(p[0], p[1]), 1).sample(kKey); },
+       {v({0.4, 2.5, 9.0}), v({1.3})}},
+      {"Sample_Beta",
+       [](S p) { return Sample(std::make_shared<Beta>(p[0], p[1]), Shape{5}).sample(kKey); },
+       {v({1.5}), v({0.7})}},
+      {"TransformedDistribution_StudentT_Exp",
+       [n](S p) {
+         return TransformedDistribution(std::make_shared<StudentT>(p[0], p[1], p[2]), std::make_shared<Exp>())
+             .sample(kKey, n);
+       },
+       {v({3.5}), v({0.3}), v({0.5})}},
+      {"Reparameterized_Gamma_Softplus",
+       [n](S p) {
+         return Reparameterized(std::make_shared<Gamma>(p[0], p[1]), std::make_shared<Softplus>()).sample(kKey, n);
+       },
+       {v({2.5}), v({1.3})}},
+      {"Restricted_Sample_Normal_Ordered",
+       [](S p) {
+         return Restricted(std::make_shared<Sample>(std::make_shared<Normal>(p[0], p[1]), Shape{4}),
+                           Constraint::ordered())
+             .sample(kKey);
+       },
+       {v({0.3}), v({1.7})}},
+      {"MixtureSameFamily_Dirichlet_components",
+       [n](S p) {
+         return MixtureSameFamily(Tensor::vec({0.0, 0.0}), std::make_shared<Dirichlet>(p[0])).sample(kKey, n);
+       },
+       {Tensor::from(std::vector<double>{0.5, 2.0, 1.5, 3.0}, Shape{2, 2})}},
+  };
+}
+
+TEST(DrawGradients, EveryContinuousFamilyHasANonzeroGradientInEachParameter) {
+  for (const SweepCase& c : sweep_cases()) {
+    SCOPED_TRACE(c.name);
+    const Tensor cotangent = testing::random_tensor(c.draw(c.params).shape(), 41);
+    std::vector<Tensor> grads(c.params.size()), scratch;
+    value_and_grad([&](S p) { return sum(c.draw(p) * cotangent); }, std::span<const Tensor>(c.params), grads, scratch);
+    for (std::size_t k = 0; k < grads.size(); ++k) {
+      ASSERT_TRUE(grads[k].defined()) << "parameter " << k << " got no gradient";
+      ASSERT_EQ(grads[k].shape(), c.params[k].shape()) << "parameter " << k;
+      double largest = 0;
+      for (std::int64_t i = 0; i < grads[k].numel(); ++i) {
+        EXPECT_TRUE(std::isfinite(grads[k].at(i))) << "parameter " << k << ", element " << i;
+        largest = std::max(largest, std::abs(grads[k].at(i)));
+      }
+      EXPECT_GT(largest, 1e-8) << "parameter " << k << ": a zero gradient where the draw depends on it";
+    }
+  }
+}
+
+// A wrapper passes its base's draw gradients through unchanged: the same key gives the same draws,
+// so the gradients are those of the base checked above, bit for bit (or through the bijector's
+// derivative).
+TEST(DrawGradients, WrappersKeepTheImplicitGradientsOfTheirBase) {
+  const Tensor a = Tensor::vec({0.4, 2.5, 9.0}), b = Tensor::vec({0.7, 1.1, 3.0});
+  const Tensor c = testing::random_tensor(Shape{3}, 42);
+  auto gradient = [&](const std::function<Tensor(const Tensor&)>& draw) {
+    return grad([&](const Tensor& p) { return sum(draw(p) * c); }, a);
+  };
+  const Tensor base = gradient([&](const Tensor& p) { return Gamma(p, 1.3).sample(kKey); });
+  const Tensor independent =
+      gradient([&](const Tensor& p) { return Independent(std::make_shared<Gamma>(p, 1.3), 1).sample(kKey); });
+  const Tensor beta = gradient([&](const Tensor& p) { return Beta(p, b).sample(kKey); });
+  const Tensor sampled = gradient(
+      [&](const Tensor& p) { return squeeze(Sample(std::make_shared<Beta>(p, b), Shape{1}).sample(kKey), -1); });
+  // exp of a gamma draw: d exp(x) / da = exp(x) dx/da.
+  const Tensor x = Gamma(a, 1.3).sample(kKey);
+  const Tensor exped = gradient([&](const Tensor& p) {
+    return TransformedDistribution(std::make_shared<Gamma>(p, 1.3), std::make_shared<Exp>()).sample(kKey);
+  });
+  for (std::int64_t i = 0; i < 3; ++i) {
+    EXPECT_NE(base.at(i), 0.0);
+    EXPECT_EQ(independent.at(i), base.at(i));
+    EXPECT_NEAR(exped.at(i), std::exp(x.at(i)) * base.at(i), 1e-12 * std::abs(exped.at(i)));
+    EXPECT_NE(beta.at(i), 0.0);
+  }
+  // Sample(Beta, (1)) draws Beta's elements from the same key, with a leading axis of 1.
+  for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(sampled.at(i), beta.at(i));
 }
 
 }  // namespace

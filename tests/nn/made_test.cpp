@@ -15,6 +15,7 @@ namespace {
 
 TEST(Made, DegreesAndMasksByHand) {
   EXPECT_EQ(made_input_degrees(3), (Degrees{1, 2, 3}));
+  EXPECT_EQ(made_reversed_degrees(3), (Degrees{3, 2, 1}));
   EXPECT_EQ(made_hidden_degrees(3, 5), (Degrees{1, 2, 1, 2, 1}));
   EXPECT_EQ(made_hidden_degrees(1, 2), (Degrees{1, 1}));
   const Tensor hidden = made_mask({1, 2, 3}, {1, 2}, false);

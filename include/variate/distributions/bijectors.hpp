@@ -6,8 +6,9 @@
 // f32 model stays f32.
 //
 // The vector bijectors live in stick_breaking.hpp, ordered.hpp, unit_vector.hpp, lower_cholesky.hpp
-// and corr_cholesky.hpp, composition in chain.hpp
-// and invert.hpp, and the support-to-bijector registry in default_bijector.hpp.
+// and corr_cholesky.hpp, the trainable flows (nn modules) in masked_autoregressive_flow.hpp,
+// inverse_autoregressive_flow.hpp and real_nvp_coupling.hpp, composition in chain.hpp and
+// invert.hpp, and the support-to-bijector registry in default_bijector.hpp.
 #include "variate/distributions/bijector.hpp"
 
 namespace variate::dist {

@@ -16,6 +16,9 @@ using Degrees = std::vector<std::int64_t>;
 
 /// The degrees of `count` inputs in their natural order: 1, 2, ..., count.
 Degrees made_input_degrees(std::int64_t count);
+/// The degrees of `count` inputs in reversed order: count, ..., 2, 1. Flows stacked with natural
+/// and reversed orders alternate, so that every coordinate gets to depend on every other.
+Degrees made_reversed_degrees(std::int64_t count);
 /// The degrees of a hidden layer of `width` units for `inputs` inputs: 1, 2, ..., inputs - 1
 /// repeated (1 when inputs == 1). A deterministic assignment instead of the paper's sampled one,
 /// so that every degree is present when width >= inputs - 1 and no unit is useless.
