@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <iomanip>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -25,6 +26,13 @@ std::size_t append(const Tensor& t, Vec& out, std::size_t at) {
     std::copy(v, v + t.numel(), out.begin() + std::ptrdiff_t(at));
   }
   return at + std::size_t(t.numel());
+}
+
+// A number for a message, to 3 significant digits (std::to_string writes 1e-9 as 0.000000).
+std::string short_number(double v) {
+  std::ostringstream out;
+  out << std::setprecision(3) << v;
+  return out.str();
 }
 
 double dot(const Vec& a, const Vec& b) {
@@ -234,7 +242,7 @@ LbfgsResult minimize_lbfgs(Parameters& params, const std::function<Tensor()>& lo
     }
     Vec sk(x.size()), yk(x.size());
     for (std::size_t j = 0; j < x.size(); ++j) sk[j] = search.x[j] - x[j], yk[j] = search.g[j] - g[j];
-    const double sy = dot(sk, yk);
+    const double step = std::sqrt(dot(sk, sk)), sy = dot(sk, yk);
     if (sy > 0) {  // the strong Wolfe conditions guarantee it but for round-off
       if (int(s.size()) == options.history) s.pop_front(), y.pop_front(), rho.pop_front();
       s.push_back(std::move(sk));
@@ -243,15 +251,24 @@ LbfgsResult minimize_lbfgs(Parameters& params, const std::function<Tensor()>& lo
     }
     x = std::move(search.x);
     g = std::move(search.g);
+    const double decrease = f - accepted->phi;
+    const double scale = std::max({std::abs(f), std::abs(accepted->phi), 1.0});
     f = accepted->phi;
     gnorm = std::sqrt(dot(g, g));
     result.iterations = k + 1;
+    const std::string after = "converged after " + std::to_string(k + 1) + " iterations: ";
     if (gnorm <= options.gradient_tolerance)
+      return finish(LbfgsStatus::converged, after + "gradient norm " + short_number(gnorm));
+    if (options.loss_tolerance > 0 && decrease <= options.loss_tolerance)
+      return finish(LbfgsStatus::converged, after + "the loss fell by " + short_number(decrease));
+    if (options.relative_loss_tolerance > 0 && decrease <= options.relative_loss_tolerance * scale)
       return finish(LbfgsStatus::converged,
-                    "converged after " + std::to_string(k + 1) + " iterations: gradient norm " + std::to_string(gnorm));
+                    after + "the loss fell by " + short_number(decrease / scale) + " relative to its size");
+    if (options.parameter_tolerance > 0 && step <= options.parameter_tolerance)
+      return finish(LbfgsStatus::converged, after + "the parameters moved by " + short_number(step));
   }
   return finish(LbfgsStatus::max_iterations, "stopped after " + std::to_string(options.max_iterations) +
-                                                 " iterations with gradient norm " + std::to_string(gnorm));
+                                                 " iterations with gradient norm " + short_number(gnorm));
 }
 
 }  // namespace variate::nn

@@ -70,6 +70,34 @@ TEST(Lbfgs, AnUnboundedLossFailsTheLineSearchWithAMessage) {
   EXPECT_EQ(r.loss, 0.0);
 }
 
+TEST(Lbfgs, LossAndParameterTolerancesStopBeforeTheGradientOne) {
+  // On Rosenbrock's valley the loss and the steps shrink long before the gradient reaches 1e-300:
+  // each further test stops the search early, saying which one did.
+  auto run = [](LbfgsOptions options) {
+    Point point(Tensor::vec({-1.2, 1.0}));
+    Parameters params(point);
+    auto rosenbrock = [&] {
+      const Tensor a = index(point.x, {0}), b = index(point.x, {1});
+      return square(1.0 - a) + 100.0 * square(b - square(a));
+    };
+    options.max_iterations = 500;
+    options.gradient_tolerance = 1e-300;
+    return minimize_lbfgs(params, rosenbrock, options);
+  };
+  const LbfgsResult absolute = run({.loss_tolerance = 1e-3});
+  EXPECT_EQ(absolute.status, LbfgsStatus::converged);
+  EXPECT_NE(absolute.message.find("the loss fell by"), std::string::npos) << absolute.message;
+  const LbfgsResult relative = run({.relative_loss_tolerance = 1e-3});
+  EXPECT_EQ(relative.status, LbfgsStatus::converged);
+  EXPECT_NE(relative.message.find("relative to its size"), std::string::npos) << relative.message;
+  const LbfgsResult parameters = run({.parameter_tolerance = 1e-2});
+  EXPECT_EQ(parameters.status, LbfgsStatus::converged);
+  EXPECT_NE(parameters.message.find("the parameters moved by"), std::string::npos) << parameters.message;
+  const LbfgsResult none = run({});
+  EXPECT_GT(none.iterations, absolute.iterations) << none.message;
+  EXPECT_GT(none.iterations, parameters.iterations) << none.message;
+}
+
 TEST(Lbfgs, ANonFiniteStartIsAnError) {
   Point point(Tensor::vec({-1.0}));
   Parameters params(point);

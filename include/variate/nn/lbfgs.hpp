@@ -22,6 +22,13 @@ struct LbfgsOptions {
   int history = 10;
   /// Converged when the gradient's L2 norm is at most this.
   double gradient_tolerance = 1e-6;
+  /// Also converged when an iteration lowers the loss by at most `loss_tolerance`, or by at most
+  /// `relative_loss_tolerance` times max(|loss before|, |loss after|, 1), or moves the parameters
+  /// by at most `parameter_tolerance` (L2 norm): the further tests of Stan's optimizer, which stop
+  /// a search whose loss is flat at the working precision. 0 turns a test off.
+  double loss_tolerance = 0;
+  double relative_loss_tolerance = 0;
+  double parameter_tolerance = 0;
   /// Sufficient decrease (c1) and curvature (c2) constants of the strong Wolfe conditions.
   double c1 = 1e-4;
   double c2 = 0.9;
