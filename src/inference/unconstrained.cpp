@@ -81,13 +81,14 @@ class FromUnconstrained : public tracing::Tracer {
  public:
   /// `probing`: also find out whether a bijector depends on other sites (tracked_support()).
   FromUnconstrained(const std::vector<LatentSite>& sites, const Tensor& flat, const std::string* mesh_axis,
-                    Enumerated enumerated, bool probing = false)
+                    Enumerated enumerated, bool probing = false, Jacobian jacobian = Jacobian::included)
       : sites_(sites),
         flat_(flat),
         mesh_axis_(mesh_axis),
         batch_(flat.rank() == 2 ? Shape{flat.dim(0)} : Shape{}),
         enumerated_(enumerated),
-        probing_(probing) {}
+        probing_(probing),
+        jacobian_(jacobian) {}
 
   void process(tracing::Message& m) override {
     if (m.value.defined()) return;  // data, or set inside the program
@@ -129,7 +130,7 @@ class FromUnconstrained : public tracing::Tracer {
     VARIATE_CHECK(log_jacobian.rank() <= batch_.rank() + s->unconstrained_shape.rank(), "Unconstrained", "site '",
                   m.name, "': its bijector gives log|det J| of shape ", log_jacobian.shape(),
                   "; its support must not depend on an enumerated site");
-    m.log_jacobian = sum_to_batch(log_jacobian, batch_.rank());
+    if (jacobian_ == Jacobian::included) m.log_jacobian = sum_to_batch(log_jacobian, batch_.rank());
     values_.emplace(m.name, m.value);
   }
 
@@ -153,6 +154,7 @@ class FromUnconstrained : public tracing::Tracer {
   tracing::Values values_;
   Enumerated enumerated_;
   bool probing_ = false;
+  Jacobian jacobian_;
   bool tracked_support_ = false;
 };
 
@@ -306,13 +308,13 @@ tracing::Values Unconstrained::constrain_gathered(const Tensor& flat) const {
   return values;
 }
 
-Tensor Unconstrained::log_density(const Tensor& flat) const {
+Tensor Unconstrained::log_density(const Tensor& flat, Jacobian jacobian) const {
   batch_of("Unconstrained::log_density", flat, dimension_);
   tracing::LogJoint log_joint(flat.rank() - 1, unbatched_);
   {
     // Inside any mesh run, also one whose only sharded sites are data: LogJoint counts a replicated
     // site's Jacobian once over the devices, so its piece must pass through pbroadcast too.
-    FromUnconstrained from(sites_, flat, distribute::running_axis(), Enumerated::summed_out);
+    FromUnconstrained from(sites_, flat, distribute::running_axis(), Enumerated::summed_out, false, jacobian);
     tracing::run_program(program_);
     from.take_values();
   }

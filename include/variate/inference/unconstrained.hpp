@@ -41,6 +41,11 @@ struct GeneratedSite {
   Shape shape;
 };
 
+/// Whether a log density on the unconstrained space adds the bijectors' log|det J| (the density of
+/// the unconstrained point, what samplers and ADVI need) or leaves it out (the model's density at
+/// the constrained point, whose maximum Stan's optimizer finds by default).
+enum class Jacobian { included, excluded };
+
 class Unconstrained {
  public:
   /// Traces `program` once under Seed(key). Throws naming the site if a latent site is discrete.
@@ -72,8 +77,9 @@ class Unconstrained {
   /// The inverse: the flat vector (with the values' leading batch dim, if any).
   Tensor unconstrain(const tracing::Values& values) const;
   /// log p(constrain(flat)) + sum of log|det J|: the density HMC samples; shape () or (batch).
-  /// Sharded: the unsharded model's density, the same on every device (a collective).
-  Tensor log_density(const Tensor& flat) const;
+  /// Sharded: the unsharded model's density, the same on every device (a collective). With
+  /// Jacobian::excluded, log p(constrain(flat)) alone.
+  Tensor log_density(const Tensor& flat, Jacobian jacobian = Jacobian::included) const;
   /// constrain(flat) for the unsharded model: each sharded site's parts concatenated over the
   /// devices along its first dim (after the batch dim), in device order; replicated sites as they
   /// are. A collective when sharded; constrain(flat) otherwise.
