@@ -4,6 +4,7 @@
 #include <numbers>
 #include <string>
 
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/nn/module.hpp"
 #include "variate/nn/optim.hpp"
@@ -101,13 +102,17 @@ AdviResult fit_advi(const tracing::Program& model, const AdviOptions& options) {
         grads);
     out.elbo_trace.push_back(-loss.item());
     adam.step(grads);
+    if (options.on_step) options.on_step(t, out.elbo_trace.back());
   }
 
   out.sites = space.sites();
   out.loc = q.loc();
   out.scale = q.scale();
   const Tensor eps = random::normal(random::fold_in(options.key, "draws"), Shape{options.draws, d});
-  out.draws = space.constrain(q.draw(eps));
+  out.unconstrained_draws = q.draw(eps);
+  out.draws = space.constrain(out.unconstrained_draws);
+  const int event[] = {1};
+  out.log_g = -0.5 * sum(square(eps), event);
   return out;
 }
 

@@ -115,5 +115,26 @@ TEST(Advi, ConstrainsTheDrawsAndNamesBadOptions) {
   EXPECT_ERROR(fit_advi(scale_model, {.steps = 0}), "steps, particles and draws must be >= 1");
 }
 
+TEST(Advi, ReportsEachStepAndTheDrawsOnTheUnconstrainedSpace) {
+  auto scale_model = [] {
+    auto sigma = HalfNormal(1.0, "sigma");
+    tracing::Condition data({{"y", Tensor::vec({0.5, -1.2, 2.0})}});
+    Normal(Tensor::zeros(Shape{3}), sigma, "y");
+  };
+  std::vector<double> seen;
+  const AdviResult fit = fit_advi(scale_model, {.steps = 50, .draws = 20, .on_step = [&](int step, double elbo) {
+                                                  EXPECT_EQ(step, int(seen.size()));
+                                                  seen.push_back(elbo);
+                                                }});
+  EXPECT_EQ(seen, fit.elbo_trace);
+  ASSERT_EQ(fit.unconstrained_draws.shape(), Shape({20, 1}));
+  ASSERT_EQ(fit.log_g.shape(), Shape{20});
+  for (int n = 0; n < 20; ++n) {
+    const double zeta = fit.unconstrained_draws.at(n), eps = (zeta - fit.loc.at(0)) / fit.scale.at(0);
+    EXPECT_NEAR(fit.draws.at("sigma").at(n), std::exp(zeta), 1e-12);  // sigma's bijector is exp
+    EXPECT_NEAR(fit.log_g.at(n), -0.5 * eps * eps, 1e-9);
+  }
+}
+
 }  // namespace
 }  // namespace variate::inference

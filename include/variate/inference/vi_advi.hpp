@@ -13,6 +13,7 @@
 // as exp of a free parameter. A draw is loc + L eps with eps ~ N(0, I), and the ELBO is
 // E[log p(T(zeta)) + log|det J_T(zeta)|] + H[q], the entropy H[q] = d/2 (1 + log 2 pi) + sum log L_ii
 // in closed form.
+#include <functional>
 #include <vector>
 
 #include "variate/inference/unconstrained.hpp"
@@ -32,6 +33,8 @@ struct AdviOptions {
   /// Draws of the fitted q returned in AdviResult::draws.
   int draws = 1000;
   random::Key key = random::Key(0);
+  /// Called after each step with its index (from 0) and ELBO estimate, when set: a progress display.
+  std::function<void(int step, double elbo)> on_step = nullptr;
 };
 
 struct AdviResult {
@@ -42,6 +45,11 @@ struct AdviResult {
   Tensor scale;
   std::vector<double> elbo_trace;  // each step's ELBO estimate
   tracing::Values draws;           // options.draws draws of q constrained to the model's space
+  Tensor unconstrained_draws;      // (draws, d): the same draws on the unconstrained space
+  /// (draws): log q at each draw less q's normalizing constant, -|eps|^2 / 2 for the draw
+  /// loc + L eps (CmdStan's log_g__). The constant is the same for every draw, so log p - log_g
+  /// are the draws' log importance ratios up to a constant.
+  Tensor log_g;
 };
 
 /// Fits q to the posterior of `model` (its data conditioned inside it). Throws naming the site if
