@@ -4,11 +4,10 @@
 #include <sstream>
 
 #include "variate/core/error.hpp"
+#include "version.hpp"
 
 namespace variate::cli {
 namespace {
-
-constexpr const char* kVariateVersion = "0.1.0";  // the project version in CMakeLists.txt
 
 std::string number(double v) {
   std::ostringstream out;

@@ -1,0 +1,67 @@
+// `variate sample`'s options.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli_options.hpp"
+#include "commands.hpp"
+#include "sample_job.hpp"
+
+namespace variate::cli {
+
+Command add_sample_command(CLI::App& app) {
+  auto o = std::make_shared<SampleJobOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "sample", "draw from a model's posterior with NUTS or HMC, writing Stan CSV files and a summary");
+  add_model_option(*cmd, o->model);
+  cmd->add_option("--data", o->data, "data file: CSV, or JSON in CmdStan's data format (default: embedded)");
+  cmd->add_option("--chains", o->chains, "number of chains")->check(whole_number(1, 4096))->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "warm-up iterations per chain (adaptation)")
+      ->check(whole_number(0))
+      ->capture_default_str();
+  cmd->add_option("--draws", o->draws, "draws kept per chain after warm-up")
+      ->check(whole_number(1))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "random seed")->check(kSeed)->capture_default_str();
+  cmd->add_option("--threads", o->threads, "worker threads (0: one per core)")
+      ->check(whole_number(0, 1024))
+      ->capture_default_str();
+  cmd->add_option("--devices", o->devices,
+                  "thread devices to split the data (and sharded latent variables) over; each runs every "
+                  "chain on its shard. Under mpirun: devices per rank")
+      ->check(whole_number(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--sharded-draws", o->sharded_draws,
+                  "with --devices, where the draws of sharded sites (MovieLens' b_user) go: gather = all-gathered "
+                  "to device 0 at every draw and written with the rest; per-device = each device writes its rows "
+                  "to <model>.device<k>-<chain>.csv, listed in <model>.manifest.json (nothing gathered per draw). "
+                  "Without a sharded saved site the two are the same")
+      ->check(CLI::IsMember({"gather", "per-device"}))
+      ->capture_default_str();
+  cmd->add_option("--sampler", o->sampler, "nuts or hmc (static HMC)")
+      ->check(CLI::IsMember({"nuts", "hmc"}))
+      ->capture_default_str();
+  cmd->add_option("--metric", o->metric, "diag or dense inverse metric, adapted in warm-up")
+      ->check(CLI::IsMember({"diag", "dense"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", o->precision, "f64 or f32: the dtype the log density computes in")
+      ->check(CLI::IsMember({"f64", "f32"}))
+      ->capture_default_str();
+  cmd->add_option("--output", o->output, "folder for the Stan CSV files and the summary (created if missing)")
+      ->capture_default_str();
+  cmd->add_option("--max-depth", o->max_depth, "NUTS maximum tree depth")
+      ->check(whole_number(1, 30))
+      ->capture_default_str();
+  cmd->add_option("--adapt-delta", o->adapt_delta, "target acceptance rate of step-size adaptation")
+      ->check(kOpenUnitInterval)
+      ->capture_default_str();
+  cmd->add_option("--leapfrog-steps", o->leapfrog_steps,
+                  "static HMC: leapfrog steps per draw (0: trajectory length 2 pi)")
+      ->check(whole_number(0))
+      ->capture_default_str();
+  cmd->add_flag("--vectorize", o->vectorize, "run all chains in one lockstep batch (one target call per step)");
+  return {cmd, [o] { return run_sample_job(*o, std::cout, std::cerr, isatty(STDERR_FILENO) != 0); }};
+}
+
+}  // namespace variate::cli
