@@ -3,7 +3,7 @@
 // its options to the app and returns how to run it once the command line is parsed.
 //
 //   CLI::App app;
-//   std::vector<cli::Command> commands = {cli::add_sample_command(app), cli::add_summary_command(app)};
+//   std::vector<cli::Command> commands = {cli::add_sample_command(app), cli::add_vi_command(app)};
 //   app.parse(argc, argv);
 //   for (auto& c : commands) if (*c.app) return c.run();
 #include <CLI/CLI.hpp>
@@ -20,5 +20,7 @@ struct Command {
 Command add_sample_command(CLI::App& app);
 Command add_summary_command(CLI::App& app);
 Command add_gradient_command(CLI::App& app);
+Command add_vi_command(CLI::App& app);
+Command add_optimize_command(CLI::App& app);
 
 }  // namespace variate::cli

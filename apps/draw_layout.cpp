@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "variate/autodiff/ops.hpp"
 #include "variate/core/error.hpp"
 #include "variate/data/stan_csv.hpp"
 
@@ -90,13 +91,27 @@ DrawLayout plan_draw_layout(const SampleContext& job) {
   return layout;
 }
 
-std::filesystem::path prepare_output(const std::string& dir) {
+ColumnLayout saved_columns(const Model& model, const inference::Unconstrained& space) {
+  std::vector<SavedSite> saved = local_saved_sites(model, space);
+  gather_shapes(space, saved);
+  return layout_of(saved, true);
+}
+
+void fill_columns(const ColumnLayout& layout, const tracing::Values& values, double* out) {
+  for (std::size_t site = 0; site < layout.sites.size(); ++site) {
+    const Tensor v = cast(values.at(layout.sites[site]), DType::f64);
+    const double* p = v.data<double>();
+    for (std::int64_t index : layout.order[site]) *out++ = p[index];
+  }
+}
+
+std::filesystem::path prepare_output(const std::string& dir, const char* job) {
   namespace fs = std::filesystem;
-  VARIATE_CHECK(!dir.empty(), "sample", "--output must name a folder");
+  VARIATE_CHECK(!dir.empty(), job, "--output must name a folder");
   std::error_code ec;
   fs::create_directories(dir, ec);
-  VARIATE_CHECK(!ec, "sample", "cannot create the output folder '", dir, "': ", ec.message());
-  VARIATE_CHECK(fs::is_directory(dir, ec), "sample", "the output path '", dir, "' exists and is not a folder");
+  VARIATE_CHECK(!ec, job, "cannot create the output folder '", dir, "': ", ec.message());
+  VARIATE_CHECK(fs::is_directory(dir, ec), job, "the output path '", dir, "' exists and is not a folder");
   return fs::path(dir);
 }
 

@@ -39,7 +39,14 @@ struct DrawLayout {
 /// row counts they exchange once for per-device, or one gathered draw).
 DrawLayout plan_draw_layout(const SampleContext& job);
 
-/// Creates the output folder `dir` if needed; throws variate::Error if it is not a folder.
-std::filesystem::path prepare_output(const std::string& dir);
+/// The columns of every saved site (generated quantities last) of a model run on one device: what
+/// `vi` and `optimize` write after their own columns.
+ColumnLayout saved_columns(const Model& model, const inference::Unconstrained& space);
+
+/// Writes the values of `layout`'s sites to out[0...], one per column, in Stan's column order.
+void fill_columns(const ColumnLayout& layout, const tracing::Values& values, double* out);
+
+/// Creates the output folder `dir` if needed; throws variate::Error naming `job` if it is not a folder.
+std::filesystem::path prepare_output(const std::string& dir, const char* job = "sample");
 
 }  // namespace variate::cli

@@ -124,13 +124,7 @@ void DrawWriter::write_main_row(ChainOutput& chain, const inference::TransitionS
     row[3] = s.step_size * s.n_leapfrog;  // int_time__
     row[4] = s.energy;
   }
-  std::size_t k = layout_.sampler_width;
-  const ColumnLayout& sites = layout_.main_sites;
-  for (std::size_t site = 0; site < sites.sites.size(); ++site) {
-    const Tensor v = cast(values.at(sites.sites[site]), DType::f64);
-    const double* p = v.data<double>();
-    for (std::int64_t index : sites.order[site]) row[k++] = p[index];
-  }
+  fill_columns(layout_.main_sites, values, row + layout_.sampler_width);
   if (report_) job_.model.report->add_draw(values);
   chain.writer->write_row(chain.row);
   chain.rows.insert(chain.rows.end(), chain.row.begin(), chain.row.end());

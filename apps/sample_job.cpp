@@ -90,7 +90,9 @@ void report(std::ostream& out, const SampleContext& job, const DrawLayout& layou
             const inference::SampleResult& result, std::vector<inference::ParameterSummary> sharded,
             const fs::path& dir, Clock::time_point wall_start) {
   const std::vector<inference::ParameterSummary> all = summarize_draws(draws, layout, std::move(sharded));
-  print_parameter_summary(out, job, all, dir);
+  const SampleJobOptions& o = job.options;
+  print_parameter_summary(out, job.model, std::to_string(o.chains) + " chains x " + std::to_string(o.draws) + " draws",
+                          all, dir / "summary.csv");
   const inference::SamplerSummary sampler = summarize_sampler(job, result);
   out << "\nsampler diagnostics:\n";
   inference::write_sampler_diagnostics(out, sampler);

@@ -60,19 +60,19 @@ std::vector<inference::ParameterSummary> summarize_draws(const DrawWriter& draws
   return all;
 }
 
-void print_parameter_summary(std::ostream& out, const SampleContext& job,
-                             const std::vector<inference::ParameterSummary>& all, const std::filesystem::path& dir) {
+void print_parameter_summary(std::ostream& out, const Model& model, const std::string& draws,
+                             const std::vector<inference::ParameterSummary>& all,
+                             const std::filesystem::path& full_table) {
   std::vector<inference::ParameterSummary> main_rows = {all[0]};
-  for (const std::string& name : job.model.main_parameters) {
+  for (const std::string& name : model.main_parameters) {
     const auto it = std::find_if(all.begin(), all.end(), [&](const auto& r) { return r.name == name; });
     if (it != all.end()) main_rows.push_back(*it);
   }
-  out << "\nsummary of the main parameters (" << job.options.chains << " chains x " << job.options.draws
-      << " draws):\n";
+  out << "\nsummary of the main parameters (" << draws << "):\n";
   inference::write_summary_table(out, main_rows);
   if (all.size() > main_rows.size())  // not all shown: point at the worst of the rest
     out << "over all " << all.size() - 1 << " parameters:" << worst_of(all) << "; the full table is in "
-        << (dir / "summary.csv").string() << '\n';
+        << full_table.string() << '\n';
 }
 
 inference::SamplerSummary summarize_sampler(const SampleContext& job, const inference::SampleResult& result) {

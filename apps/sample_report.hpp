@@ -20,9 +20,11 @@ namespace variate::cli {
 std::vector<inference::ParameterSummary> summarize_draws(const DrawWriter& draws, const DrawLayout& layout,
                                                          std::vector<inference::ParameterSummary> sharded);
 
-/// Prints lp__ and the model's main parameters, and the worst R_hat and ESS among the rest.
-void print_parameter_summary(std::ostream& out, const SampleContext& job,
-                             const std::vector<inference::ParameterSummary>& all, const std::filesystem::path& dir);
+/// Prints the first row of `all` (lp__) and the model's main parameters under "summary of the main
+/// parameters (<draws>):", and the worst R_hat and ESS among the rest, pointing at `full_table`.
+void print_parameter_summary(std::ostream& out, const Model& model, const std::string& draws,
+                             const std::vector<inference::ParameterSummary>& all,
+                             const std::filesystem::path& full_table);
 
 /// Divergences, tree-depth saturation, E-BFMI and step size per chain, from the kept draws.
 inference::SamplerSummary summarize_sampler(const SampleContext& job, const inference::SampleResult& result);
