@@ -14,6 +14,7 @@
 #include "models.hpp"
 #include "sample_job.hpp"
 #include "summary_job.hpp"
+#include "vae/train_command.hpp"
 #include "variate/core/error.hpp"
 
 namespace {
@@ -162,6 +163,8 @@ int main(int argc, char** argv) {
   gradient_cmd->add_option("--threads", gradient_threads, "worker threads (0: one per core)")
       ->check(CLI::Range(0, 1024));
 
+  const cli::TrainCommand train = cli::add_train_command(app);
+
   // No subcommand: the main job. Options without a subcommand are the sample command's.
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || (args[0].starts_with("-") && args[0] != "-h" && args[0] != "--help"))
@@ -179,6 +182,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*summary_cmd) return cli::run_summary_job(summary, std::cout);
+    if (*train.app) return train.run();
     if (*gradient_cmd) {
       if (gradient_threads > 0) omp_set_num_threads(gradient_threads);
       gradient.precision = gradient_precision == "f32" ? DType::f32 : DType::f64;
