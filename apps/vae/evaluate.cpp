@@ -1,5 +1,6 @@
 #include "evaluate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ostream>
@@ -50,13 +51,16 @@ MeanAndError test_negative_log_likelihood(const Vae& vae, const Tensor& images, 
                 "need images, samples >= 1 and chunk >= 1, got ", images.dim(0), " images, ", samples,
                 " samples and chunk ", chunk);
   const auto start = std::chrono::steady_clock::now();
+  double reported = 0;  // seconds at the last progress line
   std::int64_t done = 0;
   std::vector<double> nll = per_image(images, chunk, key, [&](const Tensor& x, random::Key k) {
     const Tensor bound = minibatch_bound(vae, x, {BoundKind::iwae, samples}, k).pointwise;
     done += x.dim(0);
-    if (progress != nullptr) {
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // A line every half minute or so, and at the end.
+    if (progress != nullptr && (seconds - reported >= 30 || done == images.dim(0))) {
       *progress << "  test NLL: " << done << "/" << images.dim(0) << " images, " << std::llround(seconds) << " s\n";
+      reported = seconds;
     }
     return bound;
   });

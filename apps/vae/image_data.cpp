@@ -1,5 +1,6 @@
 #include "image_data.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 

@@ -1,5 +1,6 @@
 #include "train_job.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
