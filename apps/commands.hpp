@@ -22,5 +22,6 @@ Command add_summary_command(CLI::App& app);
 Command add_gradient_command(CLI::App& app);
 Command add_vi_command(CLI::App& app);
 Command add_optimize_command(CLI::App& app);
+Command add_train_command(CLI::App& app);  // vae/train_command.cpp
 
 }  // namespace variate::cli

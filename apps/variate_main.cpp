@@ -13,9 +13,9 @@ int main(int argc, char** argv) {
       "Without a subcommand, runs `variate sample` (Bayesian softmax regression on the embedded digits)."};
   app.require_subcommand(0, 1);
   // The first is the main job, run when no subcommand is named.
-  const std::vector<cli::Command> commands = {cli::add_sample_command(app), cli::add_vi_command(app),
+  const std::vector<cli::Command> commands = {cli::add_sample_command(app),   cli::add_vi_command(app),
                                               cli::add_optimize_command(app), cli::add_summary_command(app),
-                                              cli::add_gradient_command(app)};
+                                              cli::add_train_command(app),    cli::add_gradient_command(app)};
 
   // No subcommand: the main job. Options without a subcommand are the sample command's.
   std::vector<std::string> args(argv + 1, argv + argc);

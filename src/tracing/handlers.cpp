@@ -150,6 +150,11 @@ LogJoint::LogJoint(int batch_ndims, SiteRanks unbatched, bool keep_terms)
   VARIATE_CHECK(batch_ndims >= 0, "LogJoint", "batch_ndims must be >= 0, got ", batch_ndims);
 }
 
+LogJoint::LogJoint(LeadingDims keep, bool keep_terms) : LogJoint(0, {}, keep_terms) {
+  VARIATE_CHECK(keep.ndims >= 0, "LogJoint", "the leading dims kept must be >= 0, got ", keep.ndims);
+  leading_ndims_ = keep.ndims;
+}
+
 void LogJoint::process(Message& m) {
   if (rules_) rules_->process(m);
   if (m.enumerate && !m.value.defined()) enumerate(m);
@@ -173,7 +178,11 @@ void LogJoint::postprocess(const Message& m) {
     if (lp.rank() == 1 + batch_ndims_ + it->second) return add_enumerated_term(m, lp);
   }
   int keep = 0;
-  if (batch_ndims_ > 0) {
+  if (leading_ndims_ > 0) {
+    VARIATE_CHECK(lp.rank() >= leading_ndims_, "LogJoint", "the log density of site '", m.name, "' has shape ",
+                  lp.shape(), "; every site needs the ", leading_ndims_, " leading dims of the data points");
+    keep = leading_ndims_;
+  } else if (batch_ndims_ > 0) {
     auto it = unbatched_.find(m.name);
     VARIATE_CHECK(it != unbatched_.end(), "LogJoint", "site '", m.name, "' did not occur in the unbatched run");
     const int extra = lp.rank() - it->second;
@@ -196,6 +205,8 @@ void LogJoint::add_term(const Message& m, const Tensor& term) {
 }
 
 void LogJoint::enumerate(Message& m) {
+  VARIATE_CHECK(leading_ndims_ == 0, "Enumerate", "site '", m.name,
+                "': a log joint kept per data point (LogJoint::LeadingDims) cannot enumerate a site");
   VARIATE_CHECK(enumerated_.empty(), "Enumerate", "site '", m.name, "': site '", enumerated_,
                 "' is enumerated already; one enumerated site per program is supported");
   VARIATE_CHECK(m.scale == 1.0, "Enumerate", "site '", m.name, "': a scaled (minibatch) site cannot be enumerated");

@@ -364,6 +364,34 @@ TEST(Tracing, LogJointIsDifferentiableAndKeepsALeadingChainDimension) {
   }
 }
 
+TEST(Tracing, LogJointCanKeepTheLeadingDataDimOfEverySite) {
+  // Three data points, each with its own latent (2) and observations (2): one term per point.
+  const Tensor z = Tensor::from(std::vector<double>{0.1, -0.4, 0.7, 0.2, -1.0, 0.5}, Shape{3, 2});
+  const Tensor x = Tensor::from(std::vector<double>{0.3, 0.0, 1.2, -0.1, -0.8, 0.9}, Shape{3, 2});
+  tracing::LogJoint log_joint(tracing::LogJoint::LeadingDims{1});
+  {
+    tracing::Substitute latent({{"z", z}});
+    tracing::Condition data({{"x", x}});
+    auto zs = Normal(Tensor::zeros(Shape{3, 2}), 1.0, "z");
+    Normal(zs, 0.5, "x");
+  }
+  const Tensor lp = log_joint.value();
+  ASSERT_EQ(lp.shape(), (Shape{3}));
+  for (std::int64_t b = 0; b < 3; ++b) {
+    double expected = 0;
+    for (std::int64_t j = 0; j < 2; ++j)
+      expected += normal_lpdf(z.at(b * 2 + j), 0, 1) + normal_lpdf(x.at(b * 2 + j), z.at(b * 2 + j), 0.5);
+    EXPECT_NEAR(lp.at(b), expected, 1e-12) << "data point " << b;
+  }
+  // A site without the data dim (one value for all points) has no term per point.
+  tracing::LogJoint per_point(tracing::LogJoint::LeadingDims{1});
+  const std::string message = error_of([] {
+    tracing::Seed seed{random::Key(0)};
+    Normal(0.0, 1.0, "shared");
+  });
+  EXPECT_NE(message.find("site 'shared' has shape []"), std::string::npos) << message;
+}
+
 TEST(Tracing, ProgramJointSamplesAndDescribesSites) {
   tracing::ProgramJoint joint(model);
   const Values a = joint.sample(random::Key(9)), b = joint.sample(random::Key(9));

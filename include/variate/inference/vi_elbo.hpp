@@ -29,6 +29,13 @@ struct ElboOptions {
   /// Carlo log p(z) - log q(z): the same bound, with lower variance. The model site's distribution
   /// is taken as traced, so a prior whose parameters depend on other latents gets the KL given them.
   bool analytic_kl = false;
+  /// The number of leading dims of every site's log density (guide and model) that index
+  /// independent data points and the latents local to them: a minibatch of a VAE, x (batch,
+  /// pixels) with z (batch, latent). Each particle's log weight then keeps them, so that
+  /// iwae_bound takes log (1/K) sum_k exp(w_k) per data point and sums those (with 0 it would
+  /// weigh the whole minibatch as one point, a much looser bound). The ELBO's value is the same
+  /// either way. A site with fewer dims is an error naming it.
+  int batch_ndims = 0;
 };
 
 struct ElboEstimate {
@@ -40,8 +47,12 @@ struct ElboEstimate {
   /// A scalar whose value is `value` and whose gradient in the guide's (and model's) parameters is
   /// an unbiased estimate of the bound's gradient (pathwise plus score-function terms).
   Tensor surrogate;
-  /// Each particle's log weight log p(x, z) - log q(z), (N), without gradient.
+  /// Each particle's log weight log p(x, z) - log q(z), (N), or (N, batch...) with batch_ndims,
+  /// without gradient.
   Tensor log_weights;
+  /// With batch_ndims > 0, the bound of each data point (batch...), without gradient; they sum to
+  /// `value`. Undefined otherwise.
+  Tensor pointwise;
 };
 
 /// The ELBO E_q[log p(x, z) - log q(z)], averaged over options.particles particles. Every latent

@@ -180,6 +180,14 @@ class LogJoint : public Tracer {
   LogJoint() : LogJoint(0, {}) {}
   /// With `keep_terms`, each site's term is also kept (terms()), e.g. to find the site at fault.
   LogJoint(int batch_ndims, SiteRanks unbatched, bool keep_terms = false);
+  /// Every site's log density keeps its first `ndims` dims, whatever its rank in an unbatched run:
+  /// they index independent data points and the latents local to them (a VAE's minibatch), so
+  /// that a bound can be taken per data point. A site with fewer dims is an error naming it; an
+  /// enumerated site is not supported.
+  struct LeadingDims {
+    int ndims;
+  };
+  explicit LogJoint(LeadingDims keep, bool keep_terms = false);
   void process(Message& m) override;
   void postprocess(const Message& m) override;
   /// The accumulated log density (0 when no site contributed). With rules that sum over the devices
@@ -200,6 +208,7 @@ class LogJoint : public Tracer {
  private:
   int batch_ndims_ = 0;
   SiteRanks unbatched_;
+  int leading_ndims_ = 0;
   bool keep_terms_ = false;
   std::vector<Term> terms_;
   std::unique_ptr<LogJointRules> rules_;  // null: the terms are added up in total_

@@ -1,0 +1,84 @@
+#pragma once
+// The VAE's networks, as in Burda, Grosse & Salakhutdinov 2016 ("Importance weighted
+// autoencoders", section 5, one stochastic layer): the decoder maps z (batch, latent) through two
+// tanh layers to the Bernoulli logits of the pixels; the posterior q(z | x) maps the pixels through
+// two tanh layers to a distribution over z. The posterior is a class of its own so that other
+// families (an inverse autoregressive flow on top of the Gaussian, Kingma et al. 2016) slot in as
+// further PosteriorKinds.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "variate/nn/nn.hpp"
+#include "variate/tracing/program.hpp"
+
+namespace variate::cli::vae {
+
+struct Architecture {
+  std::int64_t pixels = 784;
+  std::int64_t hidden = 200;
+  std::int64_t latent = 50;
+  DType dtype = DType::f64;
+};
+
+/// p(x | z)'s network: z (batch, latent) -> logits (batch, pixels), latent-hidden-hidden-pixels
+/// with tanh between.
+class Decoder : public nn::Module {
+ public:
+  Decoder(const Architecture& architecture, random::Key key);
+  Tensor logits(const Tensor& z) const { return net_(z); }
+  std::int64_t latent() const { return latent_; }
+  void visit_parameters(const nn::ParameterVisitor& visit) override { net_.visit_parameters(visit); }
+  std::string describe() const override { return "Decoder(" + net_.describe() + ")"; }
+
+ private:
+  nn::Sequential net_;
+  std::int64_t latent_;
+};
+
+/// q(z | x): an encoder network and the guide program it parameterizes.
+class Posterior : public nn::Module {
+ public:
+  /// The guide for the minibatch x (batch, pixels): a program that draws the site "z" (batch,
+  /// latent). The network runs here, once, so that the particles of a bound share its output.
+  virtual tracing::Program guide(const Tensor& x) const = 0;
+  /// A typical z for each image of x, for reconstructions (the mean of a Gaussian posterior).
+  virtual Tensor typical_latent(const Tensor& x) const = 0;
+};
+
+/// q(z | x) = N(loc(x), diag(scale(x)^2)): pixels-hidden-hidden tanh, then two linear heads for
+/// loc and log scale (scale = exp(log scale), the papers' parameterization).
+class GaussianPosterior final : public Posterior {
+ public:
+  GaussianPosterior(const Architecture& architecture, random::Key key);
+  tracing::Program guide(const Tensor& x) const override;
+  Tensor typical_latent(const Tensor& x) const override { return loc_(trunk_(x)); }
+  void visit_parameters(const nn::ParameterVisitor& visit) override;
+  std::string describe() const override;
+
+ private:
+  nn::Sequential trunk_;
+  nn::Linear loc_, log_scale_;
+};
+
+enum class PosteriorKind { gaussian };
+
+/// The kind named on the command line ("gaussian"); an error listing the kinds otherwise.
+PosteriorKind posterior_kind(const std::string& name);
+
+/// The whole VAE as one module, parameters "encoder.*" and "decoder.*". It must not move once an
+/// nn::Parameters refers to it (hold it by pointer).
+class Vae : public nn::Module {
+ public:
+  Vae(const Architecture& architecture, PosteriorKind posterior, random::Key key);
+  Vae(const Vae&) = delete;
+  Vae& operator=(const Vae&) = delete;
+  void visit_parameters(const nn::ParameterVisitor& visit) override;
+  std::string describe() const override;
+
+  const Architecture architecture;
+  Decoder decoder;
+  std::unique_ptr<Posterior> encoder;
+};
+
+}  // namespace variate::cli::vae

@@ -1,0 +1,39 @@
+#include "run_record.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "../write_file.hpp"
+
+namespace variate::cli::vae {
+
+namespace {
+constexpr const char* kJob = "variate train";
+}
+
+void write_run_record(const std::filesystem::path& path, const RunRecord& record) {
+  const nlohmann::json json(record);
+  write_file(kJob, path.string(), [&](std::ostream& out) { out << json.dump(2) << '\n'; });
+}
+
+void check_run_record(const std::filesystem::path& path, const RunRecord& record,
+                      const std::filesystem::path& checkpoint) {
+  const std::string resuming = "resuming from '" + checkpoint.string() + "': ";
+  std::ifstream in(path);
+  VARIATE_CHECK(in.good(), kJob, resuming, "its record of options '", path.string(),
+                "' cannot be read; use another --output-dir to start afresh");
+  RunRecord saved;
+  try {
+    saved = nlohmann::json::parse(in).get<RunRecord>();
+  } catch (const nlohmann::json::exception& e) {
+    detail::fail(kJob, ": ", resuming, "'", path.string(), "' is not a record of options: ", e.what());
+  }
+  for (const auto& [name, value] : record) {
+    const auto it = saved.find(name);
+    VARIATE_CHECK(it != saved.end() && it->second == value, kJob, resuming, "the checkpoint was written with ", name,
+                  " ", it == saved.end() ? std::string("(unset)") : it->second, ", this run has ", name, " ", value,
+                  "; run with the same options to resume, or use another --output-dir");
+  }
+}
+
+}  // namespace variate::cli::vae

@@ -1,0 +1,21 @@
+#pragma once
+// The options a training run's checkpoint depends on, kept next to it (run.json) so that resuming
+// with other options is an error that names the option instead of a silently different run.
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace variate::cli::vae {
+
+/// Option name ("--bound") -> its value as text.
+using RunRecord = std::map<std::string, std::string>;
+
+/// Writes `record` as a JSON object.
+void write_run_record(const std::filesystem::path& path, const RunRecord& record);
+
+/// Throws variate::Error naming the first option whose value differs from the one in the file (or
+/// a missing or unreadable file) and the checkpoint it protects.
+void check_run_record(const std::filesystem::path& path, const RunRecord& record,
+                      const std::filesystem::path& checkpoint);
+
+}  // namespace variate::cli::vae

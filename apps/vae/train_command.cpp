@@ -1,0 +1,66 @@
+// `variate train`: a VAE on dynamically binarized images.
+#include <iostream>
+#include <memory>
+
+#include "../cli_options.hpp"
+#include "../commands.hpp"
+#include "image_data.hpp"
+#include "train_job.hpp"
+
+namespace variate::cli {
+
+Command add_train_command(CLI::App& app) {
+  auto o = std::make_shared<vae::TrainJobOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "train", "train a deep generative model: a VAE on dynamically binarized images (the IWAE paper's architecture)");
+  cmd->add_option("--model", o->model,
+                  "vae-mnist: MNIST from --data-dir; vae-digits: the embedded 8 x 8 digits (quick runs, tests)")
+      ->check(CLI::IsMember({"vae-mnist", "vae-digits"}))
+      ->capture_default_str();
+  cmd->add_option("--bound", o->bound, "elbo or iwae: the bound maximized")
+      ->check(CLI::IsMember({"elbo", "iwae"}))
+      ->capture_default_str();
+  cmd->add_option("--particles", o->particles,
+                  "particles per image: K of the IWAE bound, or averaged in the ELBO (default: 1 for elbo, 5 for "
+                  "iwae)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--posterior", o->posterior, "the family of q(z | x): gaussian (diagonal)")
+      ->check(CLI::IsMember({"gaussian"}))
+      ->capture_default_str();
+  cmd->add_option("--epochs", o->epochs, "epochs in all (a resumed run continues up to this many)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 40))
+      ->capture_default_str();
+  cmd->add_option("--minutes", o->minutes, "time budget: no epoch starts after this many minutes of training (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--batch", o->batch, "images per minibatch")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 30))
+      ->capture_default_str();
+  cmd->add_option("--learning-rate", o->learning_rate, "Adam's learning rate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "random seed: initialization, minibatches, binarization, particles")
+      ->check(kSeed)
+      ->capture_default_str();
+  cmd->add_option("--data-dir", o->data_dir,
+                  std::string("vae-mnist: the directory of MNIST's IDX files (default ") + vae::kDefaultMnistDir + ")");
+  cmd->add_option("--output-dir", o->output_dir,
+                  "checkpoint (resumed from when present), run.json, curve.csv, samples.png, reconstructions.png, "
+                  "test_nll.json")
+      ->capture_default_str();
+  cmd->add_option("--eval-samples", o->eval_samples,
+                  "importance samples per test image for the test NLL after training (0: skip it)")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--eval-images", o->eval_images, "test images scored (the first this many)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40))
+      ->capture_default_str();
+  cmd->add_option("--precision", o->precision, "f64 or f32: the networks' dtype")
+      ->check(CLI::IsMember({"f64", "f32"}))
+      ->capture_default_str();
+  cmd->add_option("--train-images", o->train_images, "train on the first this many training images only")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
+  return {cmd, [o] { return vae::run_train_job(*o, std::cout, std::cerr); }};
+}
+
+}  // namespace variate::cli

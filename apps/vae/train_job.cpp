@@ -1,0 +1,165 @@
+#include "train_job.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "../write_file.hpp"
+#include "evaluate.hpp"
+#include "figures.hpp"
+#include "image_data.hpp"
+#include "run_record.hpp"
+#include "training_curve.hpp"
+#include "variate/autodiff/ops.hpp"
+#include "variate/core/error.hpp"
+
+namespace variate::cli::vae {
+
+namespace {
+
+constexpr const char* kJob = "variate train";
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+Bound parse_bound(const TrainJobOptions& o) {
+  VARIATE_CHECK(o.bound == "elbo" || o.bound == "iwae", kJob, "unknown --bound '", o.bound, "'; expected elbo or iwae");
+  VARIATE_CHECK(o.particles >= 0, kJob, "--particles must be >= 1, got ", o.particles);
+  const BoundKind kind = o.bound == "iwae" ? BoundKind::iwae : BoundKind::elbo;
+  return {kind, o.particles > 0 ? o.particles : (kind == BoundKind::iwae ? 5 : 1)};
+}
+
+void check_options(const TrainJobOptions& o) {
+  VARIATE_CHECK(o.epochs >= 0, kJob, "--epochs must be >= 0, got ", o.epochs);
+  VARIATE_CHECK(o.minutes >= 0, kJob, "--minutes must be >= 0, got ", o.minutes);
+  VARIATE_CHECK(o.batch >= 1, kJob, "--batch must be >= 1, got ", o.batch);
+  VARIATE_CHECK(o.learning_rate > 0, kJob, "--learning-rate must be > 0, got ", o.learning_rate);
+  VARIATE_CHECK(o.eval_samples >= 0, kJob, "--eval-samples must be >= 0, got ", o.eval_samples);
+  VARIATE_CHECK(o.eval_images >= 1, kJob, "--eval-images must be >= 1, got ", o.eval_images);
+  VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", kJob, "unknown --precision '", o.precision,
+                "'; expected f64 or f32");
+  VARIATE_CHECK(!o.output_dir.empty(), kJob, "--output-dir must not be empty");
+}
+
+// The options the checkpoint depends on (the rest, epochs, minutes and evaluation, may change).
+RunRecord run_record(const TrainJobOptions& o, const Bound& bound) {
+  std::ostringstream rate;
+  rate << std::setprecision(17) << o.learning_rate;
+  return {{"--model", o.model},
+          {"--bound", o.bound},
+          {"--particles", std::to_string(bound.particles)},
+          {"--posterior", o.posterior},
+          {"--batch", std::to_string(o.batch)},
+          {"--learning-rate", rate.str()},
+          {"--seed", std::to_string(o.seed)},
+          {"--precision", o.precision},
+          {"--train-images", std::to_string(o.train_images)}};
+}
+
+}  // namespace
+
+int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log) {
+  check_options(o);
+  const Bound bound = parse_bound(o);
+  const PosteriorKind posterior = posterior_kind(o.posterior);
+  const DType dtype = o.precision == "f32" ? DType::f32 : DType::f64;
+  const ImageData images = load_image_data(o.model, o.data_dir, dtype, o.train_images);
+  const Tensor eval_images = slice(images.test_binary, 0, 0, std::min(o.eval_images, images.test_binary.dim(0)));
+  out << "data: " << images.description << "\n";
+
+  const std::filesystem::path dir = o.output_dir;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  VARIATE_CHECK(!error && std::filesystem::is_directory(dir), kJob, "cannot create the output directory '",
+                dir.string(), "'", error ? ": " + error.message() : std::string());
+  const std::filesystem::path checkpoint = dir / "checkpoint", record_path = dir / "run.json";
+  const RunRecord record = run_record(o, bound);
+  if (std::filesystem::exists(checkpoint))
+    check_run_record(record_path, record, checkpoint);
+  else
+    write_run_record(record_path, record);
+
+  const random::Key key(o.seed);
+  Architecture architecture;
+  architecture.pixels = images.train.dim(1);
+  architecture.dtype = dtype;
+  const auto vae = std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"));
+  nn::Parameters params(*vae);
+  nn::Adam adam(params, o.learning_rate, {.beta1 = 0.9, .beta2 = 0.999, .eps = 1e-4});
+  out << "model: VAE " << architecture.pixels << "-" << architecture.hidden << "-" << architecture.hidden << "-"
+      << architecture.latent << " (tanh), " << o.posterior << " posterior, " << params.count() << " parameters, "
+      << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO") << " with " << bound.particles
+      << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr " << o.learning_rate
+      << ", beta2 0.999, eps 1e-4), batch " << o.batch << "\n";
+
+  const std::int64_t n = images.train.dim(0);
+  const std::int64_t per_epoch = (n + o.batch - 1) / o.batch;
+  const random::Key binarize_key = random::fold_in(key, "binarize"), bound_key = random::fold_in(key, "bound");
+  const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {
+    const std::int64_t step = adam.steps_taken();
+    const Tensor rows = Tensor::from(batch, Shape{std::int64_t(batch.size())});
+    const Tensor x = binarize(take(images.train, rows), random::fold_in(binarize_key, std::uint64_t(step)));
+    return -minibatch_bound(*vae, x, bound, random::fold_in(bound_key, std::uint64_t(step))).surrogate /
+           double(batch.size());
+  };
+  nn::TrainOptions train;
+  train.batch_size = o.batch;
+  train.checkpoint = checkpoint;
+  train.checkpoint_every = per_epoch;
+  train.epochs = 0;  // restores the checkpoint, if any, and takes no step
+  const std::int64_t resumed_epoch = nn::train(adam, n, key, loss, train).resumed_from / per_epoch;
+  if (resumed_epoch > 0) out << "resumed from " << checkpoint.string() << " after epoch " << resumed_epoch << "\n";
+
+  TrainingCurve curve(dir / "curve.csv", resumed_epoch);
+  const random::Key eval_key = random::fold_in(key, "evaluate");
+  const auto run_start = Clock::now();
+  double trained = 0;  // seconds of training in this run
+  std::int64_t epoch = resumed_epoch;
+  for (; epoch < o.epochs; ++epoch) {
+    if (o.minutes > 0 && trained >= o.minutes * 60) {
+      out << "time budget of " << o.minutes << " min reached after epoch " << epoch << "\n";
+      break;
+    }
+    train.epochs = epoch + 1;
+    const auto start = Clock::now();
+    const nn::TrainResult result = nn::train(adam, n, key, loss, train);
+    const double seconds = seconds_since(start);
+    trained += seconds;
+    const MeanAndError test = mean_bound(*vae, eval_images, bound, random::fold_in(eval_key, std::uint64_t(epoch)));
+    curve.append({epoch + 1, -result.epoch_loss, test.mean, curve.seconds() + seconds});
+    log << "epoch " << epoch + 1 << "/" << o.epochs << ": train bound " << std::fixed << std::setprecision(2)
+        << -result.epoch_loss << ", test bound " << test.mean << " nats/image, " << std::setprecision(0)
+        << double(n) / seconds << " examples/s, " << std::setprecision(1) << seconds << " s" << std::defaultfloat
+        << std::setprecision(6) << "\n";
+  }
+  out << "trained " << epoch - resumed_epoch << " epochs in this run (" << std::fixed << std::setprecision(1) << trained
+      << " s of training, " << seconds_since(run_start) << " s with evaluation), " << epoch << " in all"
+      << std::defaultfloat << std::setprecision(6) << "\n";
+
+  write_samples_png(dir / "samples.png", *vae, random::fold_in(key, "samples"), images.rows, images.cols);
+  write_reconstructions_png(dir / "reconstructions.png", *vae, eval_images, images.rows, images.cols);
+  out << "wrote " << (dir / "curve.csv").string() << ", " << (dir / "samples.png").string() << ", "
+      << (dir / "reconstructions.png").string() << "\n";
+
+  if (o.eval_samples > 0) {
+    const auto start = Clock::now();
+    const MeanAndError nll =
+        test_negative_log_likelihood(*vae, eval_images, o.eval_samples, random::fold_in(key, "test nll"), &log);
+    const double seconds = seconds_since(start);
+    out << "test NLL (K = " << o.eval_samples << " importance samples, " << eval_images.dim(0)
+        << " test images): " << std::fixed << std::setprecision(2) << nll.mean << " +- " << nll.standard_error
+        << " nats (" << std::setprecision(1) << seconds << " s)" << std::defaultfloat << std::setprecision(6) << "\n";
+    write_file(kJob, (dir / "test_nll.json").string(), [&](std::ostream& file) {
+      file << std::setprecision(10) << "{\"epochs\": " << epoch << ", \"samples\": " << o.eval_samples
+           << ", \"images\": " << eval_images.dim(0) << ", \"nll\": " << nll.mean
+           << ", \"standard_error\": " << nll.standard_error << ", \"seconds\": " << seconds << "}\n";
+    });
+  }
+  return 0;
+}
+
+}  // namespace variate::cli::vae

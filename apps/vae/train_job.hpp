@@ -1,0 +1,35 @@
+#pragma once
+// `variate train --model vae-mnist`: trains the VAE (networks.hpp, programs.hpp) on dynamically
+// binarized images with Adam on the ELBO or the IWAE bound, epoch by epoch, writing into the output
+// directory a checkpoint after each epoch (a later run with the same options resumes from it, bit
+// for bit), the training curve, PNGs of samples and reconstructions, and the test negative
+// log-likelihood estimated with importance sampling.
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace variate::cli::vae {
+
+struct TrainJobOptions {
+  std::string model = "vae-mnist";  // or vae-digits
+  std::string bound = "elbo";       // or iwae
+  int particles = 0;                // 0: 1 for the ELBO, 5 for IWAE
+  std::string posterior = "gaussian";
+  std::int64_t epochs = 10;  // in all, counting those of a resumed run
+  double minutes = 0;        // > 0: no epoch starts after this much training time in this run
+  std::int64_t batch = 100;
+  double learning_rate = 1e-3;
+  std::uint64_t seed = 1;
+  std::string data_dir;  // empty: image_data.hpp's default
+  std::string output_dir = "vae-output";
+  int eval_samples = 5000;           // 0: no test NLL estimate
+  std::int64_t eval_images = 10000;  // the first this many test images score the model
+  std::string precision = "f64";
+  std::int64_t train_images = -1;  // >= 1: the first this many training images only
+};
+
+/// Runs the job: results to `out`, progress to `log`; returns the exit code. Throws variate::Error
+/// for bad options, missing data, unwritable files and a checkpoint of another run's options.
+int run_train_job(const TrainJobOptions& options, std::ostream& out, std::ostream& log);
+
+}  // namespace variate::cli::vae

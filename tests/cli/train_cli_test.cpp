@@ -1,0 +1,114 @@
+// End-to-end tests of `variate train` (the VAE) on the embedded digits with a tiny configuration:
+// a resumed run ends with the parameters of an uninterrupted one, bit for bit; its files; and bad
+// options, missing data and a checkpoint of other options give one clear error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
+#include "variate/nn/checkpoint.hpp"
+
+namespace {
+
+using variate::testing::run_cli;
+
+// 300 training images in minibatches of 50, 20 test images scored, no importance-sampled NLL.
+const std::string kTiny =
+    "train --model vae-digits --train-images 300 --batch 50 --eval-images 20 --eval-samples 0 --seed 3 ";
+
+TEST(TrainCli, AResumedRunEndsWithTheParametersOfAnUninterruptedOne) {
+  const variate::testing::ScratchDir dir("train_resume");
+  const std::string whole = dir / "whole", split = dir / "split";
+  const auto r = run_cli(kTiny + "--epochs 2 --output-dir " + whole);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto first = run_cli(kTiny + "--epochs 1 --output-dir " + split);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto second = run_cli(kTiny + "--epochs 2 --output-dir " + split);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(second.output.find("resumed from " + split + "/checkpoint after epoch 1"), std::string::npos)
+      << second.output;
+
+  const auto a = variate::nn::load_tensors(whole + "/checkpoint"), b = variate::nn::load_tensors(split + "/checkpoint");
+  ASSERT_EQ(a.size(), b.size());
+  int parameters = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].name, b[i].name);
+    ASSERT_EQ(a[i].value.shape(), b[i].value.shape()) << a[i].name;
+    EXPECT_EQ(std::memcmp(a[i].value.raw(), b[i].value.raw(), a[i].value.nbytes()), 0) << a[i].name << " differs";
+    parameters += a[i].name.starts_with("param.encoder.") || a[i].name.starts_with("param.decoder.");
+  }
+  EXPECT_EQ(parameters, 14) << "7 weights and biases in the encoder (trunk, loc, log_scale), 6 in the decoder";
+
+  // The curve keeps the first run's row and continues it: the bounds agree with the whole run's.
+  const std::string whole_curve = variate::testing::read_text(whole + "/curve.csv");
+  const std::string split_curve = variate::testing::read_text(split + "/curve.csv");
+  auto bounds = [](const std::string& csv) {  // each row without its seconds column
+    std::string out, line;
+    std::istringstream in(csv);
+    while (std::getline(in, line)) out += line.substr(0, line.rfind(',')) + "\n";
+    return out;
+  };
+  EXPECT_EQ(bounds(split_curve), bounds(whole_curve));
+  EXPECT_EQ(std::count(whole_curve.begin(), whole_curve.end(), '\n'), 3) << whole_curve;
+  for (const char* file : {"samples.png", "reconstructions.png", "run.json"})
+    EXPECT_TRUE(std::filesystem::exists(whole + "/" + file)) << file;
+
+  // Resuming with an option the checkpoint depends on changed is refused, naming the option.
+  const auto other = run_cli(kTiny + "--epochs 3 --bound iwae --output-dir " + split);
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_NE(other.output.find("the checkpoint was written with --bound elbo, this run has --bound iwae"),
+            std::string::npos)
+      << other.output;
+}
+
+TEST(TrainCli, ReportsTheTestNegativeLogLikelihood) {
+  const variate::testing::ScratchDir dir("train_nll");
+  const auto r = run_cli(
+      "train --model vae-digits --train-images 200 --batch 50 --epochs 1 --eval-images 10 --eval-samples 20 "
+      "--bound iwae --output-dir " +
+      (dir / "out"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("IWAE bound with 5 particles"), std::string::npos) << r.output;
+  const auto at = r.output.find("test NLL (K = 20 importance samples, 10 test images): ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  // 64 binary pixels: between 0 and 64 log 2 = 44.4 nats for any model better than a coin per pixel
+  // after an epoch; a NaN or a sign error would fall outside.
+  const double nll = std::stod(r.output.substr(at + 54));
+  EXPECT_GT(nll, 0.0);
+  EXPECT_LT(nll, 64 * std::log(2.0));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/test_nll.json"));
+}
+
+TEST(TrainCli, BadInputGivesOneClearError) {
+  const variate::testing::ScratchDir dir("train_errors");
+  const std::string out = " --output-dir " + (dir / "out");
+  struct Case {
+    std::string args, expected;
+  };
+  const Case cases[] = {
+      {"train --model vae-mnist --data-dir /no/such/mnist" + out,
+       "the MNIST directory '/no/such/mnist' does not exist"},
+      {"train --model vae-digits --bound elbow" + out, "elbow"},
+      {"train --model vae-digits --particles 0" + out, "--particles"},
+      {"train --model vae-digits --batch 0" + out, "--batch"},
+      {"train --model vae-digits --learning-rate -1" + out, "--learning-rate"},
+      {"train --model vae-mnist2" + out, "vae-mnist2"},
+  };
+  for (const Case& c : cases) {
+    const auto r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find("variate: error: "), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_EQ(r.output.find("epoch 1"), std::string::npos) << "trained despite " << c.args;
+  }
+  const auto bound = run_cli("train --bound elbow" + out);
+  EXPECT_NE(bound.output.find("iwae"), std::string::npos) << "lists the valid bounds: " << bound.output;
+}
+
+}  // namespace
