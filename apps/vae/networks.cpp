@@ -1,6 +1,10 @@
 #include "networks.hpp"
 
 #include "variate/core/error.hpp"
+#include "variate/distributions/chain.hpp"
+#include "variate/distributions/draw_caching_transformed_distribution.hpp"
+#include "variate/distributions/independent.hpp"
+#include "variate/distributions/normal.hpp"
 #include "variate/tracing/random_variables.hpp"
 
 namespace variate::cli::vae {
@@ -17,6 +21,13 @@ nn::Sequential tanh_trunk(std::int64_t in, const Architecture& a, random::Key ke
   return net;
 }
 
+dist::AutoregressiveFlowOptions iaf_options(const Architecture& a, nn::Degrees order) {
+  return {.hidden = {2 * a.latent, 2 * a.latent},
+          .order = std::move(order),
+          .activation = nn::ActivationKind::tanh,
+          .dtype = a.dtype};
+}
+
 }  // namespace
 
 Decoder::Decoder(const Architecture& a, random::Key key) : net_(tanh_trunk(a.latent, a, key)), latent_(a.latent) {
@@ -28,9 +39,14 @@ GaussianPosterior::GaussianPosterior(const Architecture& a, random::Key key)
       loc_(a.hidden, a.latent, random::fold_in(key, "loc"), a.dtype),
       log_scale_(a.hidden, a.latent, random::fold_in(key, "log_scale"), a.dtype) {}
 
-tracing::Program GaussianPosterior::guide(const Tensor& x) const {
+std::pair<Tensor, Tensor> GaussianPosterior::loc_and_scale(const Tensor& x) const {
   const Tensor h = trunk_(x);
-  return [loc = loc_(h), scale = exp(log_scale_(h))] { Normal(loc, scale, "z"); };
+  return {loc_(h), exp(log_scale_(h))};
+}
+
+tracing::Program GaussianPosterior::guide(const Tensor& x) const {
+  auto [loc, scale] = loc_and_scale(x);
+  return [loc, scale] { Normal(loc, scale, "z"); };
 }
 
 void GaussianPosterior::visit_parameters(const nn::ParameterVisitor& visit) {
@@ -44,15 +60,46 @@ std::string GaussianPosterior::describe() const {
          log_scale_.describe() + ")";
 }
 
+IafPosterior::IafPosterior(const Architecture& a, random::Key key)
+    : gaussian_(a, key),
+      first_(std::make_shared<dist::InverseAutoregressiveFlow>(a.latent, random::fold_in(key, "iaf 1"),
+                                                               iaf_options(a, {}))),
+      second_(std::make_shared<dist::InverseAutoregressiveFlow>(a.latent, random::fold_in(key, "iaf 2"),
+                                                                iaf_options(a, nn::made_reversed_degrees(a.latent)))),
+      flows_(std::make_shared<dist::Chain>(std::vector<BijectorPtr>{second_, first_})) {}
+
+tracing::Program IafPosterior::guide(const Tensor& x) const {
+  auto [loc, scale] = gaussian_.loc_and_scale(x);
+  const auto base = std::make_shared<dist::Independent>(std::make_shared<dist::Normal>(loc, scale), 1);
+  const auto q = std::make_shared<dist::DrawCachingTransformedDistribution>(base, flows_);
+  return [q] { RandomVariable(q, "z"); };
+}
+
+Tensor IafPosterior::typical_latent(const Tensor& x) const { return flows_->forward(gaussian_.typical_latent(x)); }
+
+void IafPosterior::visit_parameters(const nn::ParameterVisitor& visit) {
+  nn::visit_child("gaussian", gaussian_, visit);
+  nn::visit_child("iaf1", *first_, visit);
+  nn::visit_child("iaf2", *second_, visit);
+}
+
+std::string IafPosterior::describe() const {
+  return "IafPosterior(" + gaussian_.describe() + ", " + first_->describe() + ", " + second_->describe() + ")";
+}
+
 PosteriorKind posterior_kind(const std::string& name) {
-  VARIATE_CHECK(name == "gaussian", "variate train", "unknown --posterior '", name, "'; expected: gaussian");
+  if (name == "iaf") return PosteriorKind::iaf;
+  VARIATE_CHECK(name == "gaussian", "variate train", "unknown --posterior '", name, "'; expected: gaussian or iaf");
   return PosteriorKind::gaussian;
 }
 
 Vae::Vae(const Architecture& a, PosteriorKind posterior, random::Key key)
     : architecture(a), decoder(a, random::fold_in(key, "decoder")) {
   switch (posterior) {
-    case PosteriorKind::gaussian: encoder = std::make_unique<GaussianPosterior>(a, random::fold_in(key, "encoder"));
+    case PosteriorKind::gaussian:
+      encoder = std::make_unique<GaussianPosterior>(a, random::fold_in(key, "encoder"));
+      break;
+    case PosteriorKind::iaf: encoder = std::make_unique<IafPosterior>(a, random::fold_in(key, "encoder"));
   }
 }
 

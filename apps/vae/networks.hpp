@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "variate/distributions/inverse_autoregressive_flow.hpp"
 #include "variate/nn/nn.hpp"
 #include "variate/tracing/program.hpp"
 
@@ -52,6 +54,8 @@ class GaussianPosterior final : public Posterior {
  public:
   GaussianPosterior(const Architecture& architecture, random::Key key);
   tracing::Program guide(const Tensor& x) const override;
+  /// q's base: loc(x) and scale(x), each (batch, latent).
+  std::pair<Tensor, Tensor> loc_and_scale(const Tensor& x) const;
   Tensor typical_latent(const Tensor& x) const override { return loc_(trunk_(x)); }
   void visit_parameters(const nn::ParameterVisitor& visit) override;
   std::string describe() const override;
@@ -61,9 +65,29 @@ class GaussianPosterior final : public Posterior {
   nn::Linear loc_, log_scale_;
 };
 
-enum class PosteriorKind { gaussian };
+/// Kingma et al. 2016's inverse autoregressive flow posterior, in its context-free form:
+/// z0 ~ N(loc(x), diag(scale(x)^2)) from GaussianPosterior's networks, then z = IAF_2(IAF_1(z0)),
+/// each IAF a MADE (two tanh layers of 2 * latent units) over z alone, the second in the reverse
+/// order. log q(z) of the guide's own draw comes from the forward pass
+/// (dist::DrawCachingTransformedDistribution), so that the ELBO needs no D-pass inverse.
+class IafPosterior final : public Posterior {
+ public:
+  IafPosterior(const Architecture& architecture, random::Key key);
+  tracing::Program guide(const Tensor& x) const override;
+  /// The flows applied to the Gaussian's mean.
+  Tensor typical_latent(const Tensor& x) const override;
+  void visit_parameters(const nn::ParameterVisitor& visit) override;
+  std::string describe() const override;
 
-/// The kind named on the command line ("gaussian"); an error listing the kinds otherwise.
+ private:
+  GaussianPosterior gaussian_;
+  std::shared_ptr<dist::InverseAutoregressiveFlow> first_, second_;
+  BijectorPtr flows_;  // Chain({second_, first_})
+};
+
+enum class PosteriorKind { gaussian, iaf };
+
+/// The kind named on the command line ("gaussian", "iaf"); an error listing the kinds otherwise.
 PosteriorKind posterior_kind(const std::string& name);
 
 /// The whole VAE as one module, parameters "encoder.*" and "decoder.*". It must not move once an

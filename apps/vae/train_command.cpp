@@ -24,8 +24,10 @@ Command add_train_command(CLI::App& app) {
                   "particles per image: K of the IWAE bound, or averaged in the ELBO (default: 1 for elbo, 5 for "
                   "iwae)")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--posterior", o->posterior, "the family of q(z | x): gaussian (diagonal)")
-      ->check(CLI::IsMember({"gaussian"}))
+  cmd->add_option(
+         "--posterior", o->posterior,
+         "the family of q(z | x): gaussian (diagonal) or iaf (the Gaussian through two inverse autoregressive flows)")
+      ->check(CLI::IsMember({"gaussian", "iaf"}))
       ->capture_default_str();
   cmd->add_option("--epochs", o->epochs, "epochs in all (a resumed run continues up to this many)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 40))

@@ -1,6 +1,7 @@
 // End-to-end tests of `variate train` (the VAE) on the embedded digits with a tiny configuration:
-// a resumed run ends with the parameters of an uninterrupted one, bit for bit; its files; and bad
-// options, missing data and a checkpoint of other options give one clear error.
+// a resumed run ends with the parameters of an uninterrupted one, bit for bit (with the Gaussian
+// and the IAF posterior); the IAF posterior raises the bound; the files; the help; and bad options,
+// missing data and a checkpoint of other options give one clear error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
@@ -67,6 +69,47 @@ TEST(TrainCli, AResumedRunEndsWithTheParametersOfAnUninterruptedOne) {
       << other.output;
 }
 
+TEST(TrainCli, AnIafPosteriorRaisesTheBoundAndResumesBitForBit) {
+  const variate::testing::ScratchDir dir("train_iaf");
+  const std::string iaf = kTiny + "--posterior iaf --learning-rate 0.003 ";
+  const std::string whole = dir / "whole", split = dir / "split";
+  const auto r = run_cli(iaf + "--epochs 3 --output-dir " + whole);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("iaf posterior"), std::string::npos) << r.output;
+  ASSERT_EQ(run_cli(iaf + "--epochs 1 --output-dir " + split).exit_code, 0);
+  const auto resumed = run_cli(iaf + "--epochs 3 --output-dir " + split);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed from " + split + "/checkpoint after epoch 1"), std::string::npos)
+      << resumed.output;
+
+  const auto a = variate::nn::load_tensors(whole + "/checkpoint"), b = variate::nn::load_tensors(split + "/checkpoint");
+  ASSERT_EQ(a.size(), b.size());
+  int flow_parameters = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].name, b[i].name);
+    ASSERT_EQ(a[i].value.shape(), b[i].value.shape()) << a[i].name;
+    EXPECT_EQ(std::memcmp(a[i].value.raw(), b[i].value.raw(), a[i].value.nbytes()), 0) << a[i].name << " differs";
+    flow_parameters += a[i].name.starts_with("param.encoder.iaf1.") || a[i].name.starts_with("param.encoder.iaf2.");
+  }
+  EXPECT_GE(flow_parameters, 4) << "both flows' MADE weights and biases are trained and saved";
+
+  // The training bound of the third epoch is above the first's (rows "epoch,train,test,seconds").
+  std::istringstream curve(variate::testing::read_text(whole + "/curve.csv"));
+  std::string line;
+  std::vector<double> train_bounds;
+  std::getline(curve, line);  // the header
+  while (std::getline(curve, line)) train_bounds.push_back(std::stod(line.substr(line.find(',') + 1)));
+  ASSERT_EQ(train_bounds.size(), 3u);
+  EXPECT_GT(train_bounds[2], train_bounds[0] + 1.0) << "nats per image";
+}
+
+TEST(TrainCli, HelpListsThePosteriors) {
+  const auto r = run_cli("train --help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--posterior"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("gaussian (diagonal) or iaf"), std::string::npos) << r.output;
+}
+
 TEST(TrainCli, ReportsTheTestNegativeLogLikelihood) {
   const variate::testing::ScratchDir dir("train_nll");
   const auto r = run_cli(
@@ -99,6 +142,7 @@ TEST(TrainCli, BadInputGivesOneClearError) {
       {"train --model vae-digits --batch 0" + out, "--batch"},
       {"train --model vae-digits --learning-rate -1" + out, "--learning-rate"},
       {"train --model vae-mnist2" + out, "vae-mnist2"},
+      {"train --model vae-digits --posterior flow" + out, "flow"},
   };
   for (const Case& c : cases) {
     const auto r = run_cli(c.args);
