@@ -164,7 +164,8 @@ Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::sp
   out.set_tape_ref({tape->epoch, node->out_slot});
   // A rule that saves its own output (exp, sqrt, division) was handed a copy made before the output
   // was tracked; a second-order sweep must see it as the output, or its derivative would be lost.
-  if (second_order == SecondOrder::supported)
+  // Only on such a tape: comparing data pointers is a host access to a kernel recording.
+  if (second_order == SecondOrder::supported && tape->second_order)
     for (i = 0; i < node->num_saved; ++i) {
       Tensor& s = node->saved[i];
       if (s.defined() && s.tape_ref().slot < 0 && s.raw() == out.raw() && s.shape() == out.shape() &&
