@@ -24,12 +24,16 @@ enum class Saves { input, output };
 
 // A pointwise op y = f(x) whose derivative dydx(v) is computed from the one tensor v it saves:
 // the input x or the output y.
+// `second_order`: whether dydx is written with differentiable ops only.
 template <Saves what, class Derivative>
-Tensor unary_op(UnaryOp op, const Tensor& x, Derivative dydx) {
+Tensor unary_op(UnaryOp op, const Tensor& x, Derivative dydx,
+                autodiff::SecondOrder second_order = autodiff::SecondOrder::supported) {
   Tensor y = prim::unary(op, x);
   if (not_recording()) return y;
   const Tensor& kept = what == Saves::input ? x : y;
-  return record(y, {x}, {kept}, [dydx](const BackwardContext& ctx) { ctx.add(0, ctx.grad() * dydx(ctx.saved(0))); });
+  return record(
+      y, {x}, {kept}, [dydx](const BackwardContext& ctx) { ctx.add(0, ctx.grad() * dydx(ctx.saved(0))); },
+      second_order);
 }
 
 Tensor zero_like(const Tensor& g) { return Tensor::scalar(0.0, g.dtype()); }
@@ -83,44 +87,58 @@ Tensor constant(Tensor x) {
 Tensor operator+(const Tensor& a, const Tensor& b) {
   Tensor y = prim::add(a, b);
   if (not_recording()) return y;
-  return record(std::move(y), {a, b}, {}, [](const BackwardContext& ctx) {
-    ctx.add(0, ctx.grad());
-    ctx.add(1, ctx.grad());
-  });
+  return record(
+      std::move(y), {a, b}, {},
+      [](const BackwardContext& ctx) {
+        ctx.add(0, ctx.grad());
+        ctx.add(1, ctx.grad());
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor operator-(const Tensor& a, const Tensor& b) {
   Tensor y = prim::sub(a, b);
   if (not_recording()) return y;
-  return record(std::move(y), {a, b}, {}, [](const BackwardContext& ctx) {
-    ctx.add(0, ctx.grad());
-    if (ctx.needs_grad(1)) ctx.add(1, -ctx.grad());
-  });
+  return record(
+      std::move(y), {a, b}, {},
+      [](const BackwardContext& ctx) {
+        ctx.add(0, ctx.grad());
+        if (ctx.needs_grad(1)) ctx.add(1, -ctx.grad());
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor operator*(const Tensor& a, const Tensor& b) {
   Tensor y = prim::mul(a, b);
   if (not_recording()) return y;
-  return record(std::move(y), {a, b}, {a, b}, [](const BackwardContext& ctx) {
-    if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * ctx.saved(1));
-    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * ctx.saved(0));
-  });
+  return record(
+      std::move(y), {a, b}, {a, b},
+      [](const BackwardContext& ctx) {
+        if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * ctx.saved(1));
+        if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * ctx.saved(0));
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor operator/(const Tensor& a, const Tensor& b) {
   Tensor y = prim::div(a, b);
   if (not_recording()) return y;
-  return record(y, {a, b}, {b, y}, [](const BackwardContext& ctx) {
-    const Tensor ga = ctx.grad() / ctx.saved(0);  // d(a/b)/da = 1/b
-    ctx.add(0, ga);
-    if (ctx.needs_grad(1)) ctx.add(1, -(ga * ctx.saved(1)));  // -y/b
-  });
+  return record(
+      y, {a, b}, {b, y},
+      [](const BackwardContext& ctx) {
+        const Tensor ga = ctx.grad() / ctx.saved(0);  // d(a/b)/da = 1/b
+        ctx.add(0, ga);
+        if (ctx.needs_grad(1)) ctx.add(1, -(ga * ctx.saved(1)));  // -y/b
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor operator-(const Tensor& x) {
   Tensor y = prim::neg(x);
   if (not_recording()) return y;
-  return record(std::move(y), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, -ctx.grad()); });
+  return record(
+      std::move(y), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, -ctx.grad()); },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor operator+(const Tensor& a, double b) { return a + scalar_like(a, b); }
@@ -134,18 +152,21 @@ Tensor operator/(double a, const Tensor& b) { return scalar_like(b, a) / b; }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
   Tensor y = prim::binary(BinaryOp::pow, a, b);
-  return record(y, {a, b}, {a, b, y}, [](const BackwardContext& ctx) {
-    const Tensor &base = ctx.saved(0), &exponent = ctx.saved(1), &y = ctx.saved(2);
-    if (ctx.needs_grad(0)) {  // b a^(b-1), written as b y / a except where a == 0
-      // b - 1 in b's own dtype: an integer exponent keeps an f32 base's power in f32.
-      const Tensor power = pow(base, exponent - Tensor::scalar(1.0, exponent.dtype()));
-      ctx.add(0, ctx.grad() * (exponent * power));
-    }
-    if (ctx.needs_grad(1)) {  // y log a, taken as 0 where a == 0 (the limit for b > 0)
-      const Tensor logb = where(eq(base, 0.0), base * 0.0, log(base));
-      ctx.add(1, ctx.grad() * (y * logb));
-    }
-  });
+  return record(
+      y, {a, b}, {a, b, y},
+      [](const BackwardContext& ctx) {
+        const Tensor &base = ctx.saved(0), &exponent = ctx.saved(1), &y = ctx.saved(2);
+        if (ctx.needs_grad(0)) {  // b a^(b-1), written as b y / a except where a == 0
+          // b - 1 in b's own dtype: an integer exponent keeps an f32 base's power in f32.
+          const Tensor power = pow(base, exponent - Tensor::scalar(1.0, exponent.dtype()));
+          ctx.add(0, ctx.grad() * (exponent * power));
+        }
+        if (ctx.needs_grad(1)) {  // y log a, taken as 0 where a == 0 (the limit for b > 0)
+          const Tensor logb = where(eq(base, 0.0), base * 0.0, log(base));
+          ctx.add(1, ctx.grad() * (y * logb));
+        }
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor pow(const Tensor& a, double b) { return pow(a, scalar_like(a, b)); }
@@ -158,36 +179,46 @@ static Tensor from_first(BinaryOp wins, const Tensor& a, const Tensor& b) {
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
   const Tensor from_a = from_first(BinaryOp::ge, a, b);
-  return record(prim::binary(BinaryOp::maximum, a, b), {a, b}, {from_a}, [](const BackwardContext& ctx) {
-    const Tensor zero = zero_like(ctx.grad());
-    ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
-    ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
-  });
+  return record(
+      prim::binary(BinaryOp::maximum, a, b), {a, b}, {from_a},
+      [](const BackwardContext& ctx) {
+        const Tensor zero = zero_like(ctx.grad());
+        ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+        ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
   const Tensor from_a = from_first(BinaryOp::le, a, b);
-  return record(prim::binary(BinaryOp::minimum, a, b), {a, b}, {from_a}, [](const BackwardContext& ctx) {
-    const Tensor zero = zero_like(ctx.grad());
-    ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
-    ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
-  });
+  return record(
+      prim::binary(BinaryOp::minimum, a, b), {a, b}, {from_a},
+      [](const BackwardContext& ctx) {
+        const Tensor zero = zero_like(ctx.grad());
+        ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+        ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor y = prim::where(cond, a, b);
   if (not_recording()) return y;
-  return record(std::move(y), {a, b}, {cond}, [](const BackwardContext& ctx) {
-    const Tensor zero = zero_like(ctx.grad());
-    if (ctx.needs_grad(0)) ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
-    if (ctx.needs_grad(1)) ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
-  });
+  return record(
+      std::move(y), {a, b}, {cond},
+      [](const BackwardContext& ctx) {
+        const Tensor zero = zero_like(ctx.grad());
+        if (ctx.needs_grad(0)) ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
+        if (ctx.needs_grad(1)) ctx.add(1, where(ctx.saved(0), zero, ctx.grad()));
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor cast(const Tensor& x, DType dtype) {
   Tensor y = prim::cast(x, dtype);
   if (!is_floating(dtype)) return constant(std::move(y));
-  return record(y, {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); });
+  return record(
+      y, {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); }, autodiff::SecondOrder::supported);
 }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return constant(prim::binary(BinaryOp::eq, a, b)); }
@@ -260,7 +291,9 @@ Tensor lgamma(const Tensor& x) {
 }
 Tensor digamma(const Tensor& x) {
   // trigamma has no differentiable op (no second-order rules): it is only ever a backward value.
-  return unary_op<Saves::input>(UnaryOp::digamma, x, [](const Tensor& x) { return prim::unary(UnaryOp::trigamma, x); });
+  return unary_op<Saves::input>(
+      UnaryOp::digamma, x, [](const Tensor& x) { return prim::unary(UnaryOp::trigamma, x); },
+      autodiff::SecondOrder::unsupported);
 }
 Tensor erf(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::erf, x, [](const Tensor& x) {  // 2/sqrt(pi) exp(-x^2)

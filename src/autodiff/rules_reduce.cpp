@@ -38,25 +38,31 @@ Tensor constant(Tensor x) {
 Tensor extremum(ReduceOp op, const Tensor& x, Axes axes, bool keepdims) {
   const Shape kept = keepdims_shape(op == ReduceOp::max ? "max" : "min", x.shape(), axes);
   Tensor y = prim::reduce(op, x, axes, keepdims);
-  return record(y, {x}, {x, y}, [kept](const BackwardContext& ctx) {
-    const Tensor& x = ctx.saved(0);
-    const Tensor mask = cast(eq(x, ctx.saved(1).view(kept)), x.dtype());
-    std::array<int, kMaxRank> axes{};
-    int n = 0;
-    for (int i = 0; i < kept.rank(); ++i)
-      if (kept[i] == 1 && x.dim(i) != 1) axes[n++] = i;
-    const Tensor ties = n ? sum(mask, Axes(axes.data(), std::size_t(n)), true) : Tensor::ones(kept, x.dtype());
-    ctx.add(0, mask * (ctx.grad().view(kept) / ties));
-  });
+  return record(
+      y, {x}, {x, y},
+      [kept](const BackwardContext& ctx) {
+        const Tensor& x = ctx.saved(0);
+        const Tensor mask = cast(eq(x, ctx.saved(1).view(kept)), x.dtype());
+        std::array<int, kMaxRank> axes{};
+        int n = 0;
+        for (int i = 0; i < kept.rank(); ++i)
+          if (kept[i] == 1 && x.dim(i) != 1) axes[n++] = i;
+        const Tensor ties = n ? sum(mask, Axes(axes.data(), std::size_t(n)), true) : Tensor::ones(kept, x.dtype());
+        ctx.add(0, mask * (reshape(ctx.grad(), kept.dims()) / ties));
+      },
+      autodiff::SecondOrder::supported);
 }
 
 }  // namespace
 
 Tensor sum(const Tensor& x, Axes axes, bool keepdims) {
   const Shape kept = keepdims_shape("sum", x.shape(), axes);
-  return record(prim::sum(x, axes, keepdims), {x}, {}, [kept](const BackwardContext& ctx) {
-    ctx.add(0, broadcast_to(ctx.grad().view(kept), ctx.input_shape(0)));
-  });
+  return record(
+      prim::sum(x, axes, keepdims), {x}, {},
+      [kept](const BackwardContext& ctx) {
+        ctx.add(0, broadcast_to(reshape(ctx.grad(), kept.dims()), ctx.input_shape(0)));
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor mean(const Tensor& x, Axes axes, bool keepdims) {

@@ -15,11 +15,25 @@ Tensor constant(Tensor x) {
   x.set_tape_ref({});
   return x;
 }
+
+// The adjoint of slice: `grad` placed at [start:stop:step] along `axis` of zeros shaped `shape`. An
+// op of its own, whose rule is the slice again, so that slice's rule can be differentiated.
+Tensor slice_adjoint(const Tensor& grad, const Shape& shape, int axis, std::int64_t start, std::int64_t stop,
+                     std::int64_t step) {
+  Tensor padded = Tensor::zeros(shape, grad.dtype(), grad.device());
+  backend(padded.device()).slice_add(grad, axis, start, step, padded);
+  return record(
+      std::move(padded), {grad}, {},
+      [axis, start, stop, step](const BackwardContext& ctx) { ctx.add(0, slice(ctx.grad(), axis, start, stop, step)); },
+      autodiff::SecondOrder::supported);
+}
 }  // namespace
 
 Tensor reshape(const Tensor& x, std::span<const std::int64_t> dims) {
-  return record(prim::reshape(x, dims), {x}, {},
-                [](const BackwardContext& ctx) { ctx.add(0, ctx.grad().view(ctx.input_shape(0))); });
+  return record(
+      prim::reshape(x, dims), {x}, {},
+      [](const BackwardContext& ctx) { ctx.add(0, reshape(ctx.grad(), ctx.input_shape(0).dims())); },
+      autodiff::SecondOrder::supported);
 }
 Tensor reshape(const Tensor& x, std::initializer_list<std::int64_t> dims) {
   return reshape(x, std::span<const std::int64_t>(dims.begin(), dims.size()));
@@ -30,9 +44,12 @@ Tensor permute(const Tensor& x, std::span<const int> perm) {
   std::array<int, kMaxRank> inverse{};
   for (int i = 0; i < x.rank(); ++i) inverse[normalize_axis("permute", perm[i], x.rank())] = i;
   const int rank = x.rank();
-  return record(y, {x}, {}, [inverse, rank](const BackwardContext& ctx) {
-    ctx.add(0, permute(ctx.grad(), std::span<const int>(inverse.data(), std::size_t(rank))));
-  });
+  return record(
+      y, {x}, {},
+      [inverse, rank](const BackwardContext& ctx) {
+        ctx.add(0, permute(ctx.grad(), std::span<const int>(inverse.data(), std::size_t(rank))));
+      },
+      autodiff::SecondOrder::supported);
 }
 Tensor permute(const Tensor& x, std::initializer_list<int> perm) {
   return permute(x, std::span<const int>(perm.begin(), perm.size()));
@@ -50,21 +67,38 @@ Tensor expand_dims(const Tensor& x, int axis) { return reshape(x, prim::expand_d
 Tensor squeeze(const Tensor& x, int axis) { return reshape(x, prim::squeeze(x, axis).shape().dims()); }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
-  return record(prim::broadcast_to(x, shape), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); });
+  return record(
+      prim::broadcast_to(x, shape), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); },
+      autodiff::SecondOrder::supported);
+}
+
+Tensor sum_to(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  VARIATE_CHECK(broadcast_shapes("sum_to", shape, x.shape()) == x.shape(), "sum_to", "shape ", shape,
+                " does not broadcast to ", x.shape());
+  std::array<int, kMaxRank> axes{};
+  int n = 0;
+  const int lead = x.rank() - shape.rank();
+  for (int i = 0; i < x.rank(); ++i)
+    if (i < lead || (shape[i - lead] == 1 && x.dim(i) != 1)) axes[n++] = i;
+  return reshape(sum(x, Axes(axes.data(), std::size_t(n)), true), shape.dims());
 }
 
 Tensor concat(std::span<const Tensor> xs, int axis) {
   Tensor y = prim::concat(xs, axis);
   const int ax = normalize_axis("concat", axis, y.rank());
-  return autodiff::record(y, xs, {}, [ax](const BackwardContext& ctx) {
-    // Each input's gradient is its slice of the output's.
-    std::int64_t start = 0;
-    for (int i = 0; i < ctx.num_inputs(); ++i) {
-      const std::int64_t len = ctx.input_shape(i)[ax];
-      if (ctx.needs_grad(i)) ctx.add(i, slice(ctx.grad(), ax, start, start + len));
-      start += len;
-    }
-  });
+  return autodiff::record(
+      y, xs, {},
+      [ax](const BackwardContext& ctx) {
+        // Each input's gradient is its slice of the output's.
+        std::int64_t start = 0;
+        for (int i = 0; i < ctx.num_inputs(); ++i) {
+          const std::int64_t len = ctx.input_shape(i)[ax];
+          if (ctx.needs_grad(i)) ctx.add(i, slice(ctx.grad(), ax, start, start + len));
+          start += len;
+        }
+      },
+      autodiff::SecondOrder::supported);
 }
 Tensor concat(std::initializer_list<Tensor> xs, int axis) {
   return concat(std::span<const Tensor>(xs.begin(), xs.size()), axis);
@@ -93,11 +127,12 @@ Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop, s
   const std::int64_t n = x.dim(ax);
   auto clamp = [n](std::int64_t i) { return std::clamp<std::int64_t>(i < 0 ? i + n : i, 0, n); };
   const std::int64_t s = clamp(start), e = std::max(s, clamp(stop));
-  return record(prim::slice(x, ax, s, e, step), {x}, {}, [ax, s, step](const BackwardContext& ctx) {
-    Tensor g = Tensor::zeros(ctx.input_shape(0), ctx.grad().dtype(), ctx.grad().device());
-    backend(g.device()).slice_add(ctx.grad(), ax, s, step, g);
-    ctx.add(0, g);
-  });
+  return record(
+      prim::slice(x, ax, s, e, step), {x}, {},
+      [ax, s, e, step](const BackwardContext& ctx) {
+        ctx.add(0, slice_adjoint(ctx.grad(), ctx.input_shape(0), ax, s, e, step));
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor index(const Tensor& x, std::initializer_list<std::int64_t> indices) {
@@ -159,30 +194,32 @@ Tensor one_hot(const Tensor& index, std::int64_t depth, DType dtype) {
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   Tensor y = prim::matmul(a, b, ta, tb);
-  return record(y, {a, b}, {a, b}, [ta, tb](const BackwardContext& ctx) {
-    // Work with >= 2-d views (as the forward did), then fold batch broadcasting in `add`.
-    const Tensor& a0 = ctx.saved(0);
-    const Tensor& b0 = ctx.saved(1);
-    const Tensor a = a0.rank() == 1 ? a0.view(Shape{1, a0.dim(0)}) : a0;
-    const Tensor b = b0.rank() == 1 ? b0.view(Shape{b0.dim(0), 1}) : b0;
-    Shape gshape = ctx.grad().shape();
-    if (a0.rank() == 1) gshape.insert(gshape.rank() - (b0.rank() == 1 ? 0 : 1), 1);
-    if (b0.rank() == 1) gshape.push_back(1);
-    const Tensor g = ctx.grad().view(gshape);
-    auto fold = [](const Tensor& grad, const Tensor& operand, const Shape& original) {
-      // Sum broadcast batch dims down to the operand's batch shape, then restore its rank (sum_to has
-      // no op: it only ever folds cotangents).
-      return prim::sum_to(grad, operand.shape()).view(original);
-    };
-    if (ctx.needs_grad(0)) {
-      const Tensor ga = !ta ? matmul(g, b, false, !tb) : matmul(b, g, tb, true);
-      ctx.add(0, fold(ga, a, a0.shape()));
-    }
-    if (ctx.needs_grad(1)) {
-      const Tensor gb = !tb ? matmul(a, g, !ta, false) : matmul(g, a, true, ta);
-      ctx.add(1, fold(gb, b, b0.shape()));
-    }
-  });
+  return record(
+      y, {a, b}, {a, b},
+      [ta, tb](const BackwardContext& ctx) {
+        // Work with >= 2-d views (as the forward did), then fold batch broadcasting in `add`.
+        const Tensor& a0 = ctx.saved(0);
+        const Tensor& b0 = ctx.saved(1);
+        const Tensor a = a0.rank() == 1 ? reshape(a0, {1, a0.dim(0)}) : a0;
+        const Tensor b = b0.rank() == 1 ? reshape(b0, {b0.dim(0), 1}) : b0;
+        Shape gshape = ctx.grad().shape();
+        if (a0.rank() == 1) gshape.insert(gshape.rank() - (b0.rank() == 1 ? 0 : 1), 1);
+        if (b0.rank() == 1) gshape.push_back(1);
+        const Tensor g = reshape(ctx.grad(), gshape.dims());
+        auto fold = [](const Tensor& grad, const Tensor& operand, const Shape& original) {
+          // Sum broadcast batch dims down to the operand's batch shape, then restore its rank.
+          return reshape(sum_to(grad, operand.shape()), original.dims());
+        };
+        if (ctx.needs_grad(0)) {
+          const Tensor ga = !ta ? matmul(g, b, false, !tb) : matmul(b, g, tb, true);
+          ctx.add(0, fold(ga, a, a0.shape()));
+        }
+        if (ctx.needs_grad(1)) {
+          const Tensor gb = !tb ? matmul(a, g, !ta, false) : matmul(g, a, true, ta);
+          ctx.add(1, fold(gb, b, b0.shape()));
+        }
+      },
+      autodiff::SecondOrder::supported);
 }
 
 Tensor diagonal(const Tensor& x) {

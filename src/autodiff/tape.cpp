@@ -1,11 +1,15 @@
 #include "variate/autodiff/tape.hpp"
 
+#include <cxxabi.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "variate/autodiff/no_recording.hpp"
+#include "variate/autodiff/ops.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate::autodiff {
@@ -60,6 +64,7 @@ class Tape {
   std::int32_t num_slots = 0;
   std::size_t saved_bytes = 0;
   std::vector<Tensor> adjoints;  // capacity kept across sweeps
+  bool second_order = false;     // hvp, hessian: fused ops record their formulas instead
 
   void reset() {
     for (Node* n = last; n; n = n->prev) {
@@ -69,6 +74,7 @@ class Tape {
     last = nullptr;
     num_slots = 0;
     saved_bytes = 0;
+    second_order = false;
     adjoints.clear();
     arena.reset();
   }
@@ -107,9 +113,9 @@ bool tracked_by_outer_tape(TapeRef ref) {
 [[noreturn]] void fail_nested(const char* where) {
   variate::detail::fail(where,
                         ": a value tracked by an enclosing transform (value_and_grad, grad, vjp, jacobian) "
-                        "reached a transform nested inside it. Gradients of gradients are not supported: the "
-                        "inner result would be a constant to the outer transform, so second derivatives would "
-                        "come out as a silent zero");
+                        "reached a transform nested inside it. Gradients of gradients are not supported by nesting: "
+                        "the inner result would be a constant to the outer transform, so second derivatives would "
+                        "come out as a silent zero; use hvp or hessian");
 }
 }  // namespace
 
@@ -132,11 +138,14 @@ bool any_tracked(std::span<const Tensor> xs) {
 void* arena_allocate(Tape* tape, std::size_t bytes, std::size_t align) { return tape->arena.allocate(bytes, align); }
 
 Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, void* rule,
-                 void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*)) {
+                 void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*), const std::type_info& rule_type,
+                 SecondOrder second_order) {
   auto* node = static_cast<Node*>(tape->arena.allocate(sizeof(Node), alignof(Node)));
   node->invoke = invoke;
   node->destroy = destroy;
   node->rule = rule;
+  node->rule_type = &rule_type;
+  node->second_order = second_order;
   node->num_inputs = int(inputs.size());
   node->num_saved = int(saved.size());
   node->inputs = static_cast<InputRef*>(tape->arena.allocate(sizeof(InputRef) * inputs.size(), alignof(InputRef)));
@@ -153,6 +162,16 @@ Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::sp
   node->prev = tape->last;
   tape->last = node;
   out.set_tape_ref({tape->epoch, node->out_slot});
+  // A rule that saves its own output (exp, sqrt, division) was handed a copy made before the output
+  // was tracked; a second-order sweep must see it as the output, or its derivative would be lost.
+  // Only on such a tape: comparing data pointers is a host access to a kernel recording.
+  if (second_order == SecondOrder::supported && tape->second_order)
+    for (i = 0; i < node->num_saved; ++i) {
+      Tensor& s = node->saved[i];
+      if (s.defined() && s.tape_ref().slot < 0 && s.raw() == out.raw() && s.shape() == out.shape() &&
+          s.dtype() == out.dtype())
+        s.set_tape_ref(out.tape_ref());
+    }
   return out;
 }
 
@@ -193,6 +212,38 @@ void TapeScope::backward(const Tensor& root, const Tensor& seed) {
   }
 }
 
+namespace {
+// The C++ name of a rule's type, which names the op that records it (its enclosing function).
+std::string rule_name(const std::type_info& type) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled ? demangled : type.name();
+  std::free(demangled);
+  return name;
+}
+}  // namespace
+
+Tensor TapeScope::differentiable_grad(const Tensor& root, const Tensor& tracked) {
+  Tape& t = *tape_;
+  if (!(root.tape_ref().slot >= 0 && root.tape_ref().epoch == t.epoch))
+    return Tensor::zeros(tracked.shape(), tracked.dtype(), tracked.device());
+  // Its own adjoints: backward() reuses the tape's for the sweeps that differentiate the result.
+  // The rules append nodes as they run; the walk starts below them, at the function's last node.
+  std::vector<Tensor> adjoints(std::size_t(t.num_slots));
+  adjoints[std::size_t(root.tape_ref().slot)] = Tensor::ones(root.shape(), root.dtype(), root.device());
+  for (Node* n = t.last; n; n = n->prev) {
+    Tensor grad = std::move(adjoints[std::size_t(n->out_slot)]);
+    if (!grad.defined()) continue;
+    if (n->second_order != SecondOrder::supported)
+      variate::detail::fail(rule_name(*n->rule_type),
+                            ": its derivative is not differentiable; hessian/hvp unsupported through it");
+    n->invoke(n->rule, BackwardContext(*n, grad, adjoints.data(), /*differentiable=*/true));
+  }
+  const auto slot = std::size_t(tracked.tape_ref().slot);
+  if (adjoints[slot].defined()) return adjoints[slot];
+  return Tensor::zeros(tracked.shape(), tracked.dtype(), tracked.device());
+}
+
 Tensor TapeScope::grad_of(const Tensor& tracked) const {
   const auto slot = std::size_t(tracked.tape_ref().slot);
   if (slot < tape_->adjoints.size() && tape_->adjoints[slot].defined()) return tape_->adjoints[slot];
@@ -204,8 +255,13 @@ Tensor TapeScope::grad_of(const Tensor& tracked) const {
 void BackwardContext::add(int input, const Tensor& cotangent) const {
   const detail::InputRef& in = node_.inputs[input];
   if (in.slot < 0) return;
-  Tensor g = prim::cast(prim::sum_to(cotangent, in.shape), in.dtype);
   Tensor& acc = adjoints_[in.slot];
+  if (differentiable_) {
+    Tensor g = cast(sum_to(cotangent, in.shape), in.dtype);
+    acc = acc.defined() ? acc + g : std::move(g);
+    return;
+  }
+  Tensor g = prim::cast(prim::sum_to(cotangent, in.shape), in.dtype);
   acc = acc.defined() ? prim::add(acc, g) : std::move(g);
 }
 
@@ -214,6 +270,17 @@ NoRecording::NoRecording() : resumed_depth_(detail::tapes.unrecorded_depth) {
 }
 
 NoRecording::~NoRecording() { detail::tapes.unrecorded_depth = resumed_depth_; }
+
+bool records_second_order() {
+  const detail::Tape* t = detail::active_tape();
+  return t && t->second_order;
+}
+
+void detail::mark_second_order() {
+  detail::Tape* t = detail::active_tape();
+  VARIATE_CHECK(t != nullptr, "hessian", "no transform is active to differentiate twice");
+  t->second_order = true;
+}
 
 Tensor stop_gradient(const Tensor& x) {
   Tensor t(x);

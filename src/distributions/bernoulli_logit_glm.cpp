@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "distributions/draw_gradients.hpp"
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -47,6 +48,15 @@ Tensor BernoulliLogitGLM::mean() const { return sigmoid(logits()); }
 Tensor BernoulliLogitGLM::log_prob(const Tensor& value) const {
   VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ",
                 value.shape());
+  if (autodiff::records_second_order()) {
+    // hessian and hvp differentiate the formula's ops: sum over rows of y l - softplus(l). The fused
+    // kernel's rule below is first order only.
+    const Tensor l = logits();
+    const int rows[] = {-1};
+    const Tensor log_lik = sum(as_dtype(value, dtype()) * l - softplus(l), rows);
+    check_x_if_nan(name(), log_lik, x_);
+    return log_lik;
+  }
   const prim::GlmResult r = prim::bernoulli_logit_glm(x_, w_, alpha_, value);
   check_x_if_nan(name(), r.log_lik, x_);
   // One tape node; the partials were computed in the forward pass, as the output is per state.

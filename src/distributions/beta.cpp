@@ -30,14 +30,20 @@ Tensor Beta::log_prob(const Tensor& value) const {
   // d/db = log1p(-x) - digamma(b) + digamma(a + b).
   const Tensor &a = concentration1_, &b = concentration0_;
   const Tensor x = dist::as_dtype(value, dtype());
-  Tensor safe_x, log_x, log1m_x, lp;
-  {
-    const autodiff::NoRecording values;
+  Tensor safe_x, log_x, log1m_x;
+  auto formula = [&] {
     safe_x = dist::inside_or(support(), x, 0.5);
     log_x = log(safe_x);
     log1m_x = log1p(-safe_x);
     const Tensor lbeta = lgamma(a) + lgamma(b) - lgamma(a + b);
-    lp = (a - 1.0) * log_x + (b - 1.0) * log1m_x - lbeta;
+    return (a - 1.0) * log_x + (b - 1.0) * log1m_x - lbeta;
+  };
+  // hessian and hvp differentiate the formula's ops: the rule below is first order only.
+  if (autodiff::records_second_order()) return dist::mask_outside_support(support(), x, formula());
+  Tensor lp;
+  {
+    const autodiff::NoRecording values;
+    lp = formula();
   }
   const Tensor out = autodiff::record(lp, {x, a, b}, {safe_x, log_x, log1m_x, a, b}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &a = ctx.saved(3), &b = ctx.saved(4);

@@ -35,13 +35,19 @@ Tensor Gamma::log_prob(const Tensor& value) const {
   // d/dx = (a - 1) / x - b, d/da = log(b) - digamma(a) + log(x), d/db = a / b - x.
   const Tensor &a = concentration_, &b = rate_;
   const Tensor x = dist::as_dtype(value, dtype());
-  Tensor safe_x, log_x, log_b, lp;
-  {
-    const autodiff::NoRecording values;
+  Tensor safe_x, log_x, log_b;
+  auto formula = [&] {
     safe_x = dist::inside_or(support(), x, 1.0);
     log_x = log(safe_x);
     log_b = log(b);
-    lp = a * log_b - lgamma(a) + (a - 1.0) * log_x - b * safe_x;
+    return a * log_b - lgamma(a) + (a - 1.0) * log_x - b * safe_x;
+  };
+  // hessian and hvp differentiate the formula's ops: the rule below is first order only.
+  if (autodiff::records_second_order()) return dist::mask_outside_support(support(), x, formula());
+  Tensor lp;
+  {
+    const autodiff::NoRecording values;
+    lp = formula();
   }
   const Tensor out = autodiff::record(lp, {x, a, b}, {safe_x, log_x, a, b, log_b}, [](const BackwardContext& ctx) {
     const Tensor &x = ctx.saved(0), &log_x = ctx.saved(1), &a = ctx.saved(2), &b = ctx.saved(3);

@@ -29,11 +29,17 @@ Tensor Normal::log_prob(const Tensor& value) const {
   // One tape node with analytic partials (Stan's anatomy): z = (x - loc) / scale,
   // d/dx = -z / scale, d/dloc = z / scale, d/dscale = (z^2 - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
-  Tensor z, lp;
+  Tensor z;
+  auto formula = [&] {
+    z = (x - loc_) / scale_;
+    return square(z) * -0.5 - (log(scale_) + 0.5 * std::log(2 * std::numbers::pi));
+  };
+  // hessian and hvp differentiate the formula's ops: the rule below is first order only.
+  if (autodiff::records_second_order()) return formula();
+  Tensor lp;
   {
     const autodiff::NoRecording values;
-    z = (x - loc_) / scale_;
-    lp = square(z) * -0.5 - (log(scale_) + 0.5 * std::log(2 * std::numbers::pi));
+    lp = formula();
   }
   return autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);

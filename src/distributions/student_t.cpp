@@ -40,15 +40,21 @@ Tensor StudentT::log_prob(const Tensor& value) const {
   //   d/dx = -w z / scale,  d/dloc = w z / scale,  d/dscale = (w z^2 - 1) / scale,
   //   d/ddf = (digamma((df + 1) / 2) - digamma(df / 2) - 1 / df - log1p(z^2 / df) + w z^2 / df) / 2.
   const Tensor x = dist::as_dtype(value, dtype());
-  Tensor z, log1p_z2_df, lp;
-  {
-    const autodiff::NoRecording values;
+  Tensor z, log1p_z2_df;
+  auto formula = [&] {
     z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
     const Tensor z2 = square(z);
     const Tensor half_df_plus_1 = (df_ + 1.0) * 0.5;
     log1p_z2_df = log1p(z2 / df_);
     const Tensor norm = lgamma(half_df_plus_1) - lgamma(df_ * 0.5) - (log(df_) * 0.5 + log(scale_));
-    lp = norm - (0.5 * std::log(std::numbers::pi)) - half_df_plus_1 * log1p_z2_df;
+    return norm - (0.5 * std::log(std::numbers::pi)) - half_df_plus_1 * log1p_z2_df;
+  };
+  // hessian and hvp differentiate the formula's ops: the rule below is first order only.
+  if (autodiff::records_second_order()) return dist::mask_outside_support(support(), x, formula());
+  Tensor lp;
+  {
+    const autodiff::NoRecording values;
+    lp = formula();
   }
   const Tensor out =
       autodiff::record(lp, {x, df_, loc_, scale_}, {z, df_, scale_, log1p_z2_df}, [](const BackwardContext& ctx) {

@@ -16,6 +16,11 @@
 //
 // The backward sweep runs every rule with recording paused, so rules use the same operators and
 // record nothing, whatever their saved tensors.
+//
+// hvp and hessian differentiate the rules themselves, which an op with a fused first-order rule
+// cannot support; such an op asks records_second_order() and then records its formula instead:
+//
+//   if (autodiff::records_second_order()) return formula(x);
 
 namespace variate::autodiff {
 
@@ -32,5 +37,13 @@ class NoRecording {
  private:
   int resumed_depth_;
 };
+
+/// Whether the active tape's rules will be differentiated (inside hvp or hessian).
+bool records_second_order();
+
+namespace detail {
+/// Marks the active tape as one whose rules will be differentiated, until it is reset.
+void mark_second_order();
+}  // namespace detail
 
 }  // namespace variate::autodiff

@@ -110,6 +110,9 @@ Tensor transpose(const Tensor& x, int axis0 = -2, int axis1 = -1);
 Tensor expand_dims(const Tensor& x, int axis);
 Tensor squeeze(const Tensor& x, int axis);
 Tensor broadcast_to(const Tensor& x, const Shape& shape);
+/// Sums the dims that broadcasting to x's shape added or stretched, leaving `shape` (the inverse of
+/// broadcast_to, as for a broadcast input's gradient).
+Tensor sum_to(const Tensor& x, const Shape& shape);
 Tensor concat(std::span<const Tensor> xs, int axis);
 Tensor concat(std::initializer_list<Tensor> xs, int axis);
 Tensor stack(std::span<const Tensor> xs, int axis);

@@ -16,12 +16,19 @@
 //
 // Tensors needed by the rule are passed as `saved` (never captured), so the tape can count the
 // bytes it keeps alive; other state (axes, flags) may be captured by value.
+//
+// Second order (hessian, hvp) differentiates the backward sweep itself: the rules run again with
+// recording on, so the gradient becomes a tracked function of the inputs. A rule takes part only
+// when it says so with SecondOrder::supported, which is a promise that it computes its cotangents
+// with the differentiable ops of ops.hpp alone from ctx.grad(), ctx.saved() and captured values that
+// do not depend on the inputs (shapes, axes): no prim:: kernel, no Tensor::view, no host copy.
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <new>
 #include <span>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 #include "variate/tensor/tensor.hpp"
@@ -29,6 +36,9 @@
 namespace variate::autodiff {
 
 class BackwardContext;
+
+/// Whether a backward rule may itself be differentiated (see the top of this file).
+enum class SecondOrder : bool { unsupported, supported };
 
 namespace detail {
 
@@ -42,6 +52,8 @@ struct Node {
   void (*invoke)(void* rule, const BackwardContext& ctx);
   void (*destroy)(void* rule);
   void* rule;
+  const std::type_info* rule_type;  // names the op when a second-order sweep cannot run the rule
+  SecondOrder second_order;
   Node* prev;
   std::int32_t out_slot;
   int num_inputs;
@@ -58,7 +70,8 @@ bool is_tracked(const Tensor& x);
 bool any_tracked(std::span<const Tensor> xs);
 void* arena_allocate(Tape* tape, std::size_t bytes, std::size_t align);
 Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, void* rule,
-                 void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*));
+                 void (*invoke)(void*, const BackwardContext&), void (*destroy)(void*), const std::type_info& rule_type,
+                 SecondOrder second_order);
 
 template <class Rule>
 void invoke_rule(void* rule, const BackwardContext& ctx) {
@@ -75,8 +88,9 @@ void destroy_rule(void* rule) {
 /// input's cotangent. `add` sums away broadcast dimensions and converts to the input's dtype.
 class BackwardContext {
  public:
-  BackwardContext(const detail::Node& node, const Tensor& grad, Tensor* adjoints)
-      : node_(node), grad_(grad), adjoints_(adjoints) {}
+  /// `differentiable`: the sweep records (second order), so `add` accumulates with recording ops.
+  BackwardContext(const detail::Node& node, const Tensor& grad, Tensor* adjoints, bool differentiable = false)
+      : node_(node), grad_(grad), adjoints_(adjoints), differentiable_(differentiable) {}
   const Tensor& grad() const { return grad_; }
   const Tensor& saved(int i) const { return node_.saved[i]; }
   int num_inputs() const { return node_.num_inputs; }
@@ -88,12 +102,14 @@ class BackwardContext {
   const detail::Node& node_;
   const Tensor& grad_;
   Tensor* adjoints_;
+  bool differentiable_;
 };
 
 /// Records `out` = op(inputs) on the active tape with backward rule `rule(const BackwardContext&)`,
 /// if any input is tracked; returns `out` (tracked when recorded, a constant otherwise).
 template <class Rule>
-Tensor record(Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, Rule&& rule) {
+Tensor record(Tensor out, std::span<const Tensor> inputs, std::span<const Tensor> saved, Rule&& rule,
+              SecondOrder second_order = SecondOrder::unsupported) {
   detail::Tape* tape = detail::active_tape();
   if (tape == nullptr || !detail::any_tracked(inputs)) {
     out.set_tape_ref({});
@@ -102,16 +118,18 @@ Tensor record(Tensor out, std::span<const Tensor> inputs, std::span<const Tensor
   using R = std::decay_t<Rule>;
   void* mem = detail::arena_allocate(tape, sizeof(R), alignof(R));
   new (mem) R(std::forward<Rule>(rule));
-  return detail::push_node(tape, std::move(out), inputs, saved, mem, &detail::invoke_rule<R>, &detail::destroy_rule<R>);
+  return detail::push_node(tape, std::move(out), inputs, saved, mem, &detail::invoke_rule<R>, &detail::destroy_rule<R>,
+                           typeid(R), second_order);
 }
 
 /// `x` as a constant: no gradient flows through it.
 Tensor stop_gradient(const Tensor& x);
 
 template <class Rule>
-Tensor record(Tensor out, std::initializer_list<Tensor> inputs, std::initializer_list<Tensor> saved, Rule&& rule) {
+Tensor record(Tensor out, std::initializer_list<Tensor> inputs, std::initializer_list<Tensor> saved, Rule&& rule,
+              SecondOrder second_order = SecondOrder::unsupported) {
   return record(std::move(out), std::span<const Tensor>(inputs.begin(), inputs.size()),
-                std::span<const Tensor>(saved.begin(), saved.size()), std::forward<Rule>(rule));
+                std::span<const Tensor>(saved.begin(), saved.size()), std::forward<Rule>(rule), second_order);
 }
 
 /// Bytes of the tensors saved for the backward pass on the active tape so far (0 outside a
@@ -136,6 +154,10 @@ class TapeScope {
   void backward(const Tensor& root, const Tensor& seed);
   /// The cotangent accumulated for a tracked input in the last backward sweep (zeros if none).
   Tensor grad_of(const Tensor& tracked_input) const;
+  /// The gradient of `root` (one element) with respect to `tracked_input`, as a value tracked by
+  /// this tape: a sweep that records the rules' ops, so that backward() from it differentiates the
+  /// gradient again. Throws naming the op at the first rule without SecondOrder::supported.
+  Tensor differentiable_grad(const Tensor& root, const Tensor& tracked_input);
 
  private:
   Tape* tape_;

@@ -5,8 +5,9 @@
 //   // grads[0] == 2 * w0
 //
 // Inputs must be floating point. Transforms nest, but a value tracked by an outer transform must
-// not reach an inner one: gradients of gradients are not supported, and that is an error rather
-// than a silent zero second derivative.
+// not reach an inner one: that is an error rather than a silent zero second derivative. Second
+// derivatives come from hvp and hessian instead, which differentiate the backward sweep itself
+// (reverse over reverse); an op whose rule does not support that makes them throw, naming it.
 #include <array>
 #include <functional>
 #include <span>
@@ -97,5 +98,16 @@ requires(std::is_same_v<Ts, Tensor>&&...) ValueAndGrad<sizeof...(Ts)> vjp(F&& f,
 /// The Jacobian of f at x, shaped f(x).shape + x.shape (one backward sweep per output element;
 /// meant for tests and small functions).
 Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x);
+
+/// The Hessian-vector product H(x) v of a one-element function f, with v shaped like x: one forward
+/// pass and two sweeps, so it costs a few gradients whatever the size of x.
+///
+///   hvp([](const Tensor& x) { return sum(pow(x, 3.0)); }, Tensor::vec({2.0, 1.0}), Tensor::vec({1.0, 0.0}))
+///   // == [12, 0]
+Tensor hvp(const std::function<Tensor(const Tensor&)>& f, const Tensor& x, const Tensor& v);
+
+/// The Hessian of a one-element function f at x, shaped x.shape + x.shape (one sweep per element of
+/// x after one recording sweep; meant for small x, e.g. a Laplace approximation's covariance).
+Tensor hessian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x);
 
 }  // namespace variate
