@@ -89,8 +89,9 @@ TEST(Tape, NestedScopesDoNotCorruptTheOuterTape) {
   EXPECT_NEAR(g.at(1), -4.0, 1e-12);
 }
 
-// Second derivatives are not supported, so a value the outer transform tracks reaching an inner one
-// is an error, not a silent zero (d/dx of 3x^2 at 2 is 12, which this used to give as 0).
+// Nested transforms do not give second derivatives (hvp and hessian do), so a value the outer
+// transform tracks reaching an inner one is an error, not a silent zero (d/dx of 3x^2 at 2 is 12,
+// which this used to give as 0).
 TEST(Tape, GradientsOfGradientsAreAnError) {
   auto cube = [](const Tensor& y) { return sum(y * y * y); };
   EXPECT_ERROR(grad([&](const Tensor& x) { return sum(grad(cube, x)); }, Tensor::scalar(2.0)),
