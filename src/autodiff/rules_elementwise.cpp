@@ -13,7 +13,7 @@ using autodiff::record;
 
 namespace {
 
-Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, prim::float_type(x.dtype())); }
+Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, float_type(x.dtype())); }
 
 // Whether no tape can record (outside a transform, in a NoRecording scope, in a backward rule): the
 // arithmetic below then returns its kernel's fresh result without building record's argument lists,

@@ -15,7 +15,7 @@ using autodiff::record;
 
 namespace {
 
-Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, prim::float_type(x.dtype())); }
+Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, float_type(x.dtype())); }
 
 // Phi(x) = erfc(-x / sqrt 2) / 2, accurate in the lower tail where 1 + erf would cancel.
 Tensor normal_cdf(const Tensor& x) {

@@ -10,11 +10,11 @@ namespace {
 using K = Constraint::Kind;
 
 // A parameter in the floating dtype of the value it acts on, so that f32 values stay f32.
-Tensor like(const Tensor& param, const Tensor& value) { return dist::as_dtype(param, prim::float_type(value.dtype())); }
+Tensor like(const Tensor& param, const Tensor& value) { return dist::as_dtype(param, float_type(value.dtype())); }
 
 // Zeros shaped like x broadcast with a parameter: the log|det J| of a volume-preserving map.
 Tensor zeros_for(const Tensor& x, const Tensor& param) {
-  return Tensor::zeros(broadcast_shapes("Shift", x.shape(), param.shape()), prim::float_type(x.dtype()));
+  return Tensor::zeros(broadcast_shapes("Shift", x.shape(), param.shape()), float_type(x.dtype()));
 }
 
 // The image of the real line, for bijectors that are only defined on it.
@@ -25,7 +25,7 @@ Constraint image_of_real(const Bijector& b, const Constraint& domain, Constraint
 }  // namespace
 
 Tensor Identity::forward_log_det_jacobian(const Tensor& x) const {
-  return Tensor::zeros(x.shape(), prim::float_type(x.dtype()));
+  return Tensor::zeros(x.shape(), float_type(x.dtype()));
 }
 Tensor Identity::inverse_log_det_jacobian(const Tensor& y) const { return forward_log_det_jacobian(y); }
 

@@ -33,7 +33,7 @@ Tensor checked(const Tensor& param, bool is_logits) {
 
 Categorical::Categorical(const Tensor& param, bool is_logits)
     : Distribution(dist::detail::drop_trailing(checked(param, is_logits).shape(), 1), {}, DType::i64),
-      param_(dist::as_dtype(param, prim::float_type(param.dtype()))),
+      param_(dist::as_dtype(param, float_type(param.dtype()))),
       is_logits_(is_logits) {}
 
 Categorical Categorical::from_probs(Tensor probs) { return Categorical(probs, false); }

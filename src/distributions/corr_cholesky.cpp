@@ -63,7 +63,7 @@ struct Rows {
 
 Rows rows(const Tensor& x) {
   const std::int64_t k = order_of(x.shape());
-  const DType dtype = prim::float_type(x.dtype());
+  const DType dtype = float_type(x.dtype());
   Shape column = x.shape();
   column[column.rank() - 1] = 1;
   const Tensor filled = take(concat({x, Tensor::zeros(column, dtype)}, -1), lower_index(k), -1);

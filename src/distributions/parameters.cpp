@@ -70,7 +70,7 @@ Tensor as_dtype(const Tensor& x, DType dtype) { return x.dtype() == dtype ? x : 
 Tensor in_support(const Constraint& c, const Tensor& value) {
   using K = Constraint::Kind;
   const Tensor v = autodiff::stop_gradient(value);
-  const Tensor zero = Tensor::scalar(0.0, prim::float_type(v.dtype()));
+  const Tensor zero = Tensor::scalar(0.0, float_type(v.dtype()));
   auto both = [](const Tensor& a, const Tensor& b) { return prim::binary(BinaryOp::logical_and, a, b); };
   // floor(inf) == inf, so finiteness is checked too: an infinite count lies outside every support.
   auto integer = [&] {
@@ -161,7 +161,7 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
       const Tensor scale = prim::add(prim::unary(UnaryOp::abs, v), prim::unary(UnaryOp::abs, vt));
       Tensor ok = both(all(prim::binary(BinaryOp::le, gap, prim::binary(BinaryOp::mul, scale, tolerance))),
                        all(prim::binary(BinaryOp::lt, prim::unary(UnaryOp::abs, v), INFINITY)));
-      Tensor a = prim::cast(v, prim::float_type(v.dtype()));
+      Tensor a = prim::cast(v, float_type(v.dtype()));
       for (std::int64_t k = 0; k < n; ++k) {
         const Tensor pivot = prim::slice(prim::slice(a, -2, k, k + 1), -1, k, k + 1);  // (..., 1, 1)
         const Tensor positive = prim::binary(BinaryOp::gt, pivot, 0.0);

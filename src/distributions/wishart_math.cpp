@@ -85,7 +85,7 @@ void check_scale_tril(const char* family, const Tensor& scale_tril) {
 Tensor log_multivariate_gamma(const Tensor& a, std::int64_t p) {
   std::vector<double> offsets;
   for (std::int64_t j = 1; j <= p; ++j) offsets.push_back(double(1 - j) / 2);
-  const Tensor o = prim::cast(Tensor::from(offsets, Shape{p}), prim::float_type(a.dtype()));
+  const Tensor o = prim::cast(Tensor::from(offsets, Shape{p}), float_type(a.dtype()));
   return sum(lgamma(expand_dims(a, -1) + o), kLast) + double(p * (p - 1)) / 4 * std::log(std::numbers::pi);
 }
 
