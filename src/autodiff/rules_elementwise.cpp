@@ -150,14 +150,12 @@ Tensor pow(const Tensor& a, const Tensor& b) {
 
 Tensor pow(const Tensor& a, double b) { return pow(a, scalar_like(a, b)); }
 
-// Where max/min took the first operand: `wins` (>= or <=; ties go to the first operand, as a
-// subgradient) or a NaN first operand, which the kernels propagate.
-static Tensor from_first(BinaryOp wins, const Tensor& a, const Tensor& b) {
-  return prim::binary(BinaryOp::logical_or, prim::binary(wins, a, b), prim::binary(BinaryOp::ne, a, a));
-}
+// Where max/min took the first operand: where it `wins` (a >= b or a <= b; ties go to the first
+// operand, as a subgradient) or is NaN, which the kernels propagate.
+static Tensor from_first(const Tensor& wins, const Tensor& a) { return logical_or(wins, ne(a, a)); }
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  const Tensor from_a = from_first(BinaryOp::ge, a, b);
+  const Tensor from_a = from_first(ge(a, b), a);
   return record(prim::binary(BinaryOp::maximum, a, b), {a, b}, {from_a}, [](const BackwardContext& ctx) {
     const Tensor zero = zero_like(ctx.grad());
     ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
@@ -166,7 +164,7 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  const Tensor from_a = from_first(BinaryOp::le, a, b);
+  const Tensor from_a = from_first(le(a, b), a);
   return record(prim::binary(BinaryOp::minimum, a, b), {a, b}, {from_a}, [](const BackwardContext& ctx) {
     const Tensor zero = zero_like(ctx.grad());
     ctx.add(0, where(ctx.saved(0), ctx.grad(), zero));
