@@ -1,6 +1,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/parameters.hpp"
 
@@ -133,11 +134,15 @@ Constraint Scale::forward_image(const Constraint& domain) const {
   if (domain.kind == K::real) return domain;
   // The image depends on the sign of a scale that may be computed: a replay whose scale changed
   // sign falls back to evaluating.
-  const bool positive =
-      host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::min, scale, {}, false).item() > 0; });
+  const bool positive = host_decision({scale_}, [scale = scale_] {
+    const autodiff::NoRecording reads_values;
+    return min(scale).item() > 0;
+  });
   if (!positive) {
-    const bool negative =
-        host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::max, scale, {}, false).item() < 0; });
+    const bool negative = host_decision({scale_}, [scale = scale_] {
+      const autodiff::NoRecording reads_values;
+      return max(scale).item() < 0;
+    });
     if (!negative) return Bijector::forward_image(domain);
     switch (domain.kind) {  // a negative scale turns the order around
       case K::positive: return Constraint::less_than(Tensor::zeros(scale_.shape(), scale_.dtype()));

@@ -56,7 +56,7 @@ Tensor Categorical::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Categorical::log_prob(const Tensor& value) const {
   const DType ft = param_.dtype();
-  const Tensor x = prim::cast(value, ft);
+  const Tensor x = dist::as_dtype(value, ft);
   Shape shape = broadcast_shapes("Categorical", x.shape(), batch_shape());
   // Values outside the support index category 0 and are masked to -inf below.
   const Tensor inside = dist::in_support(support(), x);

@@ -24,7 +24,7 @@ void check_simplex(const char* op, const Shape& y_shape) {
 Tensor offsets(std::int64_t n, DType dtype) {
   std::vector<double> v(static_cast<std::size_t>(n));
   for (std::int64_t k = 0; k < n; ++k) v[std::size_t(k)] = std::log(double(n - k));
-  return prim::cast(Tensor::from(v, Shape{n}), dtype);
+  return cast(Tensor::from(v, Shape{n}), dtype);
 }
 
 // log y_1, ..., log y_K: log y_k = log z_k + sum_(j<k) log(1 - z_j), with log z_K = 0.
