@@ -13,7 +13,7 @@ using autodiff::record;
 
 namespace {
 
-Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, prim::float_type(x.dtype())); }
+Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, float_type(x.dtype())); }
 
 // Whether no tape can record (outside a transform, in a NoRecording scope, in a backward rule): the
 // arithmetic below then returns its kernel's fresh result without building record's argument lists,
@@ -171,14 +171,12 @@ Tensor pow(const Tensor& a, const Tensor& b) {
 
 Tensor pow(const Tensor& a, double b) { return pow(a, scalar_like(a, b)); }
 
-// Where max/min took the first operand: `wins` (>= or <=; ties go to the first operand, as a
-// subgradient) or a NaN first operand, which the kernels propagate.
-static Tensor from_first(BinaryOp wins, const Tensor& a, const Tensor& b) {
-  return prim::binary(BinaryOp::logical_or, prim::binary(wins, a, b), prim::binary(BinaryOp::ne, a, a));
-}
+// Where max/min took the first operand: where it `wins` (a >= b or a <= b; ties go to the first
+// operand, as a subgradient) or is NaN, which the kernels propagate.
+static Tensor from_first(const Tensor& wins, const Tensor& a) { return logical_or(wins, ne(a, a)); }
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  const Tensor from_a = from_first(BinaryOp::ge, a, b);
+  const Tensor from_a = from_first(ge(a, b), a);
   return record(
       prim::binary(BinaryOp::maximum, a, b), {a, b}, {from_a},
       [](const BackwardContext& ctx) {
@@ -190,7 +188,7 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  const Tensor from_a = from_first(BinaryOp::le, a, b);
+  const Tensor from_a = from_first(le(a, b), a);
   return record(
       prim::binary(BinaryOp::minimum, a, b), {a, b}, {from_a},
       [](const BackwardContext& ctx) {

@@ -16,7 +16,7 @@ Tensor triangle_weights(std::int64_t n, bool lower, double diagonal, DType dtype
   double* p = w.data<double>();
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j) p[i * n + j] = i == j ? diagonal : ((lower ? i > j : i < j) ? 1.0 : 0.0);
-  return prim::cast(w, dtype);
+  return cast(w, dtype);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
-// Backward rules of the neural-network ops (autodiff/nn_ops.hpp). The forward passes call the
-// tensor layer directly; the rules work on constants (the cotangent and saved tensors, whose tape
-// identity is dropped when saved), so their infix arithmetic records nothing.
+// Backward rules of the neural-network ops (autodiff/nn_ops.hpp). The forward passes record
+// nothing of their own: they call the tensor layer's kernels, or the operators with recording
+// paused (gelu, whose Phi the rule shares); the rules work on constants (the cotangent and saved
+// tensors, whose tape identity is dropped when saved), so their infix arithmetic records nothing.
 #include <cmath>
 #include <numbers>
 
 #include "variate/autodiff/nn_ops.hpp"
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 
@@ -15,13 +17,10 @@ using autodiff::record;
 
 namespace {
 
-Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, prim::float_type(x.dtype())); }
+Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, float_type(x.dtype())); }
 
 // Phi(x) = erfc(-x / sqrt 2) / 2, accurate in the lower tail where 1 + erf would cancel.
-Tensor normal_cdf(const Tensor& x) {
-  const Tensor scaled = prim::mul(x, scalar_like(x, -std::numbers::sqrt2 / 2));
-  return prim::mul(prim::unary(UnaryOp::erfc, scaled), scalar_like(x, 0.5));
-}
+Tensor normal_cdf(const Tensor& x) { return erfc(x * (-std::numbers::sqrt2 / 2)) * 0.5; }
 
 }  // namespace
 
@@ -45,7 +44,11 @@ Tensor elu(const Tensor& x, double alpha) {
 }
 
 Tensor gelu(const Tensor& x) {
-  Tensor y = prim::mul(x, normal_cdf(x));
+  Tensor y;
+  {
+    const autodiff::NoRecording values;
+    y = x * normal_cdf(x);
+  }
   // d/dx x Phi(x) = Phi(x) + x phi(x).
   return record(y, {x}, {autodiff::stop_gradient(x)}, [](const BackwardContext& ctx) {
     const Tensor& x = ctx.saved(0);

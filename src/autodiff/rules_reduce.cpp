@@ -53,6 +53,19 @@ Tensor extremum(ReduceOp op, const Tensor& x, Axes axes, bool keepdims) {
       autodiff::SecondOrder::supported);
 }
 
+// all (the minimum of the 0/1 values) and any (their maximum), with the empty reduction's answer
+// (true for all, false for any) where the kernels' min and max have no identity.
+Tensor every_or_some(ReduceOp op, const char* name, const Tensor& x, Axes axes, bool keepdims) {
+  VARIATE_CHECK(x.dtype() == DType::boolean, name, "expected a bool tensor, got ", x.dtype());
+  if (x.numel() == 0) {
+    const ReducedShapes shapes = reduced_shapes(name, x.shape(), axes);
+    const Shape& shape = keepdims ? shapes.kept : shapes.dropped;
+    return op == ReduceOp::min ? Tensor::ones(shape, DType::boolean, x.device())
+                               : Tensor::zeros(shape, DType::boolean, x.device());
+  }
+  return constant(prim::binary(BinaryOp::eq, prim::reduce(op, prim::cast(x, DType::i64), axes, keepdims), 1.0));
+}
+
 }  // namespace
 
 Tensor sum(const Tensor& x, Axes axes, bool keepdims) {
@@ -73,6 +86,9 @@ Tensor mean(const Tensor& x, Axes axes, bool keepdims) {
 
 Tensor max(const Tensor& x, Axes axes, bool keepdims) { return extremum(ReduceOp::max, x, axes, keepdims); }
 Tensor min(const Tensor& x, Axes axes, bool keepdims) { return extremum(ReduceOp::min, x, axes, keepdims); }
+
+Tensor all(const Tensor& x, Axes axes, bool keepdims) { return every_or_some(ReduceOp::min, "all", x, axes, keepdims); }
+Tensor any(const Tensor& x, Axes axes, bool keepdims) { return every_or_some(ReduceOp::max, "any", x, axes, keepdims); }
 
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims) {
   // Shifting by the (constant) maximum keeps exp() in range; an all -inf slice has shift 0 and

@@ -22,7 +22,7 @@ Tensor jacobian_rows(const char* op, autodiff::detail::TapeScope& scope, const T
     Tensor seed = Tensor::zeros(y.shape(), y.dtype(), y.device());
     dispatch_dtype(y.dtype(), [&](auto zero) { static_cast<decltype(zero)*>(seed.raw())[i] = decltype(zero)(1); });
     scope.backward(y, seed);
-    const Tensor g = prim::cast(scope.grad_of(tracked), x.dtype());
+    const Tensor g = cast(scope.grad_of(tracked), x.dtype());
     std::memcpy(static_cast<char*>(jac.raw()) + std::size_t(i) * row_bytes, g.raw(), row_bytes);
   }
   return jac;

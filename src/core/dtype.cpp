@@ -26,6 +26,8 @@ const char* name(DType t) {
 
 bool is_floating(DType t) { return t == DType::f32 || t == DType::f64; }
 
+DType float_type(DType t) { return is_floating(t) ? t : DType::f64; }
+
 DType promote(DType a, DType b) { return static_cast<int>(a) > static_cast<int>(b) ? a : b; }
 
 std::ostream& operator<<(std::ostream& out, Device d) {

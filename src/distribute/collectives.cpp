@@ -73,7 +73,7 @@ Tensor psum(const Tensor& x, std::string_view axis) {
 Tensor pmean(const Tensor& x, std::string_view axis) {
   Communicator& comm = detail::communicator("pmean", axis);
   check_defined("pmean", comm, x);
-  const Tensor xf = is_floating(x.dtype()) ? x : prim::cast(x, prim::float_type(x.dtype()));
+  const Tensor xf = is_floating(x.dtype()) ? x : prim::cast(x, float_type(x.dtype()));
   const double n = comm.size();
   Tensor mean = prim::binary(BinaryOp::div, sum_over_devices("pmean", comm, xf), n);
   return record(mean, {x}, {},

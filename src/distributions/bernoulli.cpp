@@ -29,7 +29,7 @@ Tensor Bernoulli::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Bernoulli::log_prob(const Tensor& value) const {
   // Values are data, not differentiable: one node with the partial in probs or logits.
-  const Tensor x = prim::cast(value, dtype());
+  const Tensor x = dist::as_dtype(value, dtype());
   if (is_logits_) {
     // One pass each way instead of a dozen (the terms, their support mask and the partial), the
     // same values (matrix factorization over MovieLens-100K: 1.6M Bernoulli terms per gradient).
@@ -50,7 +50,7 @@ Tensor Bernoulli::mean() const { return probs_parameter(); }
 Tensor Bernoulli::variance() const { return ProbsOrLogits{param_, is_logits_}.probs_times_complement(); }
 
 Tensor Bernoulli::cdf(const Tensor& value) const {
-  const Tensor x = prim::cast(value, dtype());
+  const Tensor x = dist::as_dtype(value, dtype());
   const Tensor one_minus_p = is_logits_ ? sigmoid(-param_) : 1.0 - param_;
   const Tensor zero = Tensor::scalar(0.0, dtype()), one = Tensor::scalar(1.0, dtype());
   const Tensor cdf = where(lt(x, zero), zero, where(lt(x, one), one_minus_p, one));

@@ -42,7 +42,7 @@ Tensor BetaBinomial::log_prob(const Tensor& value) const {
   // the same in b with n - k in place of k. A value outside the support is replaced by 0 first, so
   // that its (masked) partials stay finite.
   const Tensor &n = total_count_, &a = concentration1_, &b = concentration0_;
-  const Tensor k_raw = prim::cast(value, dtype());
+  const Tensor k_raw = dist::as_dtype(value, dtype());
   Tensor k, nk, n_plus_s, lp;
   {
     const autodiff::NoRecording values;

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/parameters.hpp"
 
@@ -10,11 +11,11 @@ namespace {
 using K = Constraint::Kind;
 
 // A parameter in the floating dtype of the value it acts on, so that f32 values stay f32.
-Tensor like(const Tensor& param, const Tensor& value) { return dist::as_dtype(param, prim::float_type(value.dtype())); }
+Tensor like(const Tensor& param, const Tensor& value) { return dist::as_dtype(param, float_type(value.dtype())); }
 
 // Zeros shaped like x broadcast with a parameter: the log|det J| of a volume-preserving map.
 Tensor zeros_for(const Tensor& x, const Tensor& param) {
-  return Tensor::zeros(broadcast_shapes("Shift", x.shape(), param.shape()), prim::float_type(x.dtype()));
+  return Tensor::zeros(broadcast_shapes("Shift", x.shape(), param.shape()), float_type(x.dtype()));
 }
 
 // The image of the real line, for bijectors that are only defined on it.
@@ -25,7 +26,7 @@ Constraint image_of_real(const Bijector& b, const Constraint& domain, Constraint
 }  // namespace
 
 Tensor Identity::forward_log_det_jacobian(const Tensor& x) const {
-  return Tensor::zeros(x.shape(), prim::float_type(x.dtype()));
+  return Tensor::zeros(x.shape(), float_type(x.dtype()));
 }
 Tensor Identity::inverse_log_det_jacobian(const Tensor& y) const { return forward_log_det_jacobian(y); }
 
@@ -133,11 +134,15 @@ Constraint Scale::forward_image(const Constraint& domain) const {
   if (domain.kind == K::real) return domain;
   // The image depends on the sign of a scale that may be computed: a replay whose scale changed
   // sign falls back to evaluating.
-  const bool positive =
-      host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::min, scale, {}, false).item() > 0; });
+  const bool positive = host_decision({scale_}, [scale = scale_] {
+    const autodiff::NoRecording reads_values;
+    return min(scale).item() > 0;
+  });
   if (!positive) {
-    const bool negative =
-        host_decision({scale_}, [scale = scale_] { return prim::reduce(ReduceOp::max, scale, {}, false).item() < 0; });
+    const bool negative = host_decision({scale_}, [scale = scale_] {
+      const autodiff::NoRecording reads_values;
+      return max(scale).item() < 0;
+    });
     if (!negative) return Bijector::forward_image(domain);
     switch (domain.kind) {  // a negative scale turns the order around
       case K::positive: return Constraint::less_than(Tensor::zeros(scale_.shape(), scale_.dtype()));

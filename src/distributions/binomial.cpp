@@ -40,7 +40,7 @@ Tensor Binomial::sample(random::Key key, const Shape& sample_shape) const {
 }
 
 Tensor Binomial::log_prob(const Tensor& value) const {
-  const Tensor k = prim::cast(value, dtype());
+  const Tensor k = dist::as_dtype(value, dtype());
   const Tensor& n = total_count_;
   Tensor failures, log_choose;
   {
@@ -58,7 +58,7 @@ Tensor Binomial::log_prob(const Tensor& value) const {
 Tensor Binomial::cdf(const Tensor& value) const {
   // P(K <= k) = I_{1-p}(n - k, k + 1) for integer 0 <= k < n (DLMF 8.17.5 with x = 1 - p); 0 below,
   // 1 from n on, where k is replaced by 0 in the branch not taken.
-  const Tensor k = floor(prim::cast(value, dtype()));
+  const Tensor k = floor(dist::as_dtype(value, dtype()));
   const Tensor zero = Tensor::scalar(0.0, dtype()), one = Tensor::scalar(1.0, dtype());
   const Tensor below = lt(k, zero), above = ge(k, total_count_);
   const Tensor k_inside = where(logical_or(below, above), zero, k);

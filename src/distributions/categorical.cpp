@@ -33,7 +33,7 @@ Tensor checked(const Tensor& param, bool is_logits) {
 
 Categorical::Categorical(const Tensor& param, bool is_logits)
     : Distribution(dist::detail::drop_trailing(checked(param, is_logits).shape(), 1), {}, DType::i64),
-      param_(dist::as_dtype(param, prim::float_type(param.dtype()))),
+      param_(dist::as_dtype(param, float_type(param.dtype()))),
       is_logits_(is_logits) {}
 
 Categorical Categorical::from_probs(Tensor probs) { return Categorical(probs, false); }
@@ -56,7 +56,7 @@ Tensor Categorical::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Categorical::log_prob(const Tensor& value) const {
   const DType ft = param_.dtype();
-  const Tensor x = prim::cast(value, ft);
+  const Tensor x = dist::as_dtype(value, ft);
   Shape shape = broadcast_shapes("Categorical", x.shape(), batch_shape());
   // Values outside the support index category 0 and are masked to -inf below.
   const Tensor inside = dist::in_support(support(), x);

@@ -12,7 +12,7 @@ Tensor zero_log_det(const Tensor& x, int n) {
   VARIATE_CHECK(x.rank() >= n, "Chain", "expects at least ", n, " trailing event axes, got shape ", x.shape());
   Shape s = x.shape();
   for (int i = 0; i < n; ++i) s.erase(s.rank() - 1);
-  return Tensor::zeros(s, prim::float_type(x.dtype()));
+  return Tensor::zeros(s, float_type(x.dtype()));
 }
 
 }  // namespace

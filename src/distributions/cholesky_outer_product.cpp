@@ -30,8 +30,8 @@ Tensor CholeskyOuterProduct::forward_log_det_jacobian(const Tensor& x) const {
   const std::int64_t k = x.dim(-1);
   std::vector<double> exponent;
   for (std::int64_t i = 0; i < k; ++i) exponent.push_back(double(k - i));
-  const DType dtype = prim::float_type(x.dtype());
-  const Tensor e = prim::cast(Tensor::from(exponent, Shape{k}), dtype);
+  const DType dtype = float_type(x.dtype());
+  const Tensor e = cast(Tensor::from(exponent, Shape{k}), dtype);
   const int last[] = {-1};
   return sum(e * log(diagonal(x)), last) + double(k) * std::numbers::ln2;
 }

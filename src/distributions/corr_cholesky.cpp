@@ -49,7 +49,7 @@ Tensor pattern(std::int64_t k, bool below, DType dtype) {
   std::vector<double> v(static_cast<std::size_t>(k * k), 0.0);
   for (std::int64_t i = 0; i < k; ++i)
     for (std::int64_t j = 0; j <= i; ++j) v[std::size_t(i * k + j)] = (j < i) == below ? 1.0 : 0.0;
-  return prim::cast(Tensor::from(v, Shape{k, k}), dtype);
+  return cast(Tensor::from(v, Shape{k, k}), dtype);
 }
 
 // The pieces that forward and its log-determinant share, as (..., K, K) matrices that are zero
@@ -63,7 +63,7 @@ struct Rows {
 
 Rows rows(const Tensor& x) {
   const std::int64_t k = order_of(x.shape());
-  const DType dtype = prim::float_type(x.dtype());
+  const DType dtype = float_type(x.dtype());
   Shape column = x.shape();
   column[column.rank() - 1] = 1;
   const Tensor filled = take(concat({x, Tensor::zeros(column, dtype)}, -1), lower_index(k), -1);

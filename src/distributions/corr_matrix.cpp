@@ -23,7 +23,7 @@ Tensor CorrMatrix::forward_log_det_jacobian(const Tensor& x) const {
   const std::int64_t k = w.dim(-1);
   std::vector<double> exponent;
   for (std::int64_t i = 0; i < k; ++i) exponent.push_back(i == 0 ? 0.0 : double(k - 1 - i));
-  const Tensor e = prim::cast(Tensor::from(exponent, Shape{k}), w.dtype());
+  const Tensor e = cast(Tensor::from(exponent, Shape{k}), w.dtype());
   const int last[] = {-1};
   return CorrCholesky().forward_log_det_jacobian(x) + sum(e * log(diagonal(w)), last);
 }

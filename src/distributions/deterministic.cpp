@@ -20,7 +20,7 @@ Tensor Deterministic::sample(random::Key, const Shape& sample_shape) const {
 }
 
 Tensor Deterministic::log_prob(const Tensor& value) const {
-  const Tensor x = prim::cast(value, dtype());
+  const Tensor x = dist::as_dtype(value, dtype());
   const Tensor elsewhere = where(ne(x, x), Tensor::scalar(NAN, dtype()), Tensor::scalar(-INFINITY, dtype()));
   const Tensor lp = where(eq(x, loc_), Tensor::scalar(0.0, dtype()), elsewhere);
   // A point mass: 0 at loc and -inf at every other point, so no derivative in loc or in the value.

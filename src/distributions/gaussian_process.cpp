@@ -34,7 +34,7 @@ GaussianProcess::Parts GaussianProcess::build(const Kernel& kernel, const Tensor
   const DType dtype = dist::common_float_type({k, noise});
   std::vector<double> eye(std::size_t(n * n), 0.0);
   for (std::int64_t i = 0; i < n; ++i) eye[std::size_t(i * n + i)] = 1.0;
-  const Tensor identity = prim::cast(Tensor::from(eye, Shape{n, n}), dtype);
+  const Tensor identity = cast(Tensor::from(eye, Shape{n, n}), dtype);
   const Tensor diagonal_term = (expand_dims(expand_dims(dist::as_dtype(noise, dtype), -1), -1) + jitter) * identity;
   Tensor covariance = dist::as_dtype(k, dtype) + diagonal_term;
   Tensor loc = mean.defined() ? mean : Tensor::zeros(Shape{n}, dtype);

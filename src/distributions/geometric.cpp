@@ -32,7 +32,7 @@ Tensor Geometric::sample(random::Key key, const Shape& sample_shape) const {
 }
 
 Tensor Geometric::log_prob(const Tensor& value) const {
-  const Tensor k = prim::cast(value, dtype());
+  const Tensor k = dist::as_dtype(value, dtype());
   const Tensor lp = dist::detail::bernoulli_trials_log_likelihood({param_, is_logits_}, Tensor::scalar(0.0, dtype()),
                                                                   Tensor::scalar(1.0, dtype()), k);
   return dist::mask_outside_support(support(), k, lp);
@@ -45,7 +45,7 @@ Tensor Geometric::variance() const {
 }
 
 Tensor Geometric::cdf(const Tensor& value) const {
-  const Tensor x = prim::cast(value, dtype());
+  const Tensor x = dist::as_dtype(value, dtype());
   // -expm1((floor(x) + 1) log(1 - p)) keeps the accuracy of 1 - (1 - p)^(k + 1) for tiny p.
   const Tensor trials = floor(x) + 1.0;
   const Tensor cdf = -expm1(trials * log1m_probs());

@@ -21,7 +21,7 @@ Tensor InverseAutoregressiveFlow::inverse(const Tensor& y) const {
   // Pass k computes m and s from an iterate whose coordinates of degree < k are already exact, so
   // that the coordinate of degree k becomes exact too; after D passes all are (and so are their
   // derivatives, since each is the same formula of exact inputs).
-  Tensor x = Tensor::zeros(y.shape(), prim::float_type(y.dtype()));
+  Tensor x = Tensor::zeros(y.shape(), float_type(y.dtype()));
   for (std::int64_t pass = 0; pass < dims(); ++pass) {
     const auto [shift, log_scale] = detail::made_shift_and_log_scale(made_, x, log_scale_bound_);
     x = (y - shift) * exp(-log_scale);

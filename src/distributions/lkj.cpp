@@ -22,7 +22,7 @@ Shape checked_batch(std::int64_t dimension, const Tensor& concentration) {
 Tensor identity(std::int64_t d, DType dtype) {
   std::vector<double> v(std::size_t(d * d), 0.0);
   for (std::int64_t i = 0; i < d; ++i) v[std::size_t(i * d + i)] = 1.0;
-  return prim::cast(Tensor::from(v, Shape{d, d}), dtype);
+  return cast(Tensor::from(v, Shape{d, d}), dtype);
 }
 
 }  // namespace
@@ -40,7 +40,7 @@ Tensor LKJ::log_prob(const Tensor& value) const {
   // Outside the support the identity is factored instead, so that the Cholesky factorization
   // cannot fail and the masked result has finite gradients.
   const Tensor inside = dist::in_support(support(), omega);
-  const Tensor safe = where(prim::expand_dims(prim::expand_dims(inside, -1), -1), omega, identity(d, dtype()));
+  const Tensor safe = where(expand_dims(expand_dims(inside, -1), -1), omega, identity(d, dtype()));
   const int last[] = {-1};
   const Tensor log_det = 2.0 * sum(log(diagonal(cholesky(safe))), last);
   const Tensor lp = (concentration_ - 1.0) * log_det - LKJCholesky(d, concentration_).log_normalizer();

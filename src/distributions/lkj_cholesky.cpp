@@ -28,14 +28,14 @@ template <class F>
 Tensor vector_of(std::int64_t d, DType dtype, F f) {
   std::vector<double> v(static_cast<std::size_t>(d));
   for (std::int64_t i = 0; i < d; ++i) v[std::size_t(i)] = f(i);
-  return prim::cast(Tensor::from(v, Shape{d}), dtype);
+  return cast(Tensor::from(v, Shape{d}), dtype);
 }
 template <class F>
 Tensor matrix_of(std::int64_t d, DType dtype, F f) {
   std::vector<double> v(static_cast<std::size_t>(d * d));
   for (std::int64_t i = 0; i < d; ++i)
     for (std::int64_t j = 0; j < d; ++j) v[std::size_t(i * d + j)] = f(i, j);
-  return prim::cast(Tensor::from(v, Shape{d, d}), dtype);
+  return cast(Tensor::from(v, Shape{d, d}), dtype);
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ Tensor LKJCholesky::log_prob(const Tensor& value) const {
   // Outside the support the diagonal is replaced by ones, so that log() sees no zero or negative
   // entry and the masked result has finite gradients.
   const Tensor inside = dist::in_support(support(), l);
-  const Tensor diag = where(prim::expand_dims(inside, -1), diagonal(l), Tensor::scalar(1.0, dtype()));
+  const Tensor diag = where(expand_dims(inside, -1), diagonal(l), Tensor::scalar(1.0, dtype()));
   // Exponent of L_ii (rows from 0): (2 eta - 2) + (d - 1 - i) for i >= 1; row 0 has L_00 = 1.
   const Tensor has_term = vector_of(d, dtype(), [](std::int64_t i) { return i >= 1 ? 1.0 : 0.0; });
   const Tensor offset = vector_of(d, dtype(), [d](std::int64_t i) { return i >= 1 ? double(d - 1 - i) : 0.0; });

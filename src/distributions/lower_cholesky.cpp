@@ -41,7 +41,7 @@ Tensor LowerCholesky::forward(const Tensor& x) const {
   // exponential, the upper triangle the zero. Exponentiating only the diagonal keeps a large
   // off-diagonal x from overflowing.
   const Tensor values =
-      concat({x, Tensor::zeros(column, prim::float_type(x.dtype())), exp(take(x, diagonal_positions(k), -1))}, -1);
+      concat({x, Tensor::zeros(column, float_type(x.dtype())), exp(take(x, diagonal_positions(k), -1))}, -1);
   std::vector<std::int64_t> index(static_cast<std::size_t>(k * k), n);
   for (std::int64_t i = 0; i < k; ++i) {
     for (std::int64_t j = 0; j < i; ++j) index[std::size_t(i * k + j)] = i * (i + 1) / 2 + j;

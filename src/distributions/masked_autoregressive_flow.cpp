@@ -15,7 +15,7 @@ Tensor MaskedAutoregressiveFlow::forward(const Tensor& x) const {
   // Pass k computes m and s from an iterate whose coordinates of degree < k are already exact, so
   // that the coordinate of degree k becomes exact too; after D passes all are (and so are their
   // derivatives, since each is the same formula of exact inputs).
-  Tensor y = Tensor::zeros(x.shape(), prim::float_type(x.dtype()));
+  Tensor y = Tensor::zeros(x.shape(), float_type(x.dtype()));
   for (std::int64_t pass = 0; pass < dims(); ++pass) {
     const auto [shift, log_scale] = detail::made_shift_and_log_scale(made_, y, log_scale_bound_);
     y = x * exp(log_scale) + shift;

@@ -79,7 +79,7 @@ Tensor MixtureSameFamily::sample(random::Key key, const Shape& sample_shape) con
   const int axis = leading.rank();
   // The chosen component's draw keeps its gradient in the component parameters; the choice itself
   // is discrete, so there is none in the mixture logits.
-  const Tensor draw = squeeze(gather(draws, axis, prim::reshape(index, index_shape)), axis);
+  const Tensor draw = squeeze(gather(draws, axis, reshape(index, index_shape.dims())), axis);
   return dist::detail::without_draw_gradient(name(),
                                              "the choice of component is discrete; the draw is differentiable "
                                              "in the components' parameters only",

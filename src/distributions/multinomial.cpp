@@ -60,7 +60,7 @@ Tensor Multinomial::log_prob(const Tensor& value) const {
   const std::int64_t k = event_shape()[0];
   VARIATE_CHECK(value.rank() >= 1 && value.dim(-1) == k, kFamily, "value must have shape (..., ", k,
                 ") with the counts last, got shape ", value.shape());
-  const Tensor x = prim::cast(value, dtype());
+  const Tensor x = dist::as_dtype(value, dtype());
   Tensor log_probs, lp;
   {
     const autodiff::NoRecording values;

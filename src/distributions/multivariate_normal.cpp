@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -35,7 +36,8 @@ void check_matrix(const char* role, const Tensor& m, const Tensor& loc) {
 // transposed value) is false.
 template <class Ok, class Bad>
 void scan_entries(const Tensor& m, Ok ok, Bad bad) {
-  const Tensor values = prim::cast(m, DType::f64);
+  const autodiff::NoRecording reads_values;
+  const Tensor values = cast(m, DType::f64);
   const double* v = values.data<double>();
   const std::int64_t k = m.dim(-1);
   for (std::int64_t b = 0; b < (k > 0 ? m.numel() / (k * k) : 0); ++b) {
@@ -71,7 +73,7 @@ void check_lower_triangular(const Tensor& scale_tril) {
 Tensor eye(std::int64_t k, DType dtype) {
   Tensor e = Tensor::zeros(Shape{k, k}, DType::f64);
   for (std::int64_t i = 0; i < k; ++i) e.data<double>()[i * k + i] = 1.0;
-  return prim::cast(e, dtype);
+  return cast(e, dtype);
 }
 
 }  // namespace
@@ -141,9 +143,8 @@ Tensor MultivariateNormal::log_prob(const Tensor& value) const {
   const int last[] = {-1};
   // A value with an infinite component lies outside R^k: it is evaluated at loc instead, so that no
   // inf - inf reaches the solve or the gradients, and gets -inf.
-  const Tensor is_inf = prim::binary(BinaryOp::eq, prim::unary(UnaryOp::abs, autodiff::stop_gradient(x)), INFINITY);
-  const Tensor outside = prim::binary(BinaryOp::gt, prim::sum(prim::cast(is_inf, DType::i64), last), 0.0);
-  const Tensor inside_x = where(prim::expand_dims(outside, -1), loc_, x);
+  const Tensor outside = any(eq(abs(autodiff::stop_gradient(x)), INFINITY), last);
+  const Tensor inside_x = where(expand_dims(outside, -1), loc_, x);
   const Tensor z = squeeze(triangular_solve(scale_tril_, expand_dims(inside_x - loc_, -1)), -1);
   const Tensor log_det_scale = sum(log(diagonal(scale_tril_)), last);
   const Tensor lp = -0.5 * sum(square(z), last) - log_det_scale - 0.5 * double(k) * std::log(2 * std::numbers::pi);

@@ -18,7 +18,7 @@ NegativeBinomial::NegativeBinomial(const Tensor& total_count, const Tensor& para
       param_(ProbsOrLogits::make("NegativeBinomial", param, is_logits, dtype(), ProbsOrLogits::Range::below_one).param),
       is_logits_(is_logits) {
   dist::check_positive("NegativeBinomial", "total_count", total_count);
-  total_count_ = dist::as_dtype(total_count, dtype());  // prim::cast would drop a tracked r's gradient
+  total_count_ = dist::as_dtype(total_count, dtype());  // keeps a tracked r's gradient
 }
 
 NegativeBinomial NegativeBinomial::from_probs(Tensor total_count, Tensor probs) {
@@ -42,7 +42,7 @@ Tensor NegativeBinomial::sample(random::Key key, const Shape& sample_shape) cons
 }
 
 Tensor NegativeBinomial::log_prob(const Tensor& value) const {
-  const Tensor k = prim::cast(value, dtype());
+  const Tensor k = dist::as_dtype(value, dtype());
   const Tensor& r = total_count_;
   Tensor log_coefficient;
   {
@@ -68,7 +68,7 @@ Tensor NegativeBinomial::cdf(const Tensor& value) const {
   // At most k successes before the r-th failure means at least r failures in the first k + r
   // trials: P(K <= k) = I_{1-p}(r, k + 1) (DLMF 8.17.5 extended to real r). Below 0 k is replaced by
   // 0 in the branch not taken.
-  const Tensor k = floor(prim::cast(value, dtype()));
+  const Tensor k = floor(dist::as_dtype(value, dtype()));
   const Tensor zero = Tensor::scalar(0.0, dtype());
   const Tensor below = lt(k, zero);
   const Tensor one_minus_p = is_logits_ ? sigmoid(-param_) : 1.0 - param_;

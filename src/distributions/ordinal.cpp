@@ -2,6 +2,7 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -15,9 +16,11 @@ Shape ordinal_batch(const char* family, const Tensor& predictor, const Tensor& c
   dist::check_finite(family, "predictor", predictor);
   dist::check_finite(family, "cutpoints", cutpoints);
   const std::int64_t n = cutpoints.dim(-1);
-  if (n > 1)
-    dist::check_ordered(family, "each cutpoint", prim::slice(cutpoints, -1, 0, n - 1), "the next one",
-                        prim::slice(cutpoints, -1, 1, n));
+  if (n > 1) {
+    const autodiff::NoRecording check_only;
+    dist::check_ordered(family, "each cutpoint", slice(cutpoints, -1, 0, n - 1), "the next one",
+                        slice(cutpoints, -1, 1, n));
+  }
   return broadcast_shapes(family, predictor.shape(), drop_trailing(cutpoints.shape(), 1));
 }
 
@@ -25,12 +28,15 @@ Tensor ordinal_log_prob(const Tensor& log_probs, const Tensor& value, const Shap
   const DType ft = log_probs.dtype();
   const std::int64_t k = log_probs.dim(-1);
   const Constraint support = Constraint::integer_interval(Tensor::scalar(0.0, ft), Tensor::scalar(double(k - 1), ft));
-  const Tensor x = prim::cast(value, ft);
+  const Tensor x = dist::as_dtype(value, ft);
   Shape shape = broadcast_shapes("ordinal log_prob", x.shape(), batch_shape);
   // Values outside the support index category 0 and are masked to -inf below.
   const Tensor inside = dist::in_support(support, x);
-  const Tensor index = prim::expand_dims(
-      prim::broadcast_to(prim::cast(prim::where(inside, x, Tensor::scalar(0.0, ft)), DType::i64), shape), -1);
+  Tensor index;
+  {
+    const autodiff::NoRecording discrete_index;
+    index = expand_dims(broadcast_to(cast(where(inside, x, Tensor::scalar(0.0, ft)), DType::i64), shape), -1);
+  }
   shape.push_back(k);
   const Tensor picked = squeeze(gather(broadcast_to(log_probs, shape), -1, index), -1);
   return dist::mask_outside_support(support, x, picked);

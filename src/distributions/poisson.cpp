@@ -43,7 +43,7 @@ Tensor Poisson::sample(random::Key key, const Shape& sample_shape) const {
 
 Tensor Poisson::log_prob(const Tensor& value) const {
   // One node: with rate r, d/dr = k / r - 1; with log_rate e, d/de = k - exp(e).
-  const Tensor k = prim::cast(value, dtype());
+  const Tensor k = dist::as_dtype(value, dtype());
   Tensor rate, lp;
   {
     const autodiff::NoRecording values;
@@ -64,7 +64,7 @@ Tensor Poisson::log_prob(const Tensor& value) const {
 Tensor Poisson::cdf(const Tensor& value) const {
   // P(K <= k) = Q(k + 1, rate) for integer k >= 0 (DLMF §8.4); below 0 the count is replaced by 0
   // in the branch not taken, so that its values and gradients stay finite.
-  const Tensor k = floor(prim::cast(value, dtype()));
+  const Tensor k = floor(dist::as_dtype(value, dtype()));
   const Tensor zero = Tensor::scalar(0.0, dtype());
   const Tensor below = lt(k, zero);
   return where(below, zero, igammac(where(below, zero, k) + 1.0, rate_parameter()));

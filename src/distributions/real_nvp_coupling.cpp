@@ -24,7 +24,7 @@ std::vector<bool> checked_keep(std::int64_t dims, std::vector<bool> keep) {
 Tensor flags(const std::vector<bool>& keep, bool value, DType dtype) {
   std::vector<double> v;
   for (bool k : keep) v.push_back(k == value ? 1.0 : 0.0);
-  return prim::cast(Tensor::from(v, Shape{std::int64_t(v.size())}), dtype);
+  return cast(Tensor::from(v, Shape{std::int64_t(v.size())}), dtype);
 }
 
 }  // namespace

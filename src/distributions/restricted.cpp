@@ -61,11 +61,10 @@ Tensor Restricted::log_prob(const Tensor& value) const {
   const int e = support_.event_ndims();
   Tensor inside = in_support(support_, value);
   // A NaN element keeps its NaN density, as mask_outside_support does.
-  if (e == 0) inside = prim::binary(BinaryOp::logical_or, inside, prim::binary(BinaryOp::ne, value, value));
+  if (e == 0) inside = logical_or(inside, ne(value, value));
   std::vector<int> extra;  // event axes of the base beyond those the support spans
   for (int i = 0; i < event_shape().rank() - e; ++i) extra.push_back(-1 - i);
-  if (!extra.empty())
-    inside = prim::binary(BinaryOp::eq, prim::reduce(ReduceOp::min, prim::cast(inside, DType::i64), extra, false), 1.0);
+  if (!extra.empty()) inside = all(inside, extra);
   return where(inside, lp, Tensor::scalar(-INFINITY, lp.dtype()));
 }
 

@@ -24,13 +24,13 @@ void check_simplex(const char* op, const Shape& y_shape) {
 Tensor offsets(std::int64_t n, DType dtype) {
   std::vector<double> v(static_cast<std::size_t>(n));
   for (std::int64_t k = 0; k < n; ++k) v[std::size_t(k)] = std::log(double(n - k));
-  return prim::cast(Tensor::from(v, Shape{n}), dtype);
+  return cast(Tensor::from(v, Shape{n}), dtype);
 }
 
 // log y_1, ..., log y_K: log y_k = log z_k + sum_(j<k) log(1 - z_j), with log z_K = 0.
 Tensor log_simplex(const Tensor& x) {
   check_free("StickBreaking", x.shape());
-  const DType dtype = prim::float_type(x.dtype());
+  const DType dtype = float_type(x.dtype());
   const Tensor u = x - offsets(x.dim(-1), dtype);
   Shape column = x.shape();
   column[column.rank() - 1] = 1;
@@ -47,7 +47,7 @@ Tensor StickBreaking::inverse(const Tensor& y) const {
   check_simplex("StickBreaking", y.shape());
   const std::int64_t k = y.dim(-1);
   const Tensor tail = detail::reverse_cumsum(y);  // tail_k = y_k + ... + y_K
-  return log(slice(y, -1, 0, k - 1)) - log(slice(tail, -1, 1, k)) + offsets(k - 1, prim::float_type(y.dtype()));
+  return log(slice(y, -1, 0, k - 1)) - log(slice(tail, -1, 1, k)) + offsets(k - 1, float_type(y.dtype()));
 }
 
 Tensor StickBreaking::forward_log_det_jacobian(const Tensor& x) const { return sum(log_simplex(x), kLast); }

@@ -21,11 +21,7 @@ const Distribution& checked(const DistributionPtr& base, const BijectorPtr& bije
 }
 
 // Whether every element along the last `n` axes is true.
-Tensor all_rightmost(const Tensor& mask, int n) {
-  if (n == 0) return mask;
-  const Tensor smallest = prim::reduce(ReduceOp::min, prim::cast(mask, DType::i64), detail::rightmost_axes(n), false);
-  return prim::binary(BinaryOp::eq, smallest, 1.0);
-}
+Tensor all_rightmost(const Tensor& mask, int n) { return n == 0 ? mask : all(mask, detail::rightmost_axes(n)); }
 
 }  // namespace
 
@@ -57,7 +53,7 @@ Tensor TransformedDistribution::log_prob(const Tensor& value) const {
   Tensor keep = dist::in_support(*support_, y);
   Tensor evaluated_at = y;
   if (support_->event_ndims() == 0) {
-    keep = prim::binary(BinaryOp::logical_or, keep, prim::binary(BinaryOp::ne, y, y));
+    keep = logical_or(keep, ne(y, y));
     // The base's partials at a NaN inverse would turn the masked -inf into NaN gradients, so
     // values outside the image are evaluated at an inside point (the image of 0) instead. 0 itself
     // lies in a real image: a flow (real vectors onto real vectors) needs no forward pass for it,

@@ -8,6 +8,7 @@
 
 #include "distributions/draw_gradients.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -24,7 +25,8 @@ Tensor log_det_of_tril(const Tensor& tril) { return 2.0 * sum(log(diagonal(tril)
 // Calls fail for the first (i, j) entry of a (..., p, p) batch where ok(i, j, a_ij, a_ji) is false.
 template <class Ok>
 void scan(const char* family, const char* role, const Tensor& m, const char* expected, Ok ok) {
-  const Tensor values = prim::cast(m, DType::f64);
+  const autodiff::NoRecording reads_values;
+  const Tensor values = cast(m, DType::f64);
   const double* v = values.data<double>();
   const std::int64_t p = m.dim(-1);
   for (std::int64_t b = 0; b < (p > 0 ? m.numel() / (p * p) : 0); ++b)
@@ -85,19 +87,18 @@ void check_scale_tril(const char* family, const Tensor& scale_tril) {
 Tensor log_multivariate_gamma(const Tensor& a, std::int64_t p) {
   std::vector<double> offsets;
   for (std::int64_t j = 1; j <= p; ++j) offsets.push_back(double(1 - j) / 2);
-  const Tensor o = prim::cast(Tensor::from(offsets, Shape{p}), prim::float_type(a.dtype()));
+  const Tensor o = cast(Tensor::from(offsets, Shape{p}), float_type(a.dtype()));
   return sum(lgamma(expand_dims(a, -1) + o), kLast) + double(p * (p - 1)) / 4 * std::log(std::numbers::pi);
 }
 
 Tensor identity_matrix(std::int64_t p, DType dtype) {
   std::vector<double> v(std::size_t(p * p), 0.0);
   for (std::int64_t i = 0; i < p; ++i) v[std::size_t(i * p + i)] = 1.0;
-  return prim::cast(Tensor::from(v, Shape{p, p}), dtype);
+  return cast(Tensor::from(v, Shape{p, p}), dtype);
 }
 
 Tensor inside_or_identity(const Tensor& inside, const Tensor& value) {
-  return where(prim::expand_dims(prim::expand_dims(inside, -1), -1), value,
-               identity_matrix(value.dim(-1), value.dtype()));
+  return where(expand_dims(expand_dims(inside, -1), -1), value, identity_matrix(value.dim(-1), value.dtype()));
 }
 
 Tensor bartlett_factor(random::Key key, const Tensor& df, std::int64_t p, const Shape& batch_shape,
@@ -110,13 +111,13 @@ Tensor bartlett_factor(random::Key key, const Tensor& df, std::int64_t p, const 
   const auto [gamma_key, normal_key] = random::split(key);
   std::vector<double> minus_i;
   for (std::int64_t i = 0; i < p; ++i) minus_i.push_back(-double(i));
-  const Tensor offsets = prim::cast(Tensor::from(minus_i, Shape{p}), dtype);
+  const Tensor offsets = cast(Tensor::from(minus_i, Shape{p}), dtype);
   // chi2(df - i) = 2 Gamma((df - i) / 2).
   const Tensor g = gamma_draw(gamma_key, (expand_dims(df, -1) + offsets) * 0.5, diagonal_shape);
   std::vector<double> below(std::size_t(p * p), 0.0);
   for (std::int64_t i = 0; i < p; ++i)
     for (std::int64_t j = 0; j < i; ++j) below[std::size_t(i * p + j)] = 1.0;
-  const Tensor strictly_lower = prim::cast(Tensor::from(below, Shape{p, p}), dtype);
+  const Tensor strictly_lower = cast(Tensor::from(below, Shape{p, p}), dtype);
   const Tensor z = random::normal(normal_key, full, dtype) * strictly_lower;
   return z + expand_dims(sqrt(2.0 * cast(g, dtype)), -1) * identity_matrix(p, dtype);
 }
@@ -142,7 +143,7 @@ Tensor outer_product_log_jacobian(const Tensor& value_tril) {
   const std::int64_t p = value_tril.dim(-1);
   std::vector<double> exponent;
   for (std::int64_t i = 0; i < p; ++i) exponent.push_back(double(p - i));
-  const Tensor e = prim::cast(Tensor::from(exponent, Shape{p}), value_tril.dtype());
+  const Tensor e = cast(Tensor::from(exponent, Shape{p}), value_tril.dtype());
   return sum(e * log(diagonal(value_tril)), kLast) + double(p) * std::numbers::ln2;
 }
 

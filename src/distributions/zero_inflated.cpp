@@ -66,7 +66,7 @@ Tensor ZeroInflated::sample(random::Key key, const Shape& sample_shape) const {
     base_sample_shape.push_back(batch_shape()[i]);
   const Tensor x = base_->sample(base_key, base_sample_shape);
   const Tensor zero = random::bernoulli(gate_key, autodiff::stop_gradient(gate()), sample_full_shape(sample_shape));
-  const Tensor draw = where(prim::cast(zero, DType::boolean), Tensor::scalar(0.0, x.dtype()), x);
+  const Tensor draw = where(cast(zero, DType::boolean), Tensor::scalar(0.0, x.dtype()), x);
   return dist::detail::without_draw_gradient("ZeroInflated", "a discrete law has no reparameterization", draw,
                                              {param_});
 }
@@ -79,7 +79,7 @@ Tensor ZeroInflated::log_prob(const Tensor& value) const {
   const Shape shape = not_gated.shape();
   const int last[] = {-1};
   const Tensor at_zero = logsumexp(stack({broadcast_to(log_gate, shape), not_gated}, -1), last);
-  const Tensor is_zero = eq(prim::cast(autodiff::stop_gradient(value), dtype()), Tensor::scalar(0.0, dtype()));
+  const Tensor is_zero = eq(cast(autodiff::stop_gradient(value), dtype()), 0.0);
   return where(is_zero, at_zero, not_gated);
 }
 

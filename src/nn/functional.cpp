@@ -91,7 +91,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
 Tensor dropout(const Tensor& x, double p, random::Key key) {
   VARIATE_CHECK(p >= 0 && p < 1, "dropout", "the drop probability must be in [0, 1), got ", p);
   if (p == 0) return x;
-  const DType t = prim::float_type(x.dtype());
+  const DType t = float_type(x.dtype());
   const Tensor kept = prim::binary(BinaryOp::ge, random::uniform(key, x.shape(), t), p);
   const Tensor scale = prim::mul(prim::cast(kept, t), Tensor::scalar(1 / (1 - p), t));
   return x * scale;

@@ -84,7 +84,7 @@ Tensor binomial(Key key, const Tensor& total_count, const Tensor& probs, const S
   detail::check_each("binomial", "probs", p0, is_probability, "in [0, 1]");
   const Tensor n = detail::broadcast_values("binomial", "total_count", n0, shape);
   const Tensor p = detail::broadcast_values("binomial", "probs", p0, shape);
-  const DType dtype = prim::float_type(promote(total_count.dtype(), probs.dtype()));
+  const DType dtype = float_type(promote(total_count.dtype(), probs.dtype()));
   Tensor out = Tensor::empty(shape, dtype);
   const double* nv = n.data<double>();
   const double* pv = p.data<double>();
@@ -132,7 +132,7 @@ Tensor multinomial(Key key, const Tensor& total_count, const Tensor& probs, cons
   batch.erase(batch.rank() - 1);
   const Tensor rows = detail::batch_rows("multinomial", "probs", batch, shape);
   const Tensor n = detail::broadcast_values("multinomial", "total_count", n0, shape);
-  const DType dtype = prim::float_type(promote(total_count.dtype(), probs.dtype()));
+  const DType dtype = float_type(promote(total_count.dtype(), probs.dtype()));
   Tensor out = Tensor::empty(detail::with_event("multinomial", shape, k), dtype);
   const std::int64_t* row = rows.data<std::int64_t>();
   const double* nv = n.data<double>();

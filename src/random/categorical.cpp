@@ -14,7 +14,7 @@ Tensor bernoulli(Key key, const Tensor& probs, const Shape& shape) {
   detail::check_each(
       "bernoulli", "probs", p0, [](double v) { return v >= 0.0 && v <= 1.0; }, "in [0, 1]");
   const Tensor p = detail::broadcast_values("bernoulli", "probs", p0, shape);
-  const DType dtype = prim::float_type(probs.dtype());
+  const DType dtype = float_type(probs.dtype());
   Tensor out = Tensor::empty(shape, dtype);
   const double* pv = p.data<double>();
   detail::dispatch_float(dtype, [&](auto t) {

@@ -56,7 +56,7 @@ Tensor checked_concentration(const char* op, const char* role, const Tensor& c) 
 Tensor gamma(Key key, const Tensor& concentration, const Shape& shape) {
   const Tensor a = detail::broadcast_values("gamma", "concentration",
                                             checked_concentration("gamma", "concentration", concentration), shape);
-  const DType dtype = prim::float_type(concentration.dtype());
+  const DType dtype = float_type(concentration.dtype());
   Tensor out = Tensor::empty(shape, dtype);
   const double* av = a.data<double>();
   detail::dispatch_float(dtype, [&](auto t) {
@@ -78,7 +78,7 @@ Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0,
                                             checked_concentration("beta", "concentration1", concentration1), shape);
   const Tensor b = detail::broadcast_values("beta", "concentration0",
                                             checked_concentration("beta", "concentration0", concentration0), shape);
-  const DType dtype = prim::float_type(promote(concentration1.dtype(), concentration0.dtype()));
+  const DType dtype = float_type(promote(concentration1.dtype(), concentration0.dtype()));
   Tensor out = Tensor::empty(shape, dtype);
   if (log_gammas != nullptr) *log_gammas = Tensor::empty(detail::with_event("beta", shape, 2), DType::f64);
   double* logs = log_gammas != nullptr ? log_gammas->data<double>() : nullptr;
@@ -110,7 +110,7 @@ Tensor dirichlet(Key key, const Tensor& concentration, const Shape& shape, Tenso
   batch.erase(batch.rank() - 1);
   const Tensor rows = detail::batch_rows("dirichlet", "concentration", batch, shape);
   const Shape out_shape = detail::with_event("dirichlet", shape, k);
-  const DType dtype = prim::float_type(concentration.dtype());
+  const DType dtype = float_type(concentration.dtype());
   Tensor out = Tensor::empty(out_shape, dtype);
   Tensor logs = Tensor::empty(out_shape, DType::f64);
   const double* av = alpha.data<double>();

@@ -50,7 +50,7 @@ Tensor poisson(Key key, const Tensor& rate, const Shape& shape) {
   detail::check_each(
       "poisson", "rate", r0, [](double v) { return v >= 0.0 && std::isfinite(v); }, "non-negative and finite");
   const Tensor r = detail::broadcast_values("poisson", "rate", r0, shape);
-  const DType dtype = prim::float_type(rate.dtype());
+  const DType dtype = float_type(rate.dtype());
   Tensor out = Tensor::empty(shape, dtype);
   const double* rv = r.data<double>();
   detail::dispatch_float(dtype, [&](auto t) {

@@ -75,8 +75,6 @@ std::array<bool, kMaxRank> reduced_flags(const char* op, Axes axes, int rank) {
 
 }  // namespace
 
-DType float_type(DType t) { return is_floating(t) ? t : DType::f64; }
-
 Tensor cast(const Tensor& x, DType dtype) {
   check_defined("cast", x);
   if (x.dtype() == dtype) return x;

@@ -191,6 +191,55 @@ TEST(OpsAd, IncompleteBetaThrowsForParameterGradients) {
   EXPECT_NEAR(g.at(0), std::pow(0.3, -0.3) * std::exp(-0.3) / std::tgamma(0.7), 1e-14);
 }
 
+// all and any reduce bool tensors over the listed axes (all axes when none), with the answer of an
+// empty reduction, and record nothing: a mask made of them is a constant inside a transform.
+TEST(OpsLogic, AllAndAnyOverAxes) {
+  const Tensor mask = gt(Tensor::from(std::vector<double>{1, 1, 0, 0, 1, 0}, Shape{2, 3}), 0.0);
+  const int rows[] = {-1}, columns[] = {0};
+  const Tensor every_row = all(mask, rows), some_row = any(mask, rows);
+  ASSERT_EQ(every_row.shape(), (Shape{2}));
+  EXPECT_EQ(every_row.dtype(), DType::boolean);
+  EXPECT_EQ(every_row.at(0), 0);
+  EXPECT_EQ(some_row.at(0), 1);
+  EXPECT_EQ(some_row.at(1), 1);
+  const Tensor every_column = all(mask, columns, true);
+  ASSERT_EQ(every_column.shape(), (Shape{1, 3}));
+  EXPECT_EQ(every_column.at(0), 0);
+  EXPECT_EQ(every_column.at(1), 1);
+  EXPECT_EQ(every_column.at(2), 0);
+  EXPECT_EQ(all(mask).item(), 0);
+  EXPECT_EQ(any(mask).item(), 1);
+  EXPECT_EQ(any(logical_not(Tensor::ones(Shape{4}, DType::boolean))).item(), 0);
+}
+
+TEST(OpsLogic, AllAndAnyOfNothing) {
+  const Tensor none = Tensor::zeros(Shape{2, 0}, DType::boolean);
+  const int rows[] = {-1};
+  const Tensor every = all(none, rows), some = any(none, rows);
+  ASSERT_EQ(every.shape(), (Shape{2}));
+  ASSERT_EQ(some.shape(), (Shape{2}));
+  EXPECT_EQ(every.at(1), 1);
+  EXPECT_EQ(some.at(1), 0);
+  EXPECT_EQ(all(none).item(), 1);
+}
+
+TEST(OpsLogic, AllAndAnyAreConstantsAndNeedBool) {
+  const Tensor w = Tensor::vec({0.5, -2.0, 3.0});
+  const Tensor g = grad([](const Tensor& v) { return sum(v * cast(any(gt(v, 0.0)), v.dtype())); }, w);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(g.at(i), 1.0);
+  EXPECT_ERROR(all(w), "all: expected a bool tensor");
+  EXPECT_ERROR(any(w), "any: expected a bool tensor");
+}
+
+// A number compared with a tensor takes the tensor's dtype, as in arithmetic: 0.1 rounded to f32
+// equals an f32 0.1, which an f64 0.1 does not.
+TEST(OpsLogic, ComparisonWithANumberTakesTheTensorsDtype) {
+  const Tensor tenth = Tensor::scalar(0.1, DType::f32);
+  EXPECT_EQ(eq(tenth, 0.1).item(), 1);
+  EXPECT_EQ(eq(tenth, Tensor::scalar(0.1)).item(), 0);
+  EXPECT_EQ(lt(Tensor::scalar(2.0, DType::i64), 2.5).item(), 1);  // 2.5 is not an integer: compared in f64
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, OpsAd, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<AdCase>& info) { return std::string(info.param.name); });
 

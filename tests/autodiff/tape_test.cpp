@@ -4,29 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <new>
 
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
+#include "support/heap_allocations.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/transforms.hpp"
-
-// Counts every C++ heap allocation in this test program. The replacement operator new is built on
-// malloc, so free is the matching release; GCC cannot see that through inlining and warns.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<std::int64_t> heap_allocations{0};
-}
-void* operator new(std::size_t n) {
-  heap_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace variate {
 namespace {
@@ -41,11 +25,11 @@ Tensor logistic_log_likelihood(const Tensor& w, const Tensor& x, const Tensor& y
 void expect_no_allocation_in_steady_state(const Tensor& x, const Tensor& y, const Tensor& w) {
   auto f = [&](const Tensor& w) { return logistic_log_likelihood(w, x, y); };
   for (int i = 0; i < 3; ++i) value_and_grad(f, w);  // warm-up: pools and arenas grow here
-  const std::int64_t heap_before = heap_allocations.load();
+  const std::int64_t heap_before = testing::heap_allocations();
   const std::int64_t system_before = backend(Device{}).system_allocations();
   double checksum = 0;
   for (int i = 0; i < 10; ++i) checksum += value_and_grad(f, w).grads[0].at(0);
-  EXPECT_EQ(heap_allocations.load() - heap_before, 0) << "C++ heap allocations in steady state";
+  EXPECT_EQ(testing::heap_allocations() - heap_before, 0) << "C++ heap allocations in steady state";
   EXPECT_EQ(backend(Device{}).system_allocations() - system_before, 0) << "tensor blocks from the system";
   EXPECT_TRUE(std::isfinite(checksum));
 }

@@ -3,30 +3,15 @@
 // tensor block from the system.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <new>
 
 #include "support/ad_check.hpp"
+#include "support/heap_allocations.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/nn/layers.hpp"
 #include "variate/nn/linear.hpp"
 #include "variate/nn/optim.hpp"
 #include "variate/nn/sequential.hpp"
-
-// Counts every C++ heap allocation in this test program (as tests/autodiff/tape_test.cpp does).
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<std::int64_t> heap_allocations{0};
-}
-void* operator new(std::size_t n) {
-  heap_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace variate::nn {
 namespace {
@@ -44,11 +29,11 @@ TEST(SteadyState, MlpGradientAllocatesNothing) {
     const Tensor x = prim::cast(testing::random_tensor(Shape{20, 784}, 4), dtype);
     auto loss = [&] { return sum(square(mlp(x))); };
     for (int i = 0; i < 3; ++i) value_and_grad(params, loss, grads);  // warm-up: pools and arenas grow
-    const std::int64_t heap_before = heap_allocations.load();
+    const std::int64_t heap_before = testing::heap_allocations();
     const std::int64_t system_before = backend(Device{}).system_allocations();
     double checksum = 0;
     for (int i = 0; i < 10; ++i) checksum += value_and_grad(params, loss, grads).item();
-    EXPECT_EQ(heap_allocations.load() - heap_before, 0) << "C++ heap allocations in steady state, " << dtype;
+    EXPECT_EQ(testing::heap_allocations() - heap_before, 0) << "C++ heap allocations in steady state, " << dtype;
     EXPECT_EQ(backend(Device{}).system_allocations() - system_before, 0) << "tensor blocks from the system, " << dtype;
     EXPECT_TRUE(std::isfinite(checksum));
   }
@@ -70,10 +55,10 @@ TEST(SteadyState, TrainingStepAllocatesNothing) {
     adamw.step(grads);
   };
   for (int i = 0; i < 3; ++i) train_step();
-  const std::int64_t heap_before = heap_allocations.load();
+  const std::int64_t heap_before = testing::heap_allocations();
   const std::int64_t system_before = backend(Device{}).system_allocations();
   for (int i = 0; i < 10; ++i) train_step();
-  EXPECT_EQ(heap_allocations.load() - heap_before, 0) << "C++ heap allocations in steady state";
+  EXPECT_EQ(testing::heap_allocations() - heap_before, 0) << "C++ heap allocations in steady state";
   EXPECT_EQ(backend(Device{}).system_allocations() - system_before, 0) << "tensor blocks from the system";
   EXPECT_EQ(adamw.steps_taken(), 13);
 }

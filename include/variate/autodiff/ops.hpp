@@ -41,6 +41,13 @@ Tensor lt(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
+/// Against a number, which takes the tensor's dtype when it is representable in it (as in NumPy).
+Tensor eq(const Tensor& a, double b);
+Tensor ne(const Tensor& a, double b);
+Tensor lt(const Tensor& a, double b);
+Tensor le(const Tensor& a, double b);
+Tensor gt(const Tensor& a, double b);
+Tensor ge(const Tensor& a, double b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& x);
@@ -84,6 +91,10 @@ Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor mean(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// Whether every (any) element of a bool tensor over `axes` is true; an empty reduction gives true
+/// (false). Not differentiable.
+Tensor all(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor any(const Tensor& x, Axes axes = {}, bool keepdims = false);
 /// log(sum(exp(x))) over axes, computed around the maximum so large inputs do not overflow.
 Tensor logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor log_softmax(const Tensor& x, int axis = -1);

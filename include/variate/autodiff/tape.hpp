@@ -5,12 +5,17 @@
 // After the sweep the arena is reset, not freed, so a gradient evaluation of a fixed-shape
 // function allocates nothing from the heap in steady state.
 //
-// Defining an op with a custom backward rule (the one mechanism every rule uses):
+// Defining an op with a custom backward rule (the one mechanism every rule uses), written with the
+// operators of autodiff/ops.hpp, its value computed with recording paused (autodiff/no_recording.hpp):
 //
 //   Tensor my_exp(const Tensor& x) {
-//     Tensor y = prim::unary(UnaryOp::exp, x);
+//     Tensor y;
+//     {
+//       const autodiff::NoRecording values;
+//       y = exp(x);
+//     }
 //     return autodiff::record(y, {x}, {y}, [](const autodiff::BackwardContext& ctx) {
-//       ctx.add(0, prim::mul(ctx.grad(), ctx.saved(0)));   // d exp(x) = exp(x) dx
+//       ctx.add(0, ctx.grad() * ctx.saved(0));  // d exp(x) = exp(x) dx
 //     });
 //   }
 //

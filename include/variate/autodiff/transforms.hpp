@@ -15,8 +15,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
-#include "variate/tensor/prim.hpp"
 
 namespace variate {
 
@@ -88,7 +88,7 @@ requires(std::is_same_v<Ts, Tensor>&&...) ValueAndGrad<sizeof...(Ts)> vjp(F&& f,
   Tensor y = std::apply(f, tracked);
   VARIATE_CHECK(cotangent.shape() == y.shape(), "vjp", "the cotangent has shape ", cotangent.shape(),
                 " but the function's output has shape ", y.shape());
-  scope.backward(y, prim::cast(cotangent, y.dtype()));
+  scope.backward(y, cast(cotangent, y.dtype()));
   ValueAndGrad<sizeof...(Ts)> out;
   for (std::size_t i = 0; i < tracked.size(); ++i) out.grads[i] = scope.grad_of(tracked[i]);
   out.value = autodiff::stop_gradient(y);

@@ -11,6 +11,8 @@ enum class DType : std::uint8_t { boolean, i32, i64, f32, f64 };
 std::size_t itemsize(DType t);
 const char* name(DType t);
 bool is_floating(DType t);
+/// The result dtype of unary math on x: floating types are kept, integers and bools become f64.
+DType float_type(DType t);
 /// The type both operands of a binary op are converted to (bool < i32 < i64 < f32 < f64).
 DType promote(DType a, DType b);
 inline std::ostream& operator<<(std::ostream& out, DType t) { return out << name(t); }

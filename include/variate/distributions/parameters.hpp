@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/distributions/constraint.hpp"
 #include "variate/tensor/replay.hpp"
@@ -20,7 +21,8 @@ template <class Ok>
 void check_each(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
   check_defined(family, role, x);
   const auto check = [ok](const char* family, const char* role, const Tensor& x, const char* expected) {
-    const Tensor values = prim::cast(x, DType::f64);
+    const autodiff::NoRecording reads_values;
+    const Tensor values = cast(x, DType::f64);
     const double* v = values.data<double>();
     const std::int64_t n = values.numel();
     // A pass without an exit first, which vectorizes (a parameter tensor can hold millions of

@@ -77,7 +77,4 @@ GlmResult categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& 
 Tensor cholesky(const Tensor& x);
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, bool transpose_a = false);
 
-/// The result dtype of unary math on x: floating types are kept, integers and bools become f64.
-DType float_type(DType t);
-
 }  // namespace variate::prim

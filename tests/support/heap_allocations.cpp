@@ -1,0 +1,25 @@
+// The replacement operator new that counts every C++ heap allocation of the program it is linked
+// into. Built on malloc, so free is the matching release.
+#include "support/heap_allocations.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<std::int64_t> allocations{0};
+}
+
+void* operator new(std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace variate::testing {
+
+std::int64_t heap_allocations() { return allocations.load(); }
+
+}  // namespace variate::testing
