@@ -60,6 +60,49 @@ RunRecord run_record(const TrainJobOptions& o, const Bound& bound) {
           {"--train-images", std::to_string(o.train_images)}};
 }
 
+// Creates `dir`; a checkpoint there must come from a run with the same `record`, else the record
+// is written for the runs that resume this one.
+void prepare_output_dir(const std::filesystem::path& dir, const RunRecord& record) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  VARIATE_CHECK(!error && std::filesystem::is_directory(dir), kJob, "cannot create the output directory '",
+                dir.string(), "'", error ? ": " + error.message() : std::string());
+  const std::filesystem::path checkpoint = dir / "checkpoint", record_path = dir / "run.json";
+  if (std::filesystem::exists(checkpoint))
+    check_run_record(record_path, record, checkpoint);
+  else
+    write_run_record(record_path, record);
+}
+
+std::string describe_model(const TrainJobOptions& o, const Architecture& a, const Bound& bound,
+                           std::int64_t parameters) {
+  std::ostringstream s;
+  s << "VAE " << a.pixels << "-" << a.hidden << "-" << a.hidden << "-" << a.latent << " (tanh), " << o.posterior
+    << " posterior, " << parameters << " parameters, " << o.precision << "; "
+    << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO") << " with " << bound.particles
+    << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr " << o.learning_rate
+    << ", beta2 0.999, eps 1e-4), batch " << o.batch;
+  return s.str();
+}
+
+// The K-sample test NLL after `epochs` epochs: printed, and written to test_nll.json.
+void report_test_nll(const TrainJobOptions& o, const Vae& vae, const Tensor& eval_images, random::Key key,
+                     std::int64_t epochs, std::ostream& out, std::ostream& log) {
+  const auto start = Clock::now();
+  const MeanAndError nll =
+      test_negative_log_likelihood(vae, eval_images, o.eval_samples, random::fold_in(key, "test nll"), &log);
+  const double seconds = seconds_since(start);
+  out << "test NLL (K = " << o.eval_samples << " importance samples, " << eval_images.dim(0)
+      << " test images): " << std::fixed << std::setprecision(2) << nll.mean << " +- " << nll.standard_error
+      << " nats (" << std::setprecision(1) << seconds << " s)" << std::defaultfloat << std::setprecision(6) << "\n";
+  const std::filesystem::path path = std::filesystem::path(o.output_dir) / "test_nll.json";
+  write_file(kJob, path.string(), [&](std::ostream& file) {
+    file << std::setprecision(10) << "{\"epochs\": " << epochs << ", \"samples\": " << o.eval_samples
+         << ", \"images\": " << eval_images.dim(0) << ", \"nll\": " << nll.mean
+         << ", \"standard_error\": " << nll.standard_error << ", \"seconds\": " << seconds << "}\n";
+  });
+}
+
 }  // namespace
 
 int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log) {
@@ -71,17 +114,8 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   const Tensor eval_images = slice(images.test_binary, 0, 0, std::min(o.eval_images, images.test_binary.dim(0)));
   out << "data: " << images.description << "\n";
 
-  const std::filesystem::path dir = o.output_dir;
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  VARIATE_CHECK(!error && std::filesystem::is_directory(dir), kJob, "cannot create the output directory '",
-                dir.string(), "'", error ? ": " + error.message() : std::string());
-  const std::filesystem::path checkpoint = dir / "checkpoint", record_path = dir / "run.json";
-  const RunRecord record = run_record(o, bound);
-  if (std::filesystem::exists(checkpoint))
-    check_run_record(record_path, record, checkpoint);
-  else
-    write_run_record(record_path, record);
+  const std::filesystem::path dir = o.output_dir, checkpoint = dir / "checkpoint";
+  prepare_output_dir(dir, run_record(o, bound));
 
   const random::Key key(o.seed);
   Architecture architecture;
@@ -90,11 +124,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   const auto vae = std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"));
   nn::Parameters params(*vae);
   nn::Adam adam(params, o.learning_rate, {.beta1 = 0.9, .beta2 = 0.999, .eps = 1e-4});
-  out << "model: VAE " << architecture.pixels << "-" << architecture.hidden << "-" << architecture.hidden << "-"
-      << architecture.latent << " (tanh), " << o.posterior << " posterior, " << params.count() << " parameters, "
-      << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO") << " with " << bound.particles
-      << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr " << o.learning_rate
-      << ", beta2 0.999, eps 1e-4), batch " << o.batch << "\n";
+  out << "model: " << describe_model(o, architecture, bound, params.count()) << "\n";
 
   const std::int64_t n = images.train.dim(0);
   const std::int64_t per_epoch = (n + o.batch - 1) / o.batch;
@@ -145,20 +175,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   out << "wrote " << (dir / "curve.csv").string() << ", " << (dir / "samples.png").string() << ", "
       << (dir / "reconstructions.png").string() << "\n";
 
-  if (o.eval_samples > 0) {
-    const auto start = Clock::now();
-    const MeanAndError nll =
-        test_negative_log_likelihood(*vae, eval_images, o.eval_samples, random::fold_in(key, "test nll"), &log);
-    const double seconds = seconds_since(start);
-    out << "test NLL (K = " << o.eval_samples << " importance samples, " << eval_images.dim(0)
-        << " test images): " << std::fixed << std::setprecision(2) << nll.mean << " +- " << nll.standard_error
-        << " nats (" << std::setprecision(1) << seconds << " s)" << std::defaultfloat << std::setprecision(6) << "\n";
-    write_file(kJob, (dir / "test_nll.json").string(), [&](std::ostream& file) {
-      file << std::setprecision(10) << "{\"epochs\": " << epoch << ", \"samples\": " << o.eval_samples
-           << ", \"images\": " << eval_images.dim(0) << ", \"nll\": " << nll.mean
-           << ", \"standard_error\": " << nll.standard_error << ", \"seconds\": " << seconds << "}\n";
-    });
-  }
+  if (o.eval_samples > 0) report_test_nll(o, *vae, eval_images, key, epoch, out, log);
   return 0;
 }
 
