@@ -411,12 +411,16 @@ TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
   const std::string no_y = dir.write("no_y.json", R"({"N": 3})");
   const std::string nan_json = dir.write("nan.json", R"({"N": 3, "y": [0, 1, "NaN"]})");
   const std::string schools_nan = dir.write("schools.csv", "y,sigma\n28,15\n8,nan\n");
+  // -2^63 overflowed when shifted to a 0-based label.
+  const std::string far =
+      dir.write("far.json", R"({"X": [[0.1], [0.2], [0.3], [0.4], [0.5]], "y": [1, 2, 1, 2, -9223372036854775808]})");
   for (const auto& [args, expected] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"--model logistic --data " + (dir / "none.csv"), {"none.csv"}},
            {"--model logistic --data " + cols, {"cols.csv", "columns"}},
            {"--model logistic --data " + nan, {"nan.csv", "nan"}},
            {"--model logistic --data " + labels, {"labels.csv", "0 or 1"}},
            {"--model digits-softmax --data " + cols, {"cols.csv", "columns"}},
+           {"--model digits-softmax --data " + far, {"far.json", "label -9.22337e+18", "out of range"}},
            {"--model eight-schools --data " + malformed, {"malformed.json"}},
            {"--model eight-schools --data " + ragged, {"sigma.json", "'sigma'"}},
            {"--model eight-schools --data " + schools_nan, {"schools.csv", "sigma"}},
