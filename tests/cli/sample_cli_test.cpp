@@ -383,6 +383,7 @@ TEST(SampleCli, BadOptionValuesGiveOneMessageNamingTheOption) {
            {"sample --threads -1", "--threads"},
            {"sample --seed -1", "--seed"},
            {"sample --max-depth 0", "--max-depth"},
+           {"sample --leapfrog-steps 5", "--leapfrog-steps applies to --sampler hmc only"},
            {"sample --model nope", "--model"},
            {"--chains abc", "--chains"},
        }) {
@@ -472,6 +473,21 @@ TEST(SampleCli, CtrlCKeepsTheDrawsWrittenSoFar) {
   // The interrupted files summarize.
   const Outcome r = run("summary " + output + "/eight-schools-1.csv " + output + "/eight-schools-2.csv");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(SampleCli, SigtermAndSighupStopTheRunAsCtrlCDoes) {
+  for (const int signal : {SIGTERM, SIGHUP}) {
+    const TempDir dir("stop_signal");
+    const std::string log = dir / "log.txt", output = dir / "out";
+    const auto stopped =
+        variate::testing::interrupt_after_rows({"sample", "--model", "eight-schools", "--chains", "1", "--warmup", "50",
+                                                "--draws", "100000000", "--output", output},
+                                               log, output + "/eight-schools-1.csv", 20, signal);
+    ASSERT_TRUE(stopped.stopped) << "the run did not stop within 20 s of signal " << signal;
+    EXPECT_EQ(stopped.exit_code, 128 + signal) << stopped.log;
+    EXPECT_NE(stopped.log.find("interrupted: kept"), std::string::npos) << stopped.log;
+    EXPECT_GE(variate::data::read_stan_csv(output + "/eight-schools-1.csv").draws.size(), 20u);
+  }
 }
 
 }  // namespace
