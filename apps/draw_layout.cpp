@@ -2,17 +2,10 @@
 
 #include <algorithm>
 
-#include "variate/autodiff/ops.hpp"
 #include "variate/core/error.hpp"
-#include "variate/data/stan_csv.hpp"
 
 namespace variate::cli {
 namespace {
-
-// The sampler's columns, as CmdStan writes them for NUTS and for static HMC.
-const std::vector<std::string> kNutsColumns = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
-                                               "n_leapfrog__", "divergent__",   "energy__"};
-const std::vector<std::string> kStaticHmcColumns = {"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__"};
 
 bool is_saved(const Model& model, const std::string& site) {
   return model.saved_sites.empty() ||
@@ -52,15 +45,11 @@ void gather_shapes(const inference::Unconstrained& space, std::vector<SavedSite>
 
 // The columns of `sites` (without the sharded ones unless `with_sharded`); their shapes must be the
 // unsharded ones.
-ColumnLayout layout_of(const std::vector<SavedSite>& sites, bool with_sharded) {
-  ColumnLayout layout;
-  for (const SavedSite& s : sites) {
-    if (s.sharded && !with_sharded) continue;
-    for (auto& n : data::stan_column_names(s.name, s.shape)) layout.names.push_back(std::move(n));
-    layout.sites.push_back(s.name);
-    layout.order.push_back(data::column_major_order(s.shape));
-  }
-  return layout;
+inference::SiteColumns layout_of(const std::vector<SavedSite>& sites, bool with_sharded) {
+  std::vector<inference::ColumnSite> columns;
+  for (const SavedSite& s : sites)
+    if (!s.sharded || with_sharded) columns.push_back({s.name, Shape(s.shape)});
+  return inference::site_columns(columns);
 }
 
 }  // namespace
@@ -78,9 +67,21 @@ DrawLayout plan_draw_layout(const SampleContext& job) {
   } else {
     gather_shapes(job.space, saved);
   }
+  const SampleJobOptions& o = job.options;
+  if (o.predictive || o.log_lik) {
+    const tracing::Values latent = job.space.constrain(Tensor::zeros(Shape{job.space.dimension()}));
+    layout.predictive.emplace(
+        job.model.program, latent,
+        inference::PredictiveColumnsOptions{.predictive = o.predictive, .log_likelihood = o.log_lik},
+        random::Key(o.seed));
+    for (const inference::ColumnSite& s : layout.predictive->sites()) {
+      const auto dims = s.shape.dims();
+      saved.push_back({s.name, std::vector<std::int64_t>(dims.begin(), dims.end()), false});
+    }
+  }
   layout.all_sites = layout_of(saved, true);
   layout.main_sites = layout_of(saved, !layout.per_device);
-  layout.columns = job.nuts() ? kNutsColumns : kStaticHmcColumns;
+  layout.columns = inference::sampler_columns(job.sampler.algorithm);
   layout.sampler_width = layout.columns.size();
   layout.columns.insert(layout.columns.end(), layout.main_sites.names.begin(), layout.main_sites.names.end());
   if (layout.per_device) {
@@ -91,18 +92,10 @@ DrawLayout plan_draw_layout(const SampleContext& job) {
   return layout;
 }
 
-ColumnLayout saved_columns(const Model& model, const inference::Unconstrained& space) {
+inference::SiteColumns saved_columns(const Model& model, const inference::Unconstrained& space) {
   std::vector<SavedSite> saved = local_saved_sites(model, space);
   gather_shapes(space, saved);
   return layout_of(saved, true);
-}
-
-void fill_columns(const ColumnLayout& layout, const tracing::Values& values, double* out) {
-  for (std::size_t site = 0; site < layout.sites.size(); ++site) {
-    const Tensor v = cast(values.at(layout.sites[site]), DType::f64);
-    const double* p = v.data<double>();
-    for (std::int64_t index : layout.order[site]) *out++ = p[index];
-  }
 }
 
 std::filesystem::path prepare_output(const std::string& dir, const char* job) {

@@ -48,7 +48,7 @@ void DrawWriter::open_chain(int c, const std::filesystem::path& dir, ManifestInf
   const std::string name = model + "-" + std::to_string(c + 1) + ".csv", path = (dir / name).string();
   ChainOutput& chain = chains_[std::size_t(c)];
   if (at.writer())
-    chain.writer = std::make_unique<data::StanCsvWriter>(
+    chain.main = std::make_unique<inference::DrawFile>(
         path, config_lines(o, job_.model, job_.sampler, c, path, at.threads, at.devices, layout_.sharded_draws),
         layout_.columns);
   chain.row.resize(layout_.columns.size());
@@ -59,8 +59,8 @@ void DrawWriter::open_chain(int c, const std::filesystem::path& dir, ManifestInf
       manifest.device_files[std::size_t(d)].push_back(device_file_name(model, d, c));
   if (layout_.shard_columns.empty()) return;  // this device holds no rows: no file
   const std::string shard_path = (dir / device_file_name(model, at.device, c)).string();
-  chain.shard_writer =
-      std::make_unique<data::StanCsvWriter>(shard_path,
+  chain.shard =
+      std::make_unique<inference::DrawFile>(shard_path,
                                             config_lines(o, job_.model, job_.sampler, c, shard_path, at.threads,
                                                          at.devices, layout_.sharded_draws, at.device),
                                             layout_.shard_columns);
@@ -75,9 +75,10 @@ void DrawWriter::write(const inference::Draw& d) {
   const inference::Unconstrained& space = job_.space;
   const Tensor position = Tensor::from(d.position, Shape{space.dimension()});
   tracing::Values values = layout_.per_device ? space.constrain(position) : space.constrain_gathered(position);
+  if (layout_.predictive) layout_.predictive->add(values, d.chain, chain.count);
   if (!space.generated_sites().empty()) values.merge(space.generated_quantities(position));
   if (adapting_ && !chain.adaptation_written) write_adaptation(chain, d);  // warm-up has just ended
-  if (chain.shard_writer) write_shard_row(chain, values);
+  if (chain.shard) write_shard_row(chain, values);
   if (job_.at.writer()) write_main_row(chain, *d.stats, values);
   ++chain.count;
 }
@@ -89,12 +90,12 @@ void DrawWriter::write_adaptation(ChainOutput& chain, const inference::Draw& d) 
   if (layout_.per_device) {  // the replicated coordinates' metric in the main file, each device's own in its file
     const std::vector<double>& m = d.metric->inverse();
     const auto r = std::ptrdiff_t(d.metric->replicated_dimension());
-    if (writer) chain.writer->write_adaptation({d.stats->step_size, {m.begin(), m.begin() + r}, dense});
-    if (chain.shard_writer && std::ptrdiff_t(m.size()) > r)
-      chain.shard_writer->write_adaptation({d.stats->step_size, {m.begin() + r, m.end()}, false});
+    if (writer) chain.main->write_adaptation({d.stats->step_size, {m.begin(), m.begin() + r}, dense});
+    if (chain.shard && std::ptrdiff_t(m.size()) > r)
+      chain.shard->write_adaptation({d.stats->step_size, {m.begin() + r, m.end()}, false});
   } else {
     const std::vector<double> inverse = gathered_inverse_metric(*d.metric);
-    if (writer) chain.writer->write_adaptation({d.stats->step_size, inverse, dense});
+    if (writer) chain.main->write_adaptation({d.stats->step_size, inverse, dense});
   }
   chain.adaptation_written = true;
 }
@@ -105,60 +106,36 @@ void DrawWriter::write_shard_row(ChainOutput& chain, const tracing::Values& valu
     const Tensor v = cast(values.at(site), DType::f64);
     for (std::int64_t index : order) chain.shard_row[k++] = v.data<double>()[index];
   }
-  chain.shard_writer->write_row(chain.shard_row);
-  chain.shard_rows.insert(chain.shard_rows.end(), chain.shard_row.begin(), chain.shard_row.end());
+  chain.shard->write_row(chain.shard_row);
 }
 
 void DrawWriter::write_main_row(ChainOutput& chain, const inference::TransitionStats& s,
                                 const tracing::Values& values) const {
-  double* row = chain.row.data();
-  row[0] = s.log_density;
-  row[1] = s.accept_stat;
-  row[2] = s.step_size;
-  if (job_.nuts()) {
-    row[3] = s.tree_depth;
-    row[4] = s.n_leapfrog;
-    row[5] = s.divergent ? 1 : 0;
-    row[6] = s.energy;
-  } else {
-    row[3] = s.step_size * s.n_leapfrog;  // int_time__
-    row[4] = s.energy;
-  }
-  fill_columns(layout_.main_sites, values, row + layout_.sampler_width);
+  inference::fill_sampler_columns(job_.sampler.algorithm, s, chain.row.data());
+  inference::fill_site_columns(layout_.main_sites, values, chain.row.data() + layout_.sampler_width);
   if (report_) job_.model.report->add_draw(values);
-  chain.writer->write_row(chain.row);
-  chain.rows.insert(chain.rows.end(), chain.row.begin(), chain.row.end());
+  chain.main->write_row(chain.row);
 }
 
 void DrawWriter::close(const inference::SampleResult& result) {
   for (std::size_t c = 0; c < chains_.size(); ++c) {
     ChainOutput& chain = chains_[c];
     const inference::ChainResult& r = result.chains[c];
-    if (chain.writer) chain.writer->write_timing(r.warmup_seconds, r.sampling_seconds);
-    if (chain.shard_writer) chain.shard_writer->write_timing(r.warmup_seconds, r.sampling_seconds);
-    chain.writer.reset();  // closes the files
-    chain.shard_writer.reset();
+    if (chain.main) chain.main->close(r.warmup_seconds, r.sampling_seconds);
+    if (chain.shard) chain.shard->close(r.warmup_seconds, r.sampling_seconds);
   }
 }
 
-inference::ChainDraws DrawWriter::column(const std::vector<ChainOutput>& chains, std::vector<double> ChainOutput::*rows,
-                                         std::size_t column, std::size_t width) {
-  inference::ChainDraws draws(chains.size());
-  for (std::size_t c = 0; c < chains.size(); ++c) {
-    draws[c].resize(std::size_t(chains[c].count));
-    for (std::int64_t i = 0; i < chains[c].count; ++i)
-      draws[c][std::size_t(i)] = (chains[c].*rows)[std::size_t(i) * width + column];
-  }
+inference::ChainDraws DrawWriter::column(const std::vector<ChainOutput>& chains,
+                                         std::unique_ptr<inference::DrawFile> ChainOutput::*file, std::size_t column) {
+  inference::ChainDraws draws;
+  for (const ChainOutput& chain : chains) draws.push_back((chain.*file)->column(column));
   return draws;
 }
 
-inference::ChainDraws DrawWriter::main_column(std::size_t j) const {
-  return column(chains_, &ChainOutput::rows, j, layout_.columns.size());
-}
+inference::ChainDraws DrawWriter::main_column(std::size_t j) const { return column(chains_, &ChainOutput::main, j); }
 
-inference::ChainDraws DrawWriter::shard_column(std::size_t j) const {
-  return column(chains_, &ChainOutput::shard_rows, j, layout_.shard_columns.size());
-}
+inference::ChainDraws DrawWriter::shard_column(std::size_t j) const { return column(chains_, &ChainOutput::shard, j); }
 
 std::vector<std::int64_t> DrawWriter::kept() const {
   std::vector<std::int64_t> counts;

@@ -13,7 +13,7 @@
 
 #include "draw_layout.hpp"
 #include "sample_context.hpp"
-#include "variate/data/stan_csv.hpp"
+#include "variate/inference/draw_file.hpp"
 #include "variate/inference/summary.hpp"
 
 namespace variate::cli {
@@ -38,21 +38,20 @@ class DrawWriter {
  private:
   // What one chain writes and keeps. Only that chain's thread touches it while sampling.
   struct ChainOutput {
-    std::unique_ptr<data::StanCsvWriter> writer;  // the main file: device 0 only
-    std::vector<double> rows;                     // kept draws × columns, row-major
+    std::unique_ptr<inference::DrawFile> main;  // the main file: device 0 only
     std::int64_t count = 0;
     std::vector<double> row;  // scratch
     bool adaptation_written = false;
     // --sharded-draws per-device: this device's rows of the sharded sites, on every device.
-    std::unique_ptr<data::StanCsvWriter> shard_writer;
-    std::vector<double> shard_rows, shard_row;
+    std::unique_ptr<inference::DrawFile> shard;
+    std::vector<double> shard_row;
   };
   void open_chain(int c, const std::filesystem::path& dir, ManifestInfo& manifest);
   void write_adaptation(ChainOutput& chain, const inference::Draw& d) const;
   void write_shard_row(ChainOutput& chain, const tracing::Values& values) const;
   void write_main_row(ChainOutput& chain, const inference::TransitionStats& s, const tracing::Values& values) const;
-  static inference::ChainDraws column(const std::vector<ChainOutput>& chains, std::vector<double> ChainOutput::*rows,
-                                      std::size_t column, std::size_t width);
+  static inference::ChainDraws column(const std::vector<ChainOutput>& chains,
+                                      std::unique_ptr<inference::DrawFile> ChainOutput::*file, std::size_t column);
 
   const SampleContext& job_;
   const DrawLayout& layout_;

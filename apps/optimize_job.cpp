@@ -73,12 +73,12 @@ int run_optimize_job(const OptimizeJobOptions& o, std::ostream& out) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const inference::Unconstrained space(model.program);
-  const ColumnLayout sites = saved_columns(model, space);
+  const inference::SiteColumns sites = saved_columns(model, space);
   tracing::Values values = r.mode;
   if (!space.generated_sites().empty()) values.merge(space.generated_quantities(r.point));
   std::vector<double> row(1 + sites.names.size());
   row[0] = r.log_density;
-  fill_columns(sites, values, row.data() + 1);
+  inference::fill_site_columns(sites, values, row.data() + 1);
   std::vector<std::string> columns = {"lp__"};
   columns.insert(columns.end(), sites.names.begin(), sites.names.end());
   data::StanCsvWriter(file.string(), config_lines(o, model, file), columns).write_row(row);

@@ -60,6 +60,12 @@ Command add_sample_command(CLI::App& app) {
                   "static HMC: leapfrog steps per draw (0: trajectory length 2 pi)")
       ->check(whole_number(0))
       ->capture_default_str();
+  cmd->add_flag("--predictive", o->predictive,
+                "write a posterior predictive draw of each observed site y at every draw, as the columns y_rep.1 "
+                "... after the parameters (Stan's generated quantities)");
+  cmd->add_flag("--log-lik", o->log_lik,
+                "write the pointwise log-likelihood of the observed sites at every draw, as the columns log_lik.1 "
+                "... log_lik.N (for LOO and WAIC: the loo package and ArviZ read them by that name)");
   cmd->add_flag("--vectorize", o->vectorize, "run all chains in one lockstep batch (one target call per step)");
   return {cmd, [o] { return run_sample_job(*o, std::cout, std::cerr, isatty(STDERR_FILENO) != 0); }};
 }

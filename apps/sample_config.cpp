@@ -1,61 +1,17 @@
 #include "sample_config.hpp"
 
-#include <iomanip>
-#include <sstream>
-
 #include "variate/core/error.hpp"
+#include "variate/inference/draw_file.hpp"
 #include "version.hpp"
 
 namespace variate::cli {
-namespace {
-
-std::string number(double v) {
-  std::ostringstream out;
-  out << std::setprecision(15) << v;
-  return out.str();
-}
-
-}  // namespace
 
 std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOptions& o, const Model& m,
                                                               const inference::SamplerOptions& s, int chain,
                                                               const std::string& path, int threads, int devices,
                                                               const std::string& sharded_draws, int device) {
-  const bool nuts = s.algorithm == inference::Algorithm::nuts;
-  const auto& a = s.step_size_adaptation;
-  std::vector<std::pair<std::string, std::string>> c = {
-      {"model", m.name},
-      {"method", "sample"},
-      {"  num_samples", std::to_string(o.draws)},
-      {"  num_warmup", std::to_string(o.warmup)},
-      {"  save_warmup", "0"},
-      {"  thin", "1"},
-      {"    engaged", o.warmup > 0 ? "1" : "0"},
-      {"    gamma", number(a.gamma)},
-      {"    delta", number(a.target_accept)},
-      {"    kappa", number(a.kappa)},
-      {"    t0", number(a.t0)},
-      {"    init_buffer", std::to_string(s.windows.init_buffer)},
-      {"    term_buffer", std::to_string(s.windows.term_buffer)},
-      {"    window", std::to_string(s.windows.base_window)},
-      {"  algorithm", "hmc"},
-      {"    engine", nuts ? "nuts" : "static"},
-  };
-  if (nuts) {
-    c.emplace_back("        max_depth", std::to_string(s.nuts.max_tree_depth));
-  } else {
-    c.emplace_back("        int_time", number(s.hmc.trajectory_length));
-    c.emplace_back("        num_leapfrog_steps", std::to_string(s.hmc.num_steps));
-  }
-  c.emplace_back("    metric", s.metric == inference::MetricKind::dense ? "dense_e" : "diag_e");
-  c.emplace_back("    stepsize", number(s.initial_step_size));
-  c.emplace_back("    stepsize_jitter", "0");
-  c.emplace_back("  num_chains", std::to_string(o.chains));
-  c.emplace_back("id", std::to_string(chain + 1));
-  c.emplace_back("  file", o.data.empty() ? "(embedded)" : o.data);
-  c.emplace_back("init", number(s.init_radius));
-  c.emplace_back("  seed", std::to_string(o.seed));
-  c.emplace_back("  file", path);
+  std::vector<std::pair<std::string, std::string>> c = inference::sample_config_lines(
+      s, {.model = m.name, .data_file = o.data.empty() ? "(embedded)" : o.data, .chain = chain, .path = path});
   c.emplace_back("precision", o.precision);
   c.emplace_back("vectorized", o.vectorize ? "1" : "0");
   c.emplace_back("threads", std::to_string(threads));

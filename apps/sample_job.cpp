@@ -49,6 +49,9 @@ void check_model(const SampleContext& job) {
                 "' predicts from its draws but has sharded latent sites");
   VARIATE_CHECK(space.generated_sites().empty() || space.shard_axis().empty(), "sample", "model '", model.name,
                 "' has generated quantities and sharded latent sites; writing both is not supported");
+  VARIATE_CHECK(!(o.predictive || o.log_lik) || job.at.devices == 1, "sample",
+                "--predictive and --log-lik need the whole data set on one device; they are not supported with ",
+                "--devices ", job.at.devices);
 }
 
 // The run's description, before the files are opened.
@@ -93,7 +96,7 @@ void report(std::ostream& out, const SampleContext& job, const DrawLayout& layou
   const SampleJobOptions& o = job.options;
   print_parameter_summary(out, job.model, std::to_string(o.chains) + " chains x " + std::to_string(o.draws) + " draws",
                           all, dir / "summary.csv");
-  const inference::SamplerSummary sampler = summarize_sampler(job, result);
+  const inference::SamplerSummary sampler = inference::summarize_sampler(result, job.sampler);
   out << "\nsampler diagnostics:\n";
   inference::write_sampler_diagnostics(out, sampler);
   if (job.model.report && !layout.per_device) job.model.report->print(out);

@@ -75,27 +75,6 @@ void print_parameter_summary(std::ostream& out, const Model& model, const std::s
         << full_table.string() << '\n';
 }
 
-inference::SamplerSummary summarize_sampler(const SampleContext& job, const inference::SampleResult& result) {
-  inference::SamplerSummary sampler;
-  for (const inference::ChainResult& r : result.chains) {
-    int divergent = 0, saturated = 0;
-    std::vector<double> energy;
-    for (const inference::TransitionStats& s : r.stats) {
-      divergent += s.divergent ? 1 : 0;
-      saturated += s.tree_depth >= job.options.max_depth ? 1 : 0;
-      energy.push_back(s.energy);
-    }
-    sampler.divergences.push_back(divergent);
-    if (job.nuts()) sampler.max_treedepth_hits.push_back(saturated);
-    sampler.ebfmi.push_back(inference::ebfmi(energy));
-    sampler.step_sizes.push_back(r.step_size);
-    sampler.sampling_seconds = std::max(sampler.sampling_seconds, r.sampling_seconds);
-  }
-  sampler.draws_per_chain = int(job.options.draws);
-  sampler.max_treedepth = job.nuts() ? job.options.max_depth : 0;
-  return sampler;
-}
-
 void write_summary_files(const std::filesystem::path& dir, const std::vector<inference::ParameterSummary>& all,
                          const inference::SamplerSummary& sampler) {
   write_file("sample", (dir / "summary.csv").string(), [&](std::ostream& f) { inference::write_summary_csv(f, all); });

@@ -26,9 +26,6 @@ void print_parameter_summary(std::ostream& out, const Model& model, const std::s
                              const std::vector<inference::ParameterSummary>& all,
                              const std::filesystem::path& full_table);
 
-/// Divergences, tree-depth saturation, E-BFMI and step size per chain, from the kept draws.
-inference::SamplerSummary summarize_sampler(const SampleContext& job, const inference::SampleResult& result);
-
 void write_summary_files(const std::filesystem::path& dir, const std::vector<inference::ParameterSummary>& all,
                          const inference::SamplerSummary& sampler);
 

@@ -150,12 +150,12 @@ int run_vi_job(const ViJobOptions& o, std::ostream& out) {
 
   // The CSV: q's mean, then the draws, each with lp__ = 0 (as CmdStan), log_p__ (the model's log
   // density of the unconstrained draw, Jacobian included) and log_g__.
-  const ColumnLayout sites = saved_columns(model, space);
+  const inference::SiteColumns sites = saved_columns(model, space);
   std::vector<std::string> columns = {"lp__", "log_p__", "log_g__"};
   columns.insert(columns.end(), sites.names.begin(), sites.names.end());
   data::StanCsvWriter csv(file.string(), config_lines(o, model, file), columns);
   std::vector<double> row(columns.size(), 0.0);
-  fill_columns(sites, values_at(space, fit.loc), row.data() + 3);
+  inference::fill_site_columns(sites, values_at(space, fit.loc), row.data() + 3);
   csv.write_row(row);
   std::vector<std::vector<double>> by_column(1 + sites.names.size());  // log_p__, then every site column
   std::vector<double> log_ratios;
@@ -163,7 +163,7 @@ int run_vi_job(const ViJobOptions& o, std::ostream& out) {
     const Tensor point = reshape(slice(fit.unconstrained_draws, 0, s, s + 1), {d});
     row[1] = space.log_density(point).item();
     row[2] = fit.log_g.at(s);
-    fill_columns(sites, values_at(space, point), row.data() + 3);
+    inference::fill_site_columns(sites, values_at(space, point), row.data() + 3);
     csv.write_row(row);
     log_ratios.push_back(row[1] - row[2]);
     by_column[0].push_back(row[1]);

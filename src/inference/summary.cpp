@@ -133,6 +133,28 @@ ParameterSummary summarize(std::string name, const ChainDraws& draws) {
   return row;
 }
 
+SamplerSummary summarize_sampler(const SampleResult& result, const SamplerOptions& options) {
+  const bool nuts = options.algorithm == Algorithm::nuts;
+  SamplerSummary sampler;
+  for (const ChainResult& r : result.chains) {
+    int divergent = 0, saturated = 0;
+    std::vector<double> energy;
+    for (const TransitionStats& s : r.stats) {
+      divergent += s.divergent ? 1 : 0;
+      saturated += s.tree_depth >= options.nuts.max_tree_depth ? 1 : 0;
+      energy.push_back(s.energy);
+    }
+    sampler.divergences.push_back(divergent);
+    if (nuts) sampler.max_treedepth_hits.push_back(saturated);
+    sampler.ebfmi.push_back(ebfmi(energy));
+    sampler.step_sizes.push_back(r.step_size);
+    sampler.sampling_seconds = std::max(sampler.sampling_seconds, r.sampling_seconds);
+  }
+  sampler.draws_per_chain = int(options.num_draws);
+  sampler.max_treedepth = nuts ? options.nuts.max_tree_depth : 0;
+  return sampler;
+}
+
 void write_summary_table(std::ostream& out, const std::vector<ParameterSummary>& rows, int precision) {
   VARIATE_CHECK(precision >= 1 && precision <= 17, "write_summary_table", "expected a precision in [1, 17], got ",
                 precision);

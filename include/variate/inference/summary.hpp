@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "variate/inference/diagnostics.hpp"
+#include "variate/inference/sampler.hpp"
 
 namespace variate::inference {
 
@@ -39,6 +40,11 @@ struct SamplerSummary {
   int draws_per_chain = 0;  // for percentages; 0 leaves them out
   int max_treedepth = 0;    // for the message; 0 if unknown
 };
+
+/// The sampler's health per chain from a run's kept draws: divergences, transitions that hit
+/// `options`' maximum tree depth (NUTS only), E-BFMI and the adapted step size; the longest chain's
+/// sampling time.
+SamplerSummary summarize_sampler(const SampleResult& result, const SamplerOptions& options);
 
 /// The summary as an aligned text table like stansummary's: names left, the columns Mean MCSE
 /// StdDev MAD 5% 50% 95% ESS_bulk ESS_tail R_hat right-aligned, `precision` significant digits

@@ -1,0 +1,89 @@
+#include "variate/inference/draw_file.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+#include "variate/core/error.hpp"
+
+namespace variate::inference {
+namespace {
+
+std::string number(double v) {
+  std::ostringstream out;
+  out << std::setprecision(15) << v;
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> sample_config_lines(const SamplerOptions& s, const DrawFileRun& run) {
+  const bool nuts = s.algorithm == Algorithm::nuts;
+  const DualAveragingOptions& a = s.step_size_adaptation;
+  std::vector<std::pair<std::string, std::string>> c = {
+      {"model", run.model},
+      {"method", "sample"},
+      {"  num_samples", std::to_string(s.num_draws)},
+      {"  num_warmup", std::to_string(s.num_warmup)},
+      {"  save_warmup", "0"},
+      {"  thin", "1"},
+      {"    engaged", s.adapt && s.num_warmup > 0 ? "1" : "0"},
+      {"    gamma", number(a.gamma)},
+      {"    delta", number(a.target_accept)},
+      {"    kappa", number(a.kappa)},
+      {"    t0", number(a.t0)},
+      {"    init_buffer", std::to_string(s.windows.init_buffer)},
+      {"    term_buffer", std::to_string(s.windows.term_buffer)},
+      {"    window", std::to_string(s.windows.base_window)},
+      {"  algorithm", "hmc"},
+      {"    engine", nuts ? "nuts" : "static"},
+  };
+  if (nuts) {
+    c.emplace_back("        max_depth", std::to_string(s.nuts.max_tree_depth));
+  } else {
+    c.emplace_back("        int_time", number(s.hmc.trajectory_length));
+    c.emplace_back("        num_leapfrog_steps", std::to_string(s.hmc.num_steps));
+  }
+  c.emplace_back("    metric", s.metric == MetricKind::dense ? "dense_e" : "diag_e");
+  c.emplace_back("    stepsize", number(s.initial_step_size));
+  c.emplace_back("    stepsize_jitter", "0");
+  c.emplace_back("  num_chains", std::to_string(s.chains));
+  c.emplace_back("id", std::to_string(run.chain + 1));
+  c.emplace_back("  file", run.data_file);
+  c.emplace_back("init", number(s.init_radius));
+  c.emplace_back("  seed", std::to_string(s.seed));
+  c.emplace_back("  file", run.path);
+  return c;
+}
+
+DrawFile::DrawFile(const std::string& path, const std::vector<std::pair<std::string, std::string>>& config,
+                   std::vector<std::string> columns)
+    : columns_(std::move(columns)) {
+  if (!path.empty()) writer_.emplace(path, config, columns_);
+}
+
+void DrawFile::write_adaptation(const data::StanCsvAdaptation& adaptation) {
+  if (writer_) writer_->write_adaptation(adaptation);
+}
+
+void DrawFile::write_row(std::span<const double> row) {
+  VARIATE_CHECK(row.size() == columns_.size(), "DrawFile::write_row", "expected ", columns_.size(),
+                " values (one per column), got ", row.size());
+  if (writer_) writer_->write_row(row);
+  values_.insert(values_.end(), row.begin(), row.end());
+  ++rows_;
+}
+
+void DrawFile::close(double warmup_seconds, double sampling_seconds) {
+  if (writer_) writer_->write_timing(warmup_seconds, sampling_seconds);
+  writer_.reset();
+}
+
+std::vector<double> DrawFile::column(std::size_t j) const {
+  VARIATE_CHECK(j < columns_.size(), "DrawFile::column", "column ", j, " is out of range: the file has ",
+                columns_.size(), " columns");
+  std::vector<double> out(static_cast<std::size_t>(rows_));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = values_[i * columns_.size() + j];
+  return out;
+}
+
+}  // namespace variate::inference

@@ -1,0 +1,130 @@
+#include "variate/inference/sample_model.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "variate/core/error.hpp"
+#include "variate/inference/draw_columns.hpp"
+#include "variate/inference/draw_file.hpp"
+#include "variate/inference/predictive_columns.hpp"
+#include "variate/inference/target.hpp"
+#include "variate/inference/unconstrained.hpp"
+
+namespace variate::inference {
+namespace {
+
+constexpr const char* kOp = "sample";
+
+// The parameters in program order, then the generated quantities, as Stan's files have them.
+std::vector<ColumnSite> model_sites(const Unconstrained& space) {
+  std::vector<LatentSite> latent = space.sites();
+  std::sort(latent.begin(), latent.end(),
+            [](const auto& a, const auto& b) { return a.program_order < b.program_order; });
+  std::vector<ColumnSite> sites;
+  for (const LatentSite& s : latent) sites.push_back({s.name, s.shape});
+  for (const GeneratedSite& g : space.generated_sites()) sites.push_back({g.name, g.shape});
+  return sites;
+}
+
+void check_space(const Unconstrained& space, DType precision) {
+  VARIATE_CHECK(space.shard_axis().empty(), kOp,
+                "the model has sharded sites; sample it with the variate tool's sharded output");
+  VARIATE_CHECK(space.dimension() >= 1, kOp, "the model has no continuous latent variables to sample");
+  const DType got = space.log_density(Tensor::zeros(Shape{space.dimension()}, precision)).dtype();
+  VARIATE_CHECK(got == precision, kOp, "the model computes its log density in ", name(got),
+                " although the precision is ", name(precision), " (its data and constants must be ", name(precision),
+                " too)");
+}
+
+std::filesystem::path prepare_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  VARIATE_CHECK(!ec, kOp, "cannot create the output folder '", dir, "': ", ec.message());
+  VARIATE_CHECK(std::filesystem::is_directory(dir, ec), kOp, "the output path '", dir, "' exists and is not a folder");
+  return dir;
+}
+
+}  // namespace
+
+const ChainDraws& ModelSample::column(std::string_view name) const {
+  const auto it = std::find(columns.begin(), columns.end(), name);
+  VARIATE_CHECK(it != columns.end(), "ModelSample::column", "no column named '", name, "'");
+  return values[std::size_t(it - columns.begin())];
+}
+
+ModelSample sample(const tracing::Program& model, const tracing::Values& data, const ModelSampleOptions& options) {
+  const SamplerOptions& s = options.sampler;
+  const tracing::Program program = data.empty() ? model : tracing::Program([model, data] {
+    tracing::Condition given(data);
+    model();
+  });
+  const Unconstrained space(program);
+  check_space(space, options.precision);
+  const Target target = make_target(space, options.precision);
+  const std::int64_t dim = space.dimension();
+
+  const PredictiveColumns predictive(program, space.constrain(Tensor::zeros(Shape{dim})),
+                                     {.predictive = options.predictive, .log_likelihood = options.log_likelihood},
+                                     random::Key(s.seed));
+  std::vector<ColumnSite> sites = model_sites(space);
+  sites.insert(sites.end(), predictive.sites().begin(), predictive.sites().end());
+  const SiteColumns site_cols = site_columns(sites);
+  ModelSample out;
+  out.columns = sampler_columns(s.algorithm);
+  const std::size_t sampler_width = out.columns.size();
+  out.columns.insert(out.columns.end(), site_cols.names.begin(), site_cols.names.end());
+
+  const std::filesystem::path dir = options.output.empty() ? "" : prepare_folder(options.output);
+  std::vector<std::unique_ptr<DrawFile>> files;
+  for (int c = 0; c < s.chains; ++c) {
+    const std::string path =
+        options.output.empty() ? "" : (dir / (options.name + "-" + std::to_string(c + 1) + ".csv")).string();
+    auto config =
+        sample_config_lines(s, {.model = options.name, .data_file = options.data_file, .chain = c, .path = path});
+    config.emplace_back("precision", name(options.precision));
+    config.emplace_back("vectorized", s.vectorized ? "1" : "0");
+    files.push_back(std::make_unique<DrawFile>(path, config, out.columns));
+    if (!path.empty()) out.files.push_back(path);
+  }
+
+  const bool adapting = s.adapt && s.num_warmup > 0;
+  std::vector<char> adaptation_written(std::size_t(s.chains), 0);
+  std::vector<std::vector<double>> rows(std::size_t(s.chains), std::vector<double>(out.columns.size()));
+  // Threaded chains call this concurrently, each for its own chain: it touches only that chain's parts.
+  out.result = sample(target, s, [&](const Draw& d) {
+    if (d.warmup) return;
+    DrawFile& file = *files[std::size_t(d.chain)];
+    if (adapting && !adaptation_written[std::size_t(d.chain)]) {
+      file.write_adaptation({d.stats->step_size, d.metric->inverse(), d.metric->kind() == MetricKind::dense});
+      adaptation_written[std::size_t(d.chain)] = 1;
+    }
+    const Tensor position = Tensor::from(d.position, Shape{dim});
+    tracing::Values values = space.constrain(position);
+    predictive.add(values, d.chain, file.rows());
+    if (!space.generated_sites().empty()) values.merge(space.generated_quantities(position));
+    std::vector<double>& row = rows[std::size_t(d.chain)];
+    fill_sampler_columns(s.algorithm, *d.stats, row.data());
+    fill_site_columns(site_cols, values, row.data() + sampler_width);
+    file.write_row(row);
+  });
+  for (int c = 0; c < s.chains; ++c) {
+    const ChainResult& r = out.result.chains[std::size_t(c)];
+    files[std::size_t(c)]->close(r.warmup_seconds, r.sampling_seconds);
+  }
+
+  for (std::size_t j = 0; j < out.columns.size(); ++j) {
+    ChainDraws column;
+    for (const auto& file : files) column.push_back(file->column(j));
+    out.values.push_back(std::move(column));
+  }
+  out.sampler = summarize_sampler(out.result, s);
+  if (!out.result.interrupted) {
+    out.summary.push_back(summarize("lp__", out.values[0]));
+    for (std::size_t j = sampler_width; j < out.columns.size(); ++j)
+      out.summary.push_back(summarize(out.columns[j], out.values[j]));
+  }
+  return out;
+}
+
+}  // namespace variate::inference
