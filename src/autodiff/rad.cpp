@@ -109,7 +109,7 @@ Tensor rad_choice(const RadConfig& config, std::uint64_t op_index, std::int64_t 
   }
   Tensor index = Tensor::empty(Shape{r, k}, DType::i64);
   std::int64_t* out = index.data<std::int64_t>();
-  std::vector<char> taken;
+  thread_local std::vector<char> taken;  // reused, so a steady-state sweep allocates nothing here
   for (std::int64_t row = 0; row < r; ++row, out += k) {
     ChoiceStream stream(config.key, op_index, row);
     if (config.mode == RadMode::without_replacement) {

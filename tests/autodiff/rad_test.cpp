@@ -12,6 +12,7 @@
 
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
+#include "support/heap_allocations.hpp"
 #include "variate/autodiff/nn_ops.hpp"
 #include "variate/autodiff/tape_bytes.hpp"
 #include "variate/autodiff/transforms.hpp"
@@ -221,6 +222,27 @@ TEST(Rad, SameKeySameGradient) {
     second = gradients(mlp, params);
   }
   for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].to_vector<double>(), second[i].to_vector<double>());
+}
+
+TEST(Rad, SteadyStateSketchedGradientMakesNoHeapAllocation) {
+  const Mlp mlp = small_mlp();
+  const auto params = mlp.params(35);
+  std::vector<Tensor> grads(params.size()), scratch;
+  scratch.reserve(params.size());
+  auto loss = [&](std::span<const Tensor> p) { return mlp.loss(p); };
+  for (RadMode mode : {RadMode::with_replacement, RadMode::without_replacement, RadMode::projection}) {
+    const RadConfig config{.keep_fraction = 0.3, .mode = mode, .key = test_key};
+    for (int i = 0; i < 3; ++i) {  // warm-up: pools and arenas grow here
+      const RadScope rad(config);
+      value_and_grad(loss, params, grads, scratch);
+    }
+    const std::int64_t before = testing::heap_allocations();
+    for (int i = 0; i < 5; ++i) {
+      const RadScope rad(config);
+      value_and_grad(loss, params, grads, scratch);
+    }
+    EXPECT_EQ(testing::heap_allocations() - before, 0) << "C++ heap allocations in steady state";
+  }
 }
 
 TEST(Rad, TapeBytesPerOpMatchTheMemoryModel) {
