@@ -21,14 +21,16 @@ namespace detail {
 // types per tape, so a linear search beats hashing.
 using RuleBytes = std::vector<std::pair<const std::type_info*, std::size_t>>;
 
+namespace {
 void add_rule_bytes(RuleBytes& tally, const std::type_info& rule, std::size_t bytes) {
   for (auto& [type, total] : tally)
-    if (*type == rule) {
+    if (type == &rule || *type == rule) {
       total += bytes;
       return;
     }
   tally.emplace_back(&rule, bytes);
 }
+}  // namespace
 
 // A bump allocator over a list of chunks that are kept across resets.
 class Arena {
