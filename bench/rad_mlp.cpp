@@ -126,9 +126,10 @@ Summary train(const Run& run, const Options& o, const data::MnistSplit& train_se
     if (step % o.eval_every == 0 || step == o.steps) {
       s.final_loss = cross_entropy(net, probe_x, probe_y).item();
       s.final_accuracy = accuracy(net, test_set.images, test_set.labels);
-      curves << run.name << ',' << step << ',' << s.final_loss << ',' << s.final_accuracy << '\n';
+      curves << run.name << ',' << step << ',' << s.final_loss << ',' << s.final_accuracy << std::endl;
       std::printf("%-16s step %5lld  train loss %.4f  test accuracy %.4f\n", run.name.c_str(),
                   static_cast<long long>(step), s.final_loss, s.final_accuracy);
+      std::fflush(stdout);  // progress of a long run, also when stdout is a file
     }
     if (step == o.steps) break;
     const random::Key key = random::fold_in(random::Key(2), std::uint64_t(step));
