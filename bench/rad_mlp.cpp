@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +37,13 @@ struct Options {
   DType dtype = DType::f32;
 };
 
+autodiff::RadMode parse_mode(const std::string& m) {
+  if (m == "with") return autodiff::RadMode::with_replacement;
+  if (m == "without") return autodiff::RadMode::without_replacement;
+  if (m == "projection") return autodiff::RadMode::projection;
+  throw std::runtime_error("rad_mlp: --mode must be with, without or projection, got " + m);
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -45,30 +52,22 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error("rad_mlp: " + a + " needs a value");
       return argv[++i];
     };
-    if (a == "--data")
+    if (a == "--data") {
       o.data = value();
-    else if (a == "--out")
+    } else if (a == "--out") {
       o.out = value();
-    else if (a == "--steps")
+    } else if (a == "--steps") {
       o.steps = std::stoll(value());
-    else if (a == "--eval-every")
+    } else if (a == "--eval-every") {
       o.eval_every = std::stoll(value());
-    else if (a == "--small-batch")
+    } else if (a == "--small-batch") {
       o.small_batch = std::stoll(value());
-    else if (a == "--keep")
+    } else if (a == "--keep") {
       o.keep = std::stod(value());
-    else if (a == "--f64")
+    } else if (a == "--f64") {
       o.dtype = DType::f64;
-    else if (a == "--mode") {
-      const std::string m = value();
-      if (m == "with")
-        o.mode = autodiff::RadMode::with_replacement;
-      else if (m == "without")
-        o.mode = autodiff::RadMode::without_replacement;
-      else if (m == "projection")
-        o.mode = autodiff::RadMode::projection;
-      else
-        throw std::runtime_error("rad_mlp: --mode must be with, without or projection, got " + m);
+    } else if (a == "--mode") {
+      o.mode = parse_mode(value());
     } else {
       throw std::runtime_error("rad_mlp: unknown option " + a);
     }
