@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "shard_output.hpp"
 #include "variate/core/error.hpp"
+#include "variate/data/output_folder.hpp"
 
 namespace variate::cli {
 namespace {
@@ -98,14 +100,14 @@ inference::SiteColumns saved_columns(const Model& model, const inference::Uncons
   return layout_of(saved, true);
 }
 
-std::filesystem::path prepare_output(const std::string& dir, const char* job) {
-  namespace fs = std::filesystem;
-  VARIATE_CHECK(!dir.empty(), job, "--output must name a folder");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  VARIATE_CHECK(!ec, job, "cannot create the output folder '", dir, "': ", ec.message());
-  VARIATE_CHECK(fs::is_directory(dir, ec), job, "the output path '", dir, "' exists and is not a folder");
-  return fs::path(dir);
+std::filesystem::path prepare_sample_output(const std::string& dir, const std::string& model, bool overwrite) {
+  // Device files (per-device layout) are left alone: the other devices write theirs concurrently,
+  // and the new manifest lists which belong to the new run.
+  const auto is_run_file = [&](std::string_view name) {
+    return data::is_chain_file(name, model) || name == manifest_file_name(model) || name == "summary.csv" ||
+           name == "summary.json";
+  };
+  return data::prepare_run_folder(dir, is_run_file, overwrite, "sample", "pass --overwrite");
 }
 
 }  // namespace variate::cli

@@ -41,7 +41,8 @@ DrawLayout plan_draw_layout(const SampleContext& job);
 /// `vi` and `optimize` write after their own columns.
 inference::SiteColumns saved_columns(const Model& model, const inference::Unconstrained& space);
 
-/// Creates the output folder `dir` if needed; throws variate::Error naming `job` if it is not a folder.
-std::filesystem::path prepare_output(const std::string& dir, const char* job = "sample");
+/// Creates the output folder `dir` of `variate sample` if needed. Files an earlier run of `model`
+/// left there (its chain files, manifest and summaries) are an error, or deleted with `overwrite`.
+std::filesystem::path prepare_sample_output(const std::string& dir, const std::string& model, bool overwrite);
 
 }  // namespace variate::cli

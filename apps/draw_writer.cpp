@@ -2,6 +2,7 @@
 
 #include "sample_config.hpp"
 #include "variate/autodiff/ops.hpp"
+#include "variate/data/output_folder.hpp"
 #include "variate/distribute/collectives.hpp"
 
 namespace variate::cli {
@@ -29,7 +30,8 @@ DrawWriter::DrawWriter(const SampleContext& job, const DrawLayout& layout, const
       chains_(std::size_t(job.options.chains)) {
   const int devices = job.at.devices;
   // Other ranks' machines need the folder for their own files.
-  if (layout.per_device && !job.at.writer() && !layout.shard_columns.empty()) prepare_output(job.options.output);
+  if (layout.per_device && !job.at.writer() && !layout.shard_columns.empty())
+    data::make_output_folder(job.options.output, "sample");
   ManifestInfo manifest;
   manifest.model = job.model.name;
   manifest.chains = job.options.chains;

@@ -1,7 +1,7 @@
 #include "output_files.hpp"
 
-#include "draw_layout.hpp"
 #include "variate/core/error.hpp"
+#include "variate/data/output_folder.hpp"
 
 namespace variate::cli {
 
@@ -11,7 +11,7 @@ std::filesystem::path output_file(const char* job, const std::string& output, co
   std::error_code ec;
   VARIATE_CHECK(!fs::is_directory(file, ec), job, "--output '", file.string(),
                 "' is a folder; expected the name of the CSV file to write");
-  if (file.has_parent_path()) prepare_output(file.parent_path().string(), job);
+  if (file.has_parent_path()) data::make_output_folder(file.parent_path().string(), job);
   return file;
 }
 

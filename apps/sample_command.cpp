@@ -50,6 +50,8 @@ Command add_sample_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--output", o->output, "folder for the Stan CSV files and the summary (created if missing)")
       ->capture_default_str();
+  cmd->add_flag("--overwrite", o->overwrite,
+                "replace the files of an earlier run of the model in --output (refused otherwise)");
   cmd->add_option("--max-depth", o->max_depth, "NUTS maximum tree depth")
       ->check(whole_number(1, 30))
       ->capture_default_str();

@@ -115,8 +115,8 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   const inference::Target target = inference::make_target(job.space, dtype_of(o));
   check_model(job);
   const DrawLayout layout = plan_draw_layout(job);
-  const fs::path dir =
-      writer ? prepare_output(o.output) : fs::path(o.output);  // after the data: a data error leaves no folder
+  const fs::path dir = writer ? prepare_sample_output(o.output, job.model.name, o.overwrite)
+                              : fs::path(o.output);  // after the data: a data error leaves no folder
   print_plan(out, job, layout);
   DrawWriter draws(job, layout, dir);
   print_files(out, job.model, layout.per_device, dir);

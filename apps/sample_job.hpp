@@ -21,6 +21,7 @@ struct SampleJobOptions {
   std::string metric = "diag";    // diag | dense
   std::string precision = "f64";  // f64 | f32
   std::string output = "variate-output";
+  bool overwrite = false;  // replace an earlier run's files in `output` instead of refusing
   int max_depth = 10;
   double adapt_delta = 0.8;
   int leapfrog_steps = 0;  // static HMC: 0 = Stan's trajectory length 2 pi

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "variate/core/error.hpp"
+#include "variate/data/output_folder.hpp"
 #include "variate/inference/draw_columns.hpp"
 #include "variate/inference/draw_file.hpp"
 #include "variate/inference/predictive_columns.hpp"
@@ -37,14 +38,6 @@ void check_space(const Unconstrained& space, DType precision) {
                 " too)");
 }
 
-std::filesystem::path prepare_folder(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  VARIATE_CHECK(!ec, kOp, "cannot create the output folder '", dir, "': ", ec.message());
-  VARIATE_CHECK(std::filesystem::is_directory(dir, ec), kOp, "the output path '", dir, "' exists and is not a folder");
-  return dir;
-}
-
 }  // namespace
 
 const ChainDraws& ModelSample::column(std::string_view name) const {
@@ -75,7 +68,11 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
   const std::size_t sampler_width = out.columns.size();
   out.columns.insert(out.columns.end(), site_cols.names.begin(), site_cols.names.end());
 
-  const std::filesystem::path dir = options.output.empty() ? "" : prepare_folder(options.output);
+  const auto is_chain_file = [&](std::string_view file) { return data::is_chain_file(file, options.name); };
+  const std::filesystem::path dir =
+      options.output.empty()
+          ? ""
+          : data::prepare_run_folder(options.output, is_chain_file, options.overwrite, kOp, "set overwrite");
   std::vector<std::unique_ptr<DrawFile>> files;
   for (int c = 0; c < s.chains; ++c) {
     const std::string path =

@@ -106,15 +106,17 @@ TEST(SampleCli, DefaultJobWritesStanCsvSummaryAndHeldOutAccuracy) {
 
 TEST(SampleCli, EveryOtherModelRunsAndRecoversWhatItShould) {
   const TempDir dir("models");
-  const std::string common = " --warmup 150 --draws 100 --chains 2 --output " + dir.path().string();
+  // One folder per model: each run's summary.csv would be an earlier run's file to the next.
+  const std::string common = " --warmup 150 --draws 100 --chains 2 --output " + dir.path().string() + "/";
 
-  const Outcome bernoulli = run("sample --model beta-bernoulli" + common);
+  const Outcome bernoulli = run("sample --model beta-bernoulli" + common + "beta-bernoulli");
   ASSERT_EQ(bernoulli.exit_code, 0) << bernoulli.output;
   // 2 successes in 10 under a uniform prior: theta | y ~ Beta(3, 9), mean 0.25, sd 0.12; 200 draws
   // give a Monte Carlo error near 0.01, so 0.05 is a five-sigma bound.
   std::vector<double> theta;
   for (int c = 1; c <= 2; ++c) {
-    const auto csv = variate::data::read_stan_csv(dir / ("beta-bernoulli-" + std::to_string(c) + ".csv"));
+    const auto csv =
+        variate::data::read_stan_csv(dir / ("beta-bernoulli/beta-bernoulli-" + std::to_string(c) + ".csv"));
     EXPECT_EQ(csv.columns.back(), "theta");
     const auto t = csv.column("theta");
     theta.insert(theta.end(), t.begin(), t.end());
@@ -122,9 +124,9 @@ TEST(SampleCli, EveryOtherModelRunsAndRecoversWhatItShould) {
   EXPECT_EQ(theta.size(), 200u);
   EXPECT_NEAR(mean(theta), 0.25, 0.05);
 
-  const Outcome schools = run("sample --model eight-schools" + common);
+  const Outcome schools = run("sample --model eight-schools" + common + "eight-schools");
   ASSERT_EQ(schools.exit_code, 0) << schools.output;
-  const auto csv = variate::data::read_stan_csv(dir / "eight-schools-1.csv");
+  const auto csv = variate::data::read_stan_csv(dir / "eight-schools/eight-schools-1.csv");
   EXPECT_EQ(csv.columns[7], "mu");
   EXPECT_EQ(csv.columns[8], "tau");
   EXPECT_EQ(csv.columns[9], "theta_tilde.1");
@@ -141,10 +143,10 @@ TEST(SampleCli, EveryOtherModelRunsAndRecoversWhatItShould) {
   EXPECT_NE(schools.output.find("theta_tilde.8"), std::string::npos) << schools.output;
   EXPECT_EQ(schools.output.find("test accuracy"), std::string::npos) << "not a classifier";
 
-  const Outcome logistic = run("sample --model logistic" + common);
+  const Outcome logistic = run("sample --model logistic" + common + "logistic");
   ASSERT_EQ(logistic.exit_code, 0) << logistic.output;
   EXPECT_GT(number_after(logistic.output, "test accuracy: Bayesian model averaging "), 0.75) << logistic.output;
-  const auto lcsv = variate::data::read_stan_csv(dir / "logistic-2.csv");
+  const auto lcsv = variate::data::read_stan_csv(dir / "logistic/logistic-2.csv");
   EXPECT_EQ(lcsv.columns[7], "alpha");
   EXPECT_EQ(lcsv.columns[8], "beta.1");
   EXPECT_EQ(lcsv.columns.back(), "beta.64");
@@ -167,9 +169,9 @@ TEST(SampleCli, VectorizedChainsBroadcastTheChainDimension) {
   const Outcome schools =
       run("sample --model eight-schools --vectorize --metric dense --chains 2 --warmup 100 "
           "--draws 30 --output " +
-          dir.path().string());
+          (dir / "eight-schools"));
   ASSERT_EQ(schools.exit_code, 0) << schools.output;
-  const auto csv = variate::data::read_stan_csv(dir / "eight-schools-2.csv");
+  const auto csv = variate::data::read_stan_csv(dir / "eight-schools/eight-schools-2.csv");
   EXPECT_TRUE(csv.adaptation.dense);
   EXPECT_EQ(csv.adaptation.inverse_metric.size(), 100u) << "a 10 x 10 dense inverse metric";
   EXPECT_EQ(*csv.config_value("metric"), "dense_e");
@@ -215,7 +217,7 @@ TEST(SampleCli, MovieLensUsersShardedOverDevices) {
   // Threaded chains on one device deliver draws to the report concurrently.
   const Outcome threaded = run(
       "sample --model movielens --data " + data +
-      " --chains 2 --threads 2 --sampler hmc --leapfrog-steps 2 --warmup 4 --draws 3 --output " + dir.path().string());
+      " --chains 2 --threads 2 --sampler hmc --leapfrog-steps 2 --warmup 4 --draws 3 --output " + (dir / "threaded"));
   ASSERT_EQ(threaded.exit_code, 0) << threaded.output;
   EXPECT_NE(threaded.output.find("top pick over 6 posterior draws"), std::string::npos) << threaded.output;
 }
@@ -227,10 +229,10 @@ TEST(SampleCli, SinglePrecisionComputesTheLogDensityInF32) {
   for (const char* model : {"digits-softmax", "logistic", "eight-schools", "beta-bernoulli"}) {
     const Outcome r =
         run(std::string("sample --precision f32 --chains 1 --warmup 10 --draws 5 --max-depth 3 --model ") + model +
-            " --output " + dir.path().string());
+            " --output " + (dir / model));
     ASSERT_EQ(r.exit_code, 0) << model << ": " << r.output;
     EXPECT_NE(r.output.find("log density in f32"), std::string::npos) << model << ": " << r.output;
-    const auto csv = variate::data::read_stan_csv(dir / (std::string(model) + "-1.csv"));
+    const auto csv = variate::data::read_stan_csv(dir / (std::string(model) + "/" + model + "-1.csv"));
     EXPECT_EQ(*csv.config_value("precision"), "f32");
     EXPECT_EQ(csv.draws.size(), 5u);
   }
@@ -473,6 +475,24 @@ TEST(SampleCli, CtrlCKeepsTheDrawsWrittenSoFar) {
   // The interrupted files summarize.
   const Outcome r = run("summary " + output + "/eight-schools-1.csv " + output + "/eight-schools-2.csv");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(SampleCli, ASecondRunNeverMixesWithTheFirst) {
+  const TempDir dir("second_run");
+  const std::string common = "sample --model beta-bernoulli --warmup 20 --draws 10 --output " + (dir / "out");
+  ASSERT_EQ(run(common + " --chains 4").exit_code, 0);
+  const Outcome refused = run(common + " --chains 2");
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_EQ(count_lines(refused.output), 1) << refused.output;
+  EXPECT_NE(refused.output.find("already holds an earlier run's files (beta-bernoulli-1.csv"), std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("--overwrite"), std::string::npos) << refused.output;
+
+  const Outcome replaced = run(common + " --chains 2 --overwrite");
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.output;
+  EXPECT_TRUE(fs::exists(dir / "out/beta-bernoulli-2.csv"));
+  EXPECT_FALSE(fs::exists(dir / "out/beta-bernoulli-3.csv")) << "chain 3 of the first run is left behind";
+  EXPECT_FALSE(fs::exists(dir / "out/beta-bernoulli-4.csv")) << "chain 4 of the first run is left behind";
 }
 
 TEST(SampleCli, SigtermAndSighupStopTheRunAsCtrlCDoes) {

@@ -72,6 +72,20 @@ TEST(SampleModel, WritesStanCsvAndReturnsTheSameDrawsAndTheirSummary) {
   EXPECT_EQ(fit.result.chains[0].draw_count(), 400);
 }
 
+TEST(SampleModel, AnEarlierRunInTheFolderIsRefusedOrReplaced) {
+  const testing::ScratchDir dir("sample_model_earlier");
+  ModelSampleOptions o = short_run(1);
+  o.output = (dir.path() / "out").string();
+  o.sampler.chains = 3;
+  sample(model, {{"y", kData}}, o);
+  o.sampler.chains = 2;
+  EXPECT_ERROR(sample(model, {{"y", kData}}, o), "already holds an earlier run's files (normal-1.csv");
+  o.overwrite = true;
+  const ModelSample second = sample(model, {{"y", kData}}, o);
+  EXPECT_EQ(second.files.size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/normal-3.csv")) << "the earlier run's third chain is left behind";
+}
+
 TEST(SampleModel, TheDrawsDoNotDependOnTheThreadCountOrTheFiles) {
   const ModelSample one = sample(model, {{"y", kData}}, short_run(1));
   const ModelSample two = sample(model, {{"y", kData}}, short_run(2));
@@ -116,7 +130,8 @@ TEST(SampleModel, ErrorsNameWhatIsWrong) {
   const testing::ScratchDir dir("sample_model_errors");
   ModelSampleOptions o = short_run(1);
   o.output = dir.write("a_file", "x");
-  EXPECT_ERROR(sample(model, {{"y", kData}}, o), "sample: cannot create the output folder");
+  EXPECT_ERROR(sample(model, {{"y", kData}}, o),
+               "sample: the output path '" + o.output + "' exists and is not a folder");
   o = short_run(1);
   o.predictive = true;
   EXPECT_ERROR(sample(model, {}, o), "the model observes no site");

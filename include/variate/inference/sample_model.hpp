@@ -37,6 +37,9 @@ struct ModelSampleOptions {
   /// from 1; empty: no files, the draws are only returned.
   std::string output;
   std::string name = "model";
+  /// Chain files `<name>-<chain>.csv` of an earlier run in `output` are an error, or deleted first
+  /// when this is set (so that no earlier chain is left beside the new ones).
+  bool overwrite = false;
   /// Where the data came from, recorded in the files.
   std::string data_file = "(in memory)";
   /// Columns after the parameters and generated quantities (predictive_columns.hpp): a posterior
