@@ -1,5 +1,6 @@
 #include "vae_training.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "variate/autodiff/ops.hpp"

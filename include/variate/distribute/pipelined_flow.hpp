@@ -26,7 +26,7 @@
 //
 // (tests/support/pipelined_vae_case.hpp is a complete small VAE written this way; `variate train
 // --posterior iaf --devices N` trains the IWAE paper's VAE so.)
-// Outside Mesh::run it is the plain flow: every layer runs on the calling thread.
+// Outside Mesh::run over its axis it is the plain flow: every layer runs on the calling thread.
 #include <cstdint>
 #include <mutex>
 #include <string>
