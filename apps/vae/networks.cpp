@@ -60,13 +60,21 @@ std::string GaussianPosterior::describe() const {
          log_scale_.describe() + ")";
 }
 
-IafPosterior::IafPosterior(const Architecture& a, random::Key key)
-    : gaussian_(a, key),
-      first_(std::make_shared<dist::InverseAutoregressiveFlow>(a.latent, random::fold_in(key, "iaf 1"),
-                                                               iaf_options(a, {}))),
-      second_(std::make_shared<dist::InverseAutoregressiveFlow>(a.latent, random::fold_in(key, "iaf 2"),
-                                                                iaf_options(a, nn::made_reversed_degrees(a.latent)))),
-      flows_(std::make_shared<dist::Chain>(std::vector<BijectorPtr>{second_, first_})) {}
+IafPosterior::IafPosterior(const Architecture& a, random::Key key, const FlowLayout& layout) : gaussian_(a, key) {
+  VARIATE_CHECK(layout.layers >= 1, "variate train", "the IAF posterior needs at least 1 flow layer, got ",
+                layout.layers);
+  for (int k = 0; k < layout.layers; ++k)
+    layers_.push_back(std::make_shared<dist::InverseAutoregressiveFlow>(
+        a.latent, random::fold_in(key, "iaf " + std::to_string(k + 1)),
+        iaf_options(a, k % 2 == 0 ? nn::Degrees{} : nn::made_reversed_degrees(a.latent))));
+  const std::vector<BijectorPtr> in_order(layers_.begin(), layers_.end());
+  if (layout.devices.empty()) {
+    flows_ = std::make_shared<dist::Chain>(std::vector<BijectorPtr>(in_order.rbegin(), in_order.rend()));
+  } else {
+    pipelined_ = std::make_shared<distribute::PipelinedFlow>(in_order, layout.devices, kModelAxis);
+    flows_ = pipelined_;
+  }
+}
 
 tracing::Program IafPosterior::guide(const Tensor& x) const {
   auto [loc, scale] = gaussian_.loc_and_scale(x);
@@ -79,12 +87,13 @@ Tensor IafPosterior::typical_latent(const Tensor& x) const { return flows_->forw
 
 void IafPosterior::visit_parameters(const nn::ParameterVisitor& visit) {
   nn::visit_child("gaussian", gaussian_, visit);
-  nn::visit_child("iaf1", *first_, visit);
-  nn::visit_child("iaf2", *second_, visit);
+  for (std::size_t k = 0; k < layers_.size(); ++k) nn::visit_child("iaf" + std::to_string(k + 1), *layers_[k], visit);
 }
 
 std::string IafPosterior::describe() const {
-  return "IafPosterior(" + gaussian_.describe() + ", " + first_->describe() + ", " + second_->describe() + ")";
+  std::string s = "IafPosterior(" + gaussian_.describe();
+  for (const auto& layer : layers_) s += ", " + layer->describe();
+  return s + ")";
 }
 
 PosteriorKind posterior_kind(const std::string& name) {
@@ -93,13 +102,13 @@ PosteriorKind posterior_kind(const std::string& name) {
   return PosteriorKind::gaussian;
 }
 
-Vae::Vae(const Architecture& a, PosteriorKind posterior, random::Key key)
+Vae::Vae(const Architecture& a, PosteriorKind posterior, random::Key key, const FlowLayout& layout)
     : architecture(a), decoder(a, random::fold_in(key, "decoder")) {
   switch (posterior) {
     case PosteriorKind::gaussian:
       encoder = std::make_unique<GaussianPosterior>(a, random::fold_in(key, "encoder"));
       break;
-    case PosteriorKind::iaf: encoder = std::make_unique<IafPosterior>(a, random::fold_in(key, "encoder"));
+    case PosteriorKind::iaf: encoder = std::make_unique<IafPosterior>(a, random::fold_in(key, "encoder"), layout);
   }
 }
 

@@ -9,7 +9,9 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "variate/distribute/pipelined_flow.hpp"
 #include "variate/distributions/inverse_autoregressive_flow.hpp"
 #include "variate/nn/nn.hpp"
 #include "variate/tracing/program.hpp"
@@ -65,24 +67,38 @@ class GaussianPosterior final : public Posterior {
   nn::Linear loc_, log_scale_;
 };
 
+/// The IAF posterior's flow layers and, for a model-parallel run, the device of each.
+struct FlowLayout {
+  int layers = 2;
+  /// Empty: every layer on the calling thread (a Chain). Otherwise one device per layer along the
+  /// mesh axis kModelAxis (distribute::PipelinedFlow); the encoder and decoder stay on device 0.
+  std::vector<int> devices;
+};
+
+/// The mesh axis of a model-parallel VAE.
+inline constexpr const char* kModelAxis = "model";
+
 /// Kingma et al. 2016's inverse autoregressive flow posterior, in its context-free form:
-/// z0 ~ N(loc(x), diag(scale(x)^2)) from GaussianPosterior's networks, then z = IAF_2(IAF_1(z0)),
-/// each IAF a MADE (two tanh layers of 2 * latent units) over z alone, the second in the reverse
-/// order. log q(z) of the guide's own draw comes from the forward pass
-/// (dist::DrawCachingTransformedDistribution), so that the ELBO needs no D-pass inverse.
+/// z0 ~ N(loc(x), diag(scale(x)^2)) from GaussianPosterior's networks, then z = IAF_L(...IAF_1(z0)),
+/// each IAF a MADE (two tanh layers of 2 * latent units) over z alone, every other one in the
+/// reverse order (two layers by default). log q(z) of the guide's own draw comes from the forward
+/// pass (dist::DrawCachingTransformedDistribution), so that the ELBO needs no D-pass inverse.
 class IafPosterior final : public Posterior {
  public:
-  IafPosterior(const Architecture& architecture, random::Key key);
+  IafPosterior(const Architecture& architecture, random::Key key, const FlowLayout& layout = {});
   tracing::Program guide(const Tensor& x) const override;
   /// The flows applied to the Gaussian's mean.
   Tensor typical_latent(const Tensor& x) const override;
   void visit_parameters(const nn::ParameterVisitor& visit) override;
   std::string describe() const override;
+  /// The flow split over devices, or null when every layer runs on one.
+  const distribute::PipelinedFlow* pipelined_flow() const { return pipelined_.get(); }
 
  private:
   GaussianPosterior gaussian_;
-  std::shared_ptr<dist::InverseAutoregressiveFlow> first_, second_;
-  BijectorPtr flows_;  // Chain({second_, first_})
+  std::vector<std::shared_ptr<dist::InverseAutoregressiveFlow>> layers_;  // in the order they apply
+  std::shared_ptr<distribute::PipelinedFlow> pipelined_;
+  BijectorPtr flows_;  // pipelined_, or Chain(layers_ reversed)
 };
 
 enum class PosteriorKind { gaussian, iaf };
@@ -94,7 +110,8 @@ PosteriorKind posterior_kind(const std::string& name);
 /// nn::Parameters refers to it (hold it by pointer).
 class Vae : public nn::Module {
  public:
-  Vae(const Architecture& architecture, PosteriorKind posterior, random::Key key);
+  /// `layout` shapes the IAF posterior's flow (unused by the Gaussian posterior).
+  Vae(const Architecture& architecture, PosteriorKind posterior, random::Key key, const FlowLayout& layout = {});
   Vae(const Vae&) = delete;
   Vae& operator=(const Vae&) = delete;
   void visit_parameters(const nn::ParameterVisitor& visit) override;

@@ -24,9 +24,9 @@ Command add_train_command(CLI::App& app) {
                   "particles per image: K of the IWAE bound, or averaged in the ELBO (default: 1 for elbo, 5 for "
                   "iwae)")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option(
-         "--posterior", o->posterior,
-         "the family of q(z | x): gaussian (diagonal) or iaf (the Gaussian through two inverse autoregressive flows)")
+  cmd->add_option("--posterior", o->posterior,
+                  "the family of q(z | x): gaussian (diagonal) or iaf (the Gaussian through --flow-layers inverse "
+                  "autoregressive flows)")
       ->check(CLI::IsMember({"gaussian", "iaf"}))
       ->capture_default_str();
   cmd->add_option("--epochs", o->epochs, "epochs in all (a resumed run continues up to this many)")
@@ -62,6 +62,20 @@ Command add_train_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--train-images", o->train_images, "train on the first this many training images only")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
+  cmd->add_option("--flow-layers", o->flow_layers, "inverse autoregressive flow layers of --posterior iaf")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--devices", o->devices,
+                  "model parallel: the flow layers of --posterior iaf split over this many thread devices, "
+                  "activations and gradients passed between them (encoder and decoder on device 0; at most "
+                  "--flow-layers)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--placement", o->placement,
+                  "with --devices: contiguous (blocks of consecutive flow layers) or round-robin (layer k on device "
+                  "k mod devices)")
+      ->check(CLI::IsMember({"contiguous", "round-robin"}))
+      ->capture_default_str();
   return {cmd, [o] { return vae::run_train_job(*o, std::cout, std::cerr); }};
 }
 

@@ -14,6 +14,7 @@
 #include "image_data.hpp"
 #include "run_record.hpp"
 #include "training_curve.hpp"
+#include "vae_training.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/core/error.hpp"
 
@@ -43,21 +44,49 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", kJob, "unknown --precision '", o.precision,
                 "'; expected f64 or f32");
   VARIATE_CHECK(!o.output_dir.empty(), kJob, "--output-dir must not be empty");
+  VARIATE_CHECK(o.flow_layers >= 1, kJob, "--flow-layers must be >= 1, got ", o.flow_layers);
+  VARIATE_CHECK(o.devices >= 1, kJob, "--devices must be >= 1, got ", o.devices);
+  VARIATE_CHECK(o.placement == "contiguous" || o.placement == "round-robin", kJob, "unknown --placement '", o.placement,
+                "'; expected contiguous or round-robin");
+  if (o.devices == 1) return;
+  VARIATE_CHECK(o.posterior == "iaf", kJob, "--devices ", o.devices,
+                " splits the IAF posterior's flow layers over devices; it needs --posterior iaf");
+  VARIATE_CHECK(o.devices <= o.flow_layers, kJob, "--devices ", o.devices, " but the IAF posterior has ", o.flow_layers,
+                " flow layers (--flow-layers); each device must hold at least one");
+}
+
+// The flow's layers and, with --devices > 1, the device of each (the encoder and decoder on 0).
+FlowLayout flow_layout(const TrainJobOptions& o) {
+  FlowLayout layout;
+  layout.layers = o.flow_layers;
+  if (o.devices > 1)
+    layout.devices = distribute::place_layers(o.flow_layers, o.devices,
+                                              o.placement == "round-robin" ? distribute::LayerPlacement::round_robin
+                                                                           : distribute::LayerPlacement::contiguous);
+  return layout;
 }
 
 // The options the checkpoint depends on (the rest, epochs, minutes and evaluation, may change).
 RunRecord run_record(const TrainJobOptions& o, const Bound& bound) {
   std::ostringstream rate;
   rate << std::setprecision(17) << o.learning_rate;
-  return {{"--model", o.model},
-          {"--bound", o.bound},
-          {"--particles", std::to_string(bound.particles)},
-          {"--posterior", o.posterior},
-          {"--batch", std::to_string(o.batch)},
-          {"--learning-rate", rate.str()},
-          {"--seed", std::to_string(o.seed)},
-          {"--precision", o.precision},
-          {"--train-images", std::to_string(o.train_images)}};
+  RunRecord record{{"--model", o.model},
+                   {"--bound", o.bound},
+                   {"--particles", std::to_string(bound.particles)},
+                   {"--posterior", o.posterior},
+                   {"--batch", std::to_string(o.batch)},
+                   {"--learning-rate", rate.str()},
+                   {"--seed", std::to_string(o.seed)},
+                   {"--precision", o.precision},
+                   {"--train-images", std::to_string(o.train_images)}};
+  // Recorded only when not the default, so that the records of earlier runs still match. The
+  // devices and the placement fix which parameters each device's checkpoint holds.
+  if (o.flow_layers != 2) record["--flow-layers"] = std::to_string(o.flow_layers);
+  if (o.devices > 1) {
+    record["--devices"] = std::to_string(o.devices);
+    record["--placement"] = o.placement;
+  }
+  return record;
 }
 
 // Creates `dir`; a checkpoint there must come from a run with the same `record`, else the record
@@ -78,10 +107,16 @@ std::string describe_model(const TrainJobOptions& o, const Architecture& a, cons
                            std::int64_t parameters) {
   std::ostringstream s;
   s << "VAE " << a.pixels << "-" << a.hidden << "-" << a.hidden << "-" << a.latent << " (tanh), " << o.posterior
-    << " posterior, " << parameters << " parameters, " << o.precision << "; "
-    << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO") << " with " << bound.particles
-    << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr " << o.learning_rate
-    << ", beta2 0.999, eps 1e-4), batch " << o.batch;
+    << " posterior, ";
+  if (o.posterior == "iaf" && (o.flow_layers != 2 || o.devices > 1)) {
+    s << o.flow_layers << " flow layers";
+    if (o.devices > 1)
+      s << " on " << o.devices << " thread devices (" << o.placement << "; encoder and decoder on device 0)";
+    s << ", ";
+  }
+  s << parameters << " parameters, " << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO")
+    << " with " << bound.particles << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr "
+    << o.learning_rate << ", beta2 0.999, eps 1e-4), batch " << o.batch;
   return s.str();
 }
 
@@ -121,16 +156,15 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   Architecture architecture;
   architecture.pixels = images.train.dim(1);
   architecture.dtype = dtype;
-  const auto vae = std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"));
-  nn::Parameters params(*vae);
-  nn::Adam adam(params, o.learning_rate, {.beta1 = 0.9, .beta2 = 0.999, .eps = 1e-4});
-  out << "model: " << describe_model(o, architecture, bound, params.count()) << "\n";
+  const auto vae = std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"), flow_layout(o));
+  VaeTraining training(*vae, o.learning_rate);
+  out << "model: " << describe_model(o, architecture, bound, training.parameter_count()) << "\n";
 
   const std::int64_t n = images.train.dim(0);
   const std::int64_t per_epoch = (n + o.batch - 1) / o.batch;
   const random::Key binarize_key = random::fold_in(key, "binarize"), bound_key = random::fold_in(key, "bound");
   const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {
-    const std::int64_t step = adam.steps_taken();
+    const std::int64_t step = training.home_optimizer().steps_taken();
     const Tensor rows = Tensor::from(batch, Shape{std::int64_t(batch.size())});
     const Tensor x = binarize(take(images.train, rows), random::fold_in(binarize_key, std::uint64_t(step)));
     return -minibatch_bound(*vae, x, bound, random::fold_in(bound_key, std::uint64_t(step))).surrogate /
@@ -141,7 +175,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   train.checkpoint = checkpoint;
   train.checkpoint_every = per_epoch;
   train.epochs = 0;  // restores the checkpoint, if any, and takes no step
-  const std::int64_t resumed_epoch = nn::train(adam, n, key, loss, train).resumed_from / per_epoch;
+  const std::int64_t resumed_epoch = training.train(n, key, loss, bound.particles, train).resumed_from / per_epoch;
   if (resumed_epoch > 0) out << "resumed from " << checkpoint.string() << " after epoch " << resumed_epoch << "\n";
 
   TrainingCurve curve(dir / "curve.csv", resumed_epoch);
@@ -156,7 +190,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
     }
     train.epochs = epoch + 1;
     const auto start = Clock::now();
-    const nn::TrainResult result = nn::train(adam, n, key, loss, train);
+    const nn::TrainResult result = training.train(n, key, loss, bound.particles, train);
     const double seconds = seconds_since(start);
     trained += seconds;
     const MeanAndError test = mean_bound(*vae, eval_images, bound, random::fold_in(eval_key, std::uint64_t(epoch)));

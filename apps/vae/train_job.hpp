@@ -25,7 +25,10 @@ struct TrainJobOptions {
   int eval_samples = 5000;           // 0: no test NLL estimate
   std::int64_t eval_images = 10000;  // the first this many test images score the model
   std::string precision = "f64";
-  std::int64_t train_images = -1;  // >= 1: the first this many training images only
+  std::int64_t train_images = -1;        // >= 1: the first this many training images only
+  int flow_layers = 2;                   // of the IAF posterior
+  int devices = 1;                       // > 1: the IAF posterior's flow layers split over thread devices
+  std::string placement = "contiguous";  // or round-robin: which device holds which flow layer
 };
 
 /// Runs the job: results to `out`, progress to `log`; returns the exit code. Throws variate::Error

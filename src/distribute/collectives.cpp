@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
 
 #include "distribute/communicator.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -61,7 +65,74 @@ Tensor sum_over_devices(const char* op, Communicator& comm, const Tensor& x) {
   });
 }
 
+void check_transfers(const Communicator& comm, std::span<const Transfer> transfers) {
+  const int n = comm.size();
+  std::vector<char> sends(std::size_t(n), 0), receives(std::size_t(n), 0);
+  for (const Transfer& t : transfers) {
+    VARIATE_CHECK(t.source >= 0 && t.source < n && t.destination >= 0 && t.destination < n, "ppermute", "over axis '",
+                  comm.axis(), "' of ", n, " devices, the transfer ", t.source, " -> ", t.destination,
+                  " names a device outside 0..", n - 1);
+    VARIATE_CHECK(!sends[std::size_t(t.source)]++, "ppermute", "over axis '", comm.axis(), "', device ", t.source,
+                  " is the source of two transfers; each device sends at most one tensor");
+    VARIATE_CHECK(!receives[std::size_t(t.destination)]++, "ppermute", "over axis '", comm.axis(), "', device ",
+                  t.destination, " is the destination of two transfers; each device receives at most one tensor");
+  }
+}
+
+// The device that sends to `device` (-1: none), and the one `device` sends to (-1: none).
+int source_of(std::span<const Transfer> transfers, int device) {
+  for (const Transfer& t : transfers)
+    if (t.destination == device) return t.source;
+  return -1;
+}
+int destination_of(std::span<const Transfer> transfers, int device) {
+  for (const Transfer& t : transfers)
+    if (t.source == device) return t.destination;
+  return -1;
+}
+
+// autodiff::record, but whenever a tape is active, even when x is a constant here: every device's
+// sweep must reach a rule that communicates, a device that only receives included (its output is
+// tracked; the constant input gets no cotangent).
+template <class Rule>
+Tensor record_on_every_device(Tensor out, const Tensor& x, Rule&& rule) {
+  autodiff::detail::Tape* tape = autodiff::detail::active_tape();
+  if (tape == nullptr) return autodiff::record(std::move(out), {x}, {}, std::forward<Rule>(rule));
+  using R = std::decay_t<Rule>;
+  void* mem = autodiff::detail::arena_allocate(tape, sizeof(R), alignof(R));
+  new (mem) R(std::forward<Rule>(rule));
+  return autodiff::detail::push_node(tape, std::move(out), std::span<const Tensor>(&x, 1), {}, mem,
+                                     &autodiff::detail::invoke_rule<R>, &autodiff::detail::destroy_rule<R>, typeid(R),
+                                     autodiff::SecondOrder::unsupported);
+}
+
+// What this device receives among the exchanged tensors: a copy of device `from`'s (the exchanged
+// ones are only valid until the next exchange), or zeros shaped like `own` when nothing is sent to it.
+Tensor received(std::span<const Tensor> xs, int from, const Tensor& own) {
+  if (from < 0) return Tensor::zeros(own.shape(), own.dtype(), own.device());
+  return xs[std::size_t(from)].clone();
+}
+
 }  // namespace
+
+Tensor ppermute(const Tensor& x, std::string_view axis, std::span<const Transfer> transfers) {
+  Communicator& comm = detail::communicator("ppermute", axis);
+  not_replayable("ppermute over devices");  // the result is another device's tensor
+  check_defined("ppermute", comm, x);
+  check_transfers(comm, transfers);
+  const int from = source_of(transfers, comm.index()), to = destination_of(transfers, comm.index());
+  Tensor y = received(comm.exchange("ppermute", x), from, x);
+  // The transpose: the cotangent of a sent tensor is the one its destination holds for what it
+  // received. Every device exchanges, so that the sweeps meet, whether or not it sent anything.
+  Communicator* c = &comm;
+  return record_on_every_device(std::move(y), x, [c, to](const BackwardContext& ctx) {
+    const std::span<const Tensor> cotangents = c->exchange("ppermute (backward)", ctx.grad());
+    if (to < 0)
+      ctx.add(0, Tensor::zeros(ctx.input_shape(0), ctx.grad().dtype(), ctx.grad().device()));
+    else
+      ctx.add(0, cotangents[std::size_t(to)].clone());
+  });
+}
 
 Tensor psum(const Tensor& x, std::string_view axis) {
   Communicator& comm = detail::communicator("psum", axis);

@@ -1,13 +1,15 @@
 // End-to-end tests of `variate train` (the VAE) on the embedded digits with a tiny configuration:
 // a resumed run ends with the parameters of an uninterrupted one, bit for bit (with the Gaussian
-// and the IAF posterior); the IAF posterior raises the bound; the files; the help; and bad options,
-// missing data and a checkpoint of other options give one clear error.
+// and the IAF posterior); the IAF posterior raises the bound; its flow split over devices trains the
+// same VAE; the files; the help; and bad options, missing data and a checkpoint of other options
+// give one clear error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -103,6 +105,41 @@ TEST(TrainCli, AnIafPosteriorRaisesTheBoundAndResumesBitForBit) {
   EXPECT_GT(train_bounds[2], train_bounds[0] + 1.0) << "nats per image";
 }
 
+// Issue 22, model parallel: the IAF flow's layers split over 2 thread devices train the same VAE
+// as one device (to rounding), each device saving only the parameters it holds.
+TEST(TrainCli, AModelParallelRunEqualsTheOneDeviceRun) {
+  const variate::testing::ScratchDir dir("train_model_parallel");
+  const std::string iaf = kTiny + "--posterior iaf --flow-layers 3 --bound iwae --particles 2 --epochs 2 ";
+  const std::string one = dir / "one", two = dir / "two";
+  const auto r1 = run_cli(iaf + "--output-dir " + one);
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  const auto r2 = run_cli(iaf + "--devices 2 --placement round-robin --output-dir " + two);
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  EXPECT_NE(r2.output.find("3 flow layers on 2 thread devices (round-robin; encoder and decoder on device 0)"),
+            std::string::npos)
+      << r2.output;
+
+  std::map<std::string, variate::Tensor> whole;
+  for (const auto& t : variate::nn::load_tensors(one + "/checkpoint"))
+    if (t.name.starts_with("param.")) whole.emplace(t.name, t.value);
+  std::size_t held = 0;
+  for (const std::string file : {"/checkpoint", "/checkpoint.device1"}) {
+    for (const auto& t : variate::nn::load_tensors(two + file)) {
+      if (!t.name.starts_with("param.")) continue;
+      ++held;
+      // Round-robin: layers 1 and 3 with the encoder and decoder on device 0, layer 2 on device 1.
+      EXPECT_EQ(t.name.starts_with("param.encoder.iaf2."), file == "/checkpoint.device1") << t.name << " in " << file;
+      ASSERT_TRUE(whole.contains(t.name)) << t.name;
+      const variate::Tensor& w = whole.at(t.name);
+      ASSERT_EQ(t.value.shape(), w.shape()) << t.name;
+      const double* a = t.value.data<double>();
+      const double* b = w.data<double>();
+      for (std::int64_t i = 0; i < w.numel(); ++i) ASSERT_NEAR(a[i], b[i], 1e-9) << t.name << "[" << i << "]";
+    }
+  }
+  EXPECT_EQ(held, whole.size()) << "every parameter is held by exactly one device";
+}
+
 TEST(TrainCli, HelpListsThePosteriors) {
   const auto r = run_cli("train --help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -143,6 +180,11 @@ TEST(TrainCli, BadInputGivesOneClearError) {
       {"train --model vae-digits --learning-rate -1" + out, "--learning-rate"},
       {"train --model vae-mnist2" + out, "vae-mnist2"},
       {"train --model vae-digits --posterior flow" + out, "flow"},
+      {"train --model vae-digits --posterior iaf --devices 3" + out,
+       "--devices 3 but the IAF posterior has 2 flow layers (--flow-layers); each device must hold at least one"},
+      {"train --model vae-digits --devices 2" + out,
+       "--devices 2 splits the IAF posterior's flow layers over devices; "
+       "it needs --posterior iaf"},
   };
   for (const Case& c : cases) {
     const auto r = run_cli(c.args);

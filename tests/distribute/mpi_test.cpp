@@ -5,6 +5,7 @@
 // programs do. Built without MPI, it checks that the MPI entry points throw and reports a skip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,11 +19,13 @@
 
 #include "support/expect_error.hpp"
 #include "support/mesh_testing.hpp"
+#include "support/pipelined_vae_case.hpp"
 #include "support/sharded_cases.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
+#include "variate/distribute/pipelined_flow.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/tracing/handlers.hpp"
 
@@ -386,6 +389,34 @@ TEST_P(ThreadsPerRank, ShardedLatentsTakeTheSameDecisionsOnEveryDevice) {
     });
   });
   for (std::size_t i = 0; i < agree.size(); ++i) EXPECT_TRUE(agree[i]) << "device " << device_of(mesh, i);
+}
+
+// Issue 22, model parallel: a VAE whose flow layers sit on the devices of the ranks (and their
+// threads) has the loss and gradients of the same VAE on one device, computed on every rank.
+TEST_P(ThreadsPerRank, APipelinedFlowVaeEqualsTheOneDeviceVae) {
+  namespace pipelined = variate::testing::pipelined;
+  Mesh mesh = Mesh::mpi(pipelined::kAxis, GetParam());
+  const int n = mesh.size();
+  for (const LayerPlacement placement : {LayerPlacement::contiguous, LayerPlacement::round_robin}) {
+    pipelined::FlowVae vae(place_layers(std::max(4, n), n, placement));
+    const Tensor x = pipelined::pixels();
+    const random::Key key(11);
+    const auto steps = within_deadline([&] {
+      return mesh.run([&] { return pipelined::device_step(vae, axis_index(pipelined::kAxis), x, key, 2, true); });
+    });
+    const pipelined::Step one = pipelined::one_device_step(vae, x, key, 2, true);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const int device = device_of(mesh, i);
+      EXPECT_FALSE(steps[i].grads.empty()) << "device " << device << " holds no parameters";
+      const double worst = pipelined::max_abs_difference(steps[i], one);
+      std::printf("[ info ] device %d of %d: max |gradient difference| %.3g\n", device, n, worst);
+      EXPECT_LE(worst, 1e-12) << "device " << device;
+      if (device == 0)
+        EXPECT_NEAR(steps[i].loss, one.loss, 1e-12 * std::abs(one.loss));
+      else
+        EXPECT_EQ(steps[i].loss, 0.0);
+    }
+  }
 }
 
 #else  // built without MPI

@@ -48,6 +48,25 @@ Tensor pbroadcast(const Tensor& x, std::string_view axis);
 /// gradient of its shard); wrap the result in pbroadcast if it feeds device-local terms.
 Tensor all_gather(const Tensor& x, std::string_view axis, int dim = 0);
 
+/// One transfer of a ppermute: the tensor of device `source` goes to device `destination`.
+struct Transfer {
+  int source;
+  int destination;
+};
+
+/// Point-to-point transfers between the devices of `axis` (JAX's ppermute): on each destination,
+/// the result is its source's x (that tensor's shape and dtype); on a device no transfer goes to,
+/// zeros shaped like its own x. A device is the source of at most one transfer and the destination
+/// of at most one; every device calls ppermute with the same transfers. The result is not
+/// replicated: each device's result stands for its own quantity.
+/// Backward: the transpose, a ppermute of the cotangents with every transfer reversed: a source gets
+/// the cotangent of its destination's result; a device that sends nothing gets zeros. The op is on
+/// every device's tape whenever a gradient is taken, x tracked or not (a device that only receives
+/// must still send the cotangent back), and every device must reach it in its backward sweep.
+/// Built on the exchange of the other collectives, so each device sees every device's tensor;
+/// meant for activations of moderate size (a pipeline of flow layers, distribute/pipelined_flow.hpp).
+Tensor ppermute(const Tensor& x, std::string_view axis, std::span<const Transfer> transfers);
+
 /// psum for plain numbers, in place: each entry becomes its sum over the devices of `axis` (the
 /// samplers' energies, dot products and flags). Not differentiable. `what` (a string literal)
 /// names the sum, so that devices reaching different sums get an error naming both instead of
