@@ -5,6 +5,7 @@
 
 #include "variate/core/error.hpp"
 #include "variate/distribute/collectives.hpp"
+#include "variate/distribute/mesh.hpp"
 
 namespace variate::distribute {
 
@@ -12,6 +13,7 @@ void psum_fused(std::span<Tensor> tensors, std::string_view axis) {
   const char* op = "psum_fused";
   if (tensors.empty()) return;
   const DType dtype = tensors[0].defined() ? tensors[0].dtype() : DType::f64;
+  const bool alone = axis_size(axis) == 1;
   std::int64_t total = 0;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
@@ -20,6 +22,7 @@ void psum_fused(std::span<Tensor> tensors, std::string_view axis) {
                   " but tensor 0 has ", dtype, "; every tensor must have the same floating dtype");
     total += t.numel();
   }
+  if (alone) return;  // each tensor is its own sum: no copies
   Tensor flat = Tensor::empty(Shape{total}, dtype);
   char* out = static_cast<char*>(flat.raw());
   for (const Tensor& t : tensors) {

@@ -13,7 +13,7 @@
 //     distribute::train_data_parallel(adam, n, key, [&](const distribute::BatchShard& shard) {
 //       const Tensor rows = Tensor::from(shard.examples, Shape{std::int64_t(shard.examples.size())});
 //       // this device's share of the global minibatch's mean loss
-//       return sum(square(model(take(x, rows)) - take(y, rows))) / double(shard.global_size);
+//       return sum(square(model(take(x, rows)) - take(y, rows))) / double(shard.global_size());
 //     }, options, "data");
 //   });
 //
