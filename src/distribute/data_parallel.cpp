@@ -6,6 +6,7 @@
 
 #include "variate/core/error.hpp"
 #include "variate/distribute/collectives.hpp"
+#include "variate/distribute/device_local.hpp"
 #include "variate/distribute/fused_psum.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distribute/shard.hpp"
@@ -21,7 +22,13 @@ double data_parallel_value_and_grad(nn::Parameters& params, std::span<const std:
                                     std::span<Tensor> grads, std::string_view axis, AllReduceStats* stats) {
   const BatchShard shard = shard_of_batch(batch, axis_index(axis), axis_size(axis));
   const Tensor value = nn::value_and_grad(
-      params, [&] { return loss(shard); }, grads);
+      params,
+      [&] {
+        // Each device's loss is its own replica's model of its shard; the devices are combined below.
+        const DeviceLocalPrograms local;
+        return loss(shard);
+      },
+      grads);
   // The loss rides in the gradients' buffer: one exchange per step in all.
   std::vector<Tensor> parts(grads.begin(), grads.end());
   const DType dtype = parts.empty() ? value.dtype() : parts[0].dtype();

@@ -6,6 +6,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/core/error.hpp"
 #include "variate/distribute/collectives.hpp"
+#include "variate/distribute/device_local.hpp"
 #include "variate/distribute/mesh.hpp"
 
 namespace variate::distribute::detail {
@@ -26,7 +27,8 @@ namespace {
 // a program gives the same log density whether or not it is split.
 class ShardedLogJoint final : public tracing::LogJointRules {
  public:
-  ShardedLogJoint() : axis_(running_axis()) {}
+  // In a DeviceLocalPrograms scope the program is this device's own model, as outside a mesh run.
+  ShardedLogJoint() : axis_(device_local_programs() ? nullptr : running_axis()) {}
 
   void process(tracing::Message& m) override {
     VARIATE_CHECK(axis_ == nullptr || !m.enumerate || m.value.defined(), "Enumerate", "site '", m.name,
@@ -65,7 +67,7 @@ class ShardedLogJoint final : public tracing::LogJointRules {
   }
 
  private:
-  const std::string* axis_;  // the running mesh's axis, null outside a mesh run
+  const std::string* axis_;  // the running mesh's axis, null outside a mesh run or in a device-local scope
   Tensor replicated_, sharded_;
 
   bool is_sharded(const tracing::Message& m) const {

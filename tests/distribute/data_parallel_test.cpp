@@ -1,7 +1,8 @@
 // Data-parallel training on thread devices (issue 24): the all-reduced gradient equals the
 // one-device gradient of the same global minibatch, runs on 2 and 3 devices end with the one-device
-// run's parameters (to rounding) and with bitwise identical replicas, a checkpoint written on 2
-// devices resumes on 1 and 3, and bad input and failing devices stop every device with one error.
+// run's parameters (to rounding) and with bitwise identical replicas, also when the loss is a
+// program's log joint, a checkpoint written on 2 devices resumes on 1 and 3, and bad input and
+// failing devices stop every device with one error.
 // tests/distribute/data_parallel_mpi_test.cpp runs the same on MPI ranks.
 #include "variate/distribute/data_parallel.hpp"
 
@@ -17,6 +18,9 @@
 #include "support/scratch_dir.hpp"
 #include "variate/distribute/fused_psum.hpp"
 #include "variate/distribute/mesh.hpp"
+#include "variate/tracing/handlers.hpp"
+#include "variate/tracing/program.hpp"
+#include "variate/tracing/random_variables.hpp"
 
 namespace variate::distribute {
 namespace {
@@ -139,6 +143,40 @@ TEST(DataParallel, RunsOnTwoAndThreeDevicesEndWithTheOneDeviceParameters) {
   // One device of a mesh sums exactly as nn::train does.
   const std::vector<Tensor> single = train_on(1, options());
   for (std::size_t i = 0; i < single.size(); ++i) EXPECT_TRUE(bitwise_equal(single[i], expected[i]));
+}
+
+// A loss written as a program's log joint: inside the data-parallel step each device's program is
+// its own model of its shard (DeviceLocalPrograms), not one model split over the mesh, whose log
+// joint would psum the devices' terms and count each replicated term once.
+TEST(DataParallel, ALogJointLossIsEachDevicesOwnModel) {
+  const Data data;
+  auto log_joint_loss = [&](const Replica& r, std::span<const std::int64_t> examples, std::int64_t global_size) {
+    const Tensor rows = Tensor::from(examples, Shape{std::int64_t(examples.size())});
+    const Tensor x = take(data.x, rows), y = take(data.y, rows);
+    const auto program = [&] {
+      tracing::Condition observed({{"y", y}});
+      Normal(r.net(x), 1.0, "y");
+    };
+    return -tracing::make_log_joint(program)({}) / double(global_size);
+  };
+  Replica one;
+  nn::train(
+      one.adam, kExamples, random::Key(65),
+      [&](std::span<const std::int64_t> batch) { return log_joint_loss(one, batch, std::int64_t(batch.size())); },
+      options());
+  const std::vector<Tensor> expected = one.values();
+  Mesh mesh(2, "data");
+  const auto results = within_deadline([&] {
+    return mesh.run([&] {
+      Replica replica;
+      train_data_parallel(
+          replica.adam, kExamples, random::Key(65),
+          [&](const BatchShard& s) { return log_joint_loss(replica, s.examples, s.global_size()); }, options(), "data");
+      return replica.values();
+    });
+  });
+  for (const auto& r : results)
+    for (std::size_t i = 0; i < r.size(); ++i) expect_close(r[i], expected[i], 1e-10);
 }
 
 TEST(DataParallel, ACheckpointWrittenOnTwoDevicesResumesOnOneAndThree) {

@@ -24,7 +24,8 @@
 // ranks (the collectives' guarantee). Random draws inside the loss must depend on the example, not
 // on the device, for the equality to hold: key them by the example's index or by its position in
 // the global minibatch (shard.offset), or draw for the whole global minibatch and keep the shard's
-// rows.
+// rows. The loss runs in a DeviceLocalPrograms scope (device_local.hpp): log joints and ELBOs in it
+// are the device's own model, not one model split over the mesh.
 #include <cstdint>
 #include <functional>
 #include <span>
