@@ -62,6 +62,12 @@ Command add_train_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--train-images", o->train_images, "train on the first this many training images only")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
+  cmd->add_option("--devices", o->devices,
+                  "thread devices to train on, data-parallel: each takes its slice of every minibatch (--batch a "
+                  "multiple of it) and the gradients are summed in one all-reduce per step; a checkpoint resumes on "
+                  "any count")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   return {cmd, [o] { return vae::run_train_job(*o, std::cout, std::cerr); }};
 }
 

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
-#include <memory>
 #include <sstream>
 
 #include "../write_file.hpp"
 #include "evaluate.hpp"
 #include "figures.hpp"
 #include "image_data.hpp"
+#include "replicas.hpp"
 #include "run_record.hpp"
 #include "training_curve.hpp"
 #include "variate/autodiff/ops.hpp"
@@ -37,6 +37,9 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.epochs >= 0, kJob, "--epochs must be >= 0, got ", o.epochs);
   VARIATE_CHECK(o.minutes >= 0, kJob, "--minutes must be >= 0, got ", o.minutes);
   VARIATE_CHECK(o.batch >= 1, kJob, "--batch must be >= 1, got ", o.batch);
+  VARIATE_CHECK(o.devices >= 1, kJob, "--devices must be >= 1, got ", o.devices);
+  VARIATE_CHECK(o.batch % o.devices == 0, kJob, "--batch ", o.batch, " does not split evenly over --devices ",
+                o.devices, "; choose a batch that is a multiple of ", o.devices);
   VARIATE_CHECK(o.learning_rate > 0, kJob, "--learning-rate must be > 0, got ", o.learning_rate);
   VARIATE_CHECK(o.eval_samples >= 0, kJob, "--eval-samples must be >= 0, got ", o.eval_samples);
   VARIATE_CHECK(o.eval_images >= 1, kJob, "--eval-images must be >= 1, got ", o.eval_images);
@@ -82,6 +85,7 @@ std::string describe_model(const TrainJobOptions& o, const Architecture& a, cons
     << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO") << " with " << bound.particles
     << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr " << o.learning_rate
     << ", beta2 0.999, eps 1e-4), batch " << o.batch;
+  if (o.devices > 1) s << " over " << o.devices << " devices";
   return s.str();
 }
 
@@ -121,27 +125,18 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   Architecture architecture;
   architecture.pixels = images.train.dim(1);
   architecture.dtype = dtype;
-  const auto vae = std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"));
-  nn::Parameters params(*vae);
-  nn::Adam adam(params, o.learning_rate, {.beta1 = 0.9, .beta2 = 0.999, .eps = 1e-4});
-  out << "model: " << describe_model(o, architecture, bound, params.count()) << "\n";
+  Replicas replicas(o.devices, architecture, posterior, random::fold_in(key, "init"), o.learning_rate);
+  const Vae& vae = replicas.vae();
+  out << "model: " << describe_model(o, architecture, bound, replicas.parameter_count()) << "\n";
 
   const std::int64_t n = images.train.dim(0);
   const std::int64_t per_epoch = (n + o.batch - 1) / o.batch;
-  const random::Key binarize_key = random::fold_in(key, "binarize"), bound_key = random::fold_in(key, "bound");
-  const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {
-    const std::int64_t step = adam.steps_taken();
-    const Tensor rows = Tensor::from(batch, Shape{std::int64_t(batch.size())});
-    const Tensor x = binarize(take(images.train, rows), random::fold_in(binarize_key, std::uint64_t(step)));
-    return -minibatch_bound(*vae, x, bound, random::fold_in(bound_key, std::uint64_t(step))).surrogate /
-           double(batch.size());
-  };
   nn::TrainOptions train;
   train.batch_size = o.batch;
   train.checkpoint = checkpoint;
   train.checkpoint_every = per_epoch;
   train.epochs = 0;  // restores the checkpoint, if any, and takes no step
-  const std::int64_t resumed_epoch = nn::train(adam, n, key, loss, train).resumed_from / per_epoch;
+  const std::int64_t resumed_epoch = replicas.train(images.train, bound, key, train).resumed_from / per_epoch;
   if (resumed_epoch > 0) out << "resumed from " << checkpoint.string() << " after epoch " << resumed_epoch << "\n";
 
   TrainingCurve curve(dir / "curve.csv", resumed_epoch);
@@ -156,10 +151,10 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
     }
     train.epochs = epoch + 1;
     const auto start = Clock::now();
-    const nn::TrainResult result = nn::train(adam, n, key, loss, train);
+    const nn::TrainResult result = replicas.train(images.train, bound, key, train);
     const double seconds = seconds_since(start);
     trained += seconds;
-    const MeanAndError test = mean_bound(*vae, eval_images, bound, random::fold_in(eval_key, std::uint64_t(epoch)));
+    const MeanAndError test = mean_bound(vae, eval_images, bound, random::fold_in(eval_key, std::uint64_t(epoch)));
     curve.append({epoch + 1, -result.epoch_loss, test.mean, curve.seconds() + seconds});
     log << "epoch " << epoch + 1 << "/" << o.epochs << ": train bound " << std::fixed << std::setprecision(2)
         << -result.epoch_loss << ", test bound " << test.mean << " nats/image, " << std::setprecision(0)
@@ -170,12 +165,12 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
       << " s of training, " << seconds_since(run_start) << " s with evaluation), " << epoch << " in all"
       << std::defaultfloat << std::setprecision(6) << "\n";
 
-  write_samples_png(dir / "samples.png", *vae, random::fold_in(key, "samples"), images.rows, images.cols);
-  write_reconstructions_png(dir / "reconstructions.png", *vae, eval_images, images.rows, images.cols);
+  write_samples_png(dir / "samples.png", vae, random::fold_in(key, "samples"), images.rows, images.cols);
+  write_reconstructions_png(dir / "reconstructions.png", vae, eval_images, images.rows, images.cols);
   out << "wrote " << (dir / "curve.csv").string() << ", " << (dir / "samples.png").string() << ", "
       << (dir / "reconstructions.png").string() << "\n";
 
-  if (o.eval_samples > 0) report_test_nll(o, *vae, eval_images, key, epoch, out, log);
+  if (o.eval_samples > 0) report_test_nll(o, vae, eval_images, key, epoch, out, log);
   return 0;
 }
 

@@ -26,6 +26,7 @@ struct TrainJobOptions {
   std::int64_t eval_images = 10000;  // the first this many test images score the model
   std::string precision = "f64";
   std::int64_t train_images = -1;  // >= 1: the first this many training images only
+  int devices = 1;                 // thread devices the minibatch is split over (replicas.hpp)
 };
 
 /// Runs the job: results to `out`, progress to `log`; returns the exit code. Throws variate::Error

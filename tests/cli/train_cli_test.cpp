@@ -1,7 +1,8 @@
 // End-to-end tests of `variate train` (the VAE) on the embedded digits with a tiny configuration:
 // a resumed run ends with the parameters of an uninterrupted one, bit for bit (with the Gaussian
-// and the IAF posterior); the IAF posterior raises the bound; the files; the help; and bad options,
-// missing data and a checkpoint of other options give one clear error.
+// and the IAF posterior); the IAF posterior raises the bound; data-parallel training on 2 devices,
+// resumed on one; the files; the help; and bad options, missing data and a checkpoint of other
+// options give one clear error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,6 +102,36 @@ TEST(TrainCli, AnIafPosteriorRaisesTheBoundAndResumesBitForBit) {
   while (std::getline(curve, line)) train_bounds.push_back(std::stod(line.substr(line.find(',') + 1)));
   ASSERT_EQ(train_bounds.size(), 3u);
   EXPECT_GT(train_bounds[2], train_bounds[0] + 1.0) << "nats per image";
+}
+
+TEST(TrainCli, OnTwoDevicesAndResumedOnOne) {
+  const variate::testing::ScratchDir dir("train_devices");
+  const std::string out = dir / "out";
+  const auto two = run_cli(kTiny + "--epochs 1 --devices 2 --output-dir " + out);
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("batch 50 over 2 devices"), std::string::npos) << two.output;
+  // The 2-device checkpoint holds no device count: one device continues it.
+  const auto one = run_cli(kTiny + "--epochs 2 --output-dir " + out);
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("resumed from " + out + "/checkpoint after epoch 1"), std::string::npos) << one.output;
+  EXPECT_EQ(variate::nn::load_tensors(out + "/checkpoint")[0].value.item(), 12.0);  // 2 epochs of 6 steps
+  // Every epoch's bound is finite and better than a coin per pixel (64 log 2 = 44.4 nats).
+  const std::string curve = variate::testing::read_text(out + "/curve.csv");
+  std::istringstream rows(curve);
+  std::string row;
+  std::getline(rows, row);  // the header
+  int epochs = 0;
+  while (std::getline(rows, row)) {
+    const double train_bound = std::stod(row.substr(row.find(',') + 1));
+    EXPECT_GT(train_bound, -64 * std::log(2.0)) << row;
+    ++epochs;
+  }
+  EXPECT_EQ(epochs, 2) << curve;
+
+  const auto uneven = run_cli(kTiny + "--epochs 1 --devices 3 --output-dir " + (dir / "uneven"));
+  EXPECT_EQ(uneven.exit_code, 1) << uneven.output;
+  EXPECT_NE(uneven.output.find("--batch 50 does not split evenly over --devices 3"), std::string::npos)
+      << uneven.output;
 }
 
 TEST(TrainCli, HelpListsThePosteriors) {
