@@ -62,18 +62,24 @@ Command add_train_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--train-images", o->train_images, "train on the first this many training images only")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
+  cmd->add_option("--devices", o->devices,
+                  "thread devices to train on, data-parallel: each takes its slice of every minibatch (--batch a "
+                  "multiple of it) and the gradients are summed in one all-reduce per step; a checkpoint resumes on "
+                  "any count")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   cmd->add_option("--flow-layers", o->flow_layers, "inverse autoregressive flow layers of --posterior iaf")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--devices", o->devices,
+  cmd->add_option("--flow-devices", o->flow_devices,
                   "model parallel: the flow layers of --posterior iaf split over this many thread devices, "
                   "activations and gradients passed between them (encoder and decoder on device 0; at most "
                   "--flow-layers)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--placement", o->placement,
-                  "with --devices: contiguous (blocks of consecutive flow layers) or round-robin (layer k on device "
-                  "k mod devices)")
+                  "with --flow-devices: contiguous (blocks of consecutive flow layers) or round-robin (layer k on "
+                  "device k mod devices)")
       ->check(CLI::IsMember({"contiguous", "round-robin"}))
       ->capture_default_str();
   return {cmd, [o] { return vae::run_train_job(*o, std::cout, std::cerr); }};

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
-#include <memory>
 #include <sstream>
 
 #include "../write_file.hpp"
 #include "evaluate.hpp"
 #include "figures.hpp"
 #include "image_data.hpp"
+#include "replicas.hpp"
 #include "run_record.hpp"
 #include "training_curve.hpp"
 #include "vae_training.hpp"
@@ -38,6 +38,9 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.epochs >= 0, kJob, "--epochs must be >= 0, got ", o.epochs);
   VARIATE_CHECK(o.minutes >= 0, kJob, "--minutes must be >= 0, got ", o.minutes);
   VARIATE_CHECK(o.batch >= 1, kJob, "--batch must be >= 1, got ", o.batch);
+  VARIATE_CHECK(o.devices >= 1, kJob, "--devices must be >= 1, got ", o.devices);
+  VARIATE_CHECK(o.batch % o.devices == 0, kJob, "--batch ", o.batch, " does not split evenly over --devices ",
+                o.devices, "; choose a batch that is a multiple of ", o.devices);
   VARIATE_CHECK(o.learning_rate > 0, kJob, "--learning-rate must be > 0, got ", o.learning_rate);
   VARIATE_CHECK(o.eval_samples >= 0, kJob, "--eval-samples must be >= 0, got ", o.eval_samples);
   VARIATE_CHECK(o.eval_images >= 1, kJob, "--eval-images must be >= 1, got ", o.eval_images);
@@ -45,22 +48,24 @@ void check_options(const TrainJobOptions& o) {
                 "'; expected f64 or f32");
   VARIATE_CHECK(!o.output_dir.empty(), kJob, "--output-dir must not be empty");
   VARIATE_CHECK(o.flow_layers >= 1, kJob, "--flow-layers must be >= 1, got ", o.flow_layers);
-  VARIATE_CHECK(o.devices >= 1, kJob, "--devices must be >= 1, got ", o.devices);
+  VARIATE_CHECK(o.flow_devices >= 1, kJob, "--flow-devices must be >= 1, got ", o.flow_devices);
   VARIATE_CHECK(o.placement == "contiguous" || o.placement == "round-robin", kJob, "unknown --placement '", o.placement,
                 "'; expected contiguous or round-robin");
-  if (o.devices == 1) return;
-  VARIATE_CHECK(o.posterior == "iaf", kJob, "--devices ", o.devices,
+  if (o.flow_devices == 1) return;
+  VARIATE_CHECK(o.devices == 1, kJob, "--devices ", o.devices, " (data parallel) and --flow-devices ", o.flow_devices,
+                " (model parallel) cannot be combined; choose one");
+  VARIATE_CHECK(o.posterior == "iaf", kJob, "--flow-devices ", o.flow_devices,
                 " splits the IAF posterior's flow layers over devices; it needs --posterior iaf");
-  VARIATE_CHECK(o.devices <= o.flow_layers, kJob, "--devices ", o.devices, " but the IAF posterior has ", o.flow_layers,
-                " flow layers (--flow-layers); each device must hold at least one");
+  VARIATE_CHECK(o.flow_devices <= o.flow_layers, kJob, "--flow-devices ", o.flow_devices, " but the IAF posterior has ",
+                o.flow_layers, " flow layers (--flow-layers); each device must hold at least one");
 }
 
 // The flow's layers and, with --devices > 1, the device of each (the encoder and decoder on 0).
 FlowLayout flow_layout(const TrainJobOptions& o) {
   FlowLayout layout;
   layout.layers = o.flow_layers;
-  if (o.devices > 1)
-    layout.devices = distribute::place_layers(o.flow_layers, o.devices,
+  if (o.flow_devices > 1)
+    layout.devices = distribute::place_layers(o.flow_layers, o.flow_devices,
                                               o.placement == "round-robin" ? distribute::LayerPlacement::round_robin
                                                                            : distribute::LayerPlacement::contiguous);
   return layout;
@@ -82,8 +87,8 @@ RunRecord run_record(const TrainJobOptions& o, const Bound& bound) {
   // Recorded only when not the default, so that the records of earlier runs still match. The
   // devices and the placement fix which parameters each device's checkpoint holds.
   if (o.flow_layers != 2) record["--flow-layers"] = std::to_string(o.flow_layers);
-  if (o.devices > 1) {
-    record["--devices"] = std::to_string(o.devices);
+  if (o.flow_devices > 1) {
+    record["--flow-devices"] = std::to_string(o.flow_devices);
     record["--placement"] = o.placement;
   }
   return record;
@@ -108,15 +113,16 @@ std::string describe_model(const TrainJobOptions& o, const Architecture& a, cons
   std::ostringstream s;
   s << "VAE " << a.pixels << "-" << a.hidden << "-" << a.hidden << "-" << a.latent << " (tanh), " << o.posterior
     << " posterior, ";
-  if (o.posterior == "iaf" && (o.flow_layers != 2 || o.devices > 1)) {
+  if (o.posterior == "iaf" && (o.flow_layers != 2 || o.flow_devices > 1)) {
     s << o.flow_layers << " flow layers";
-    if (o.devices > 1)
-      s << " on " << o.devices << " thread devices (" << o.placement << "; encoder and decoder on device 0)";
+    if (o.flow_devices > 1)
+      s << " on " << o.flow_devices << " thread devices (" << o.placement << "; encoder and decoder on device 0)";
     s << ", ";
   }
   s << parameters << " parameters, " << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO")
     << " with " << bound.particles << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr "
     << o.learning_rate << ", beta2 0.999, eps 1e-4), batch " << o.batch;
+  if (o.devices > 1) s << " over " << o.devices << " devices (data parallel)";
   return s.str();
 }
 
@@ -138,6 +144,76 @@ void report_test_nll(const TrainJobOptions& o, const Vae& vae, const Tensor& eva
   });
 }
 
+// How the job trains the VAE: data parallel over --devices (replicas.hpp) or with its flow's layers
+// over --flow-devices (vae_training.hpp). On one device both are the one-device run.
+class Trainer {
+ public:
+  virtual ~Trainer() = default;
+  /// The VAE to evaluate (device 0's).
+  virtual const Vae& vae() const = 0;
+  virtual std::int64_t parameter_count() const = 0;
+  virtual nn::TrainResult train(const nn::TrainOptions& options) = 0;
+};
+
+class DataParallel final : public Trainer {
+ public:
+  DataParallel(const TrainJobOptions& o, const Architecture& architecture, PosteriorKind posterior,
+               const Tensor& images, const Bound& bound, random::Key key)
+      : replicas_(o.devices, architecture, posterior, random::fold_in(key, "init"), o.learning_rate, flow_layout(o)),
+        images_(images),
+        bound_(bound),
+        key_(key) {}
+  const Vae& vae() const override { return replicas_.vae(); }
+  std::int64_t parameter_count() const override { return replicas_.parameter_count(); }
+  nn::TrainResult train(const nn::TrainOptions& options) override {
+    return replicas_.train(images_, bound_, key_, options);
+  }
+
+ private:
+  Replicas replicas_;
+  Tensor images_;
+  Bound bound_;
+  random::Key key_;
+};
+
+class ModelParallel final : public Trainer {
+ public:
+  ModelParallel(const TrainJobOptions& o, const Architecture& architecture, PosteriorKind posterior,
+                const Tensor& images, const Bound& bound, random::Key key)
+      : vae_(architecture, posterior, random::fold_in(key, "init"), flow_layout(o)),
+        training_(vae_, o.learning_rate),
+        images_(images),
+        bound_(bound),
+        key_(key) {}
+  const Vae& vae() const override { return vae_; }
+  std::int64_t parameter_count() const override { return training_.parameter_count(); }
+  nn::TrainResult train(const nn::TrainOptions& options) override {
+    const random::Key binarize_key = random::fold_in(key_, "binarize"), bound_key = random::fold_in(key_, "bound");
+    const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {
+      const std::int64_t step = training_.home_optimizer().steps_taken();
+      const Tensor rows = Tensor::from(batch, Shape{std::int64_t(batch.size())});
+      const Tensor x = binarize(take(images_, rows), random::fold_in(binarize_key, std::uint64_t(step)));
+      return -minibatch_bound(vae_, x, bound_, random::fold_in(bound_key, std::uint64_t(step))).surrogate /
+             double(batch.size());
+    };
+    return training_.train(images_.dim(0), key_, loss, bound_.particles, options);
+  }
+
+ private:
+  Vae vae_;
+  VaeTraining training_;
+  Tensor images_;
+  Bound bound_;
+  random::Key key_;
+};
+
+std::unique_ptr<Trainer> make_trainer(const TrainJobOptions& o, const Architecture& architecture,
+                                      PosteriorKind posterior, const Tensor& images, const Bound& bound,
+                                      random::Key key) {
+  if (o.flow_devices > 1) return std::make_unique<ModelParallel>(o, architecture, posterior, images, bound, key);
+  return std::make_unique<DataParallel>(o, architecture, posterior, images, bound, key);
+}
+
 }  // namespace
 
 int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log) {
@@ -156,26 +232,18 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   Architecture architecture;
   architecture.pixels = images.train.dim(1);
   architecture.dtype = dtype;
-  const auto vae = std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"), flow_layout(o));
-  VaeTraining training(*vae, o.learning_rate);
-  out << "model: " << describe_model(o, architecture, bound, training.parameter_count()) << "\n";
+  const std::unique_ptr<Trainer> trainer = make_trainer(o, architecture, posterior, images.train, bound, key);
+  const Vae& vae = trainer->vae();
+  out << "model: " << describe_model(o, architecture, bound, trainer->parameter_count()) << "\n";
 
   const std::int64_t n = images.train.dim(0);
   const std::int64_t per_epoch = (n + o.batch - 1) / o.batch;
-  const random::Key binarize_key = random::fold_in(key, "binarize"), bound_key = random::fold_in(key, "bound");
-  const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {
-    const std::int64_t step = training.home_optimizer().steps_taken();
-    const Tensor rows = Tensor::from(batch, Shape{std::int64_t(batch.size())});
-    const Tensor x = binarize(take(images.train, rows), random::fold_in(binarize_key, std::uint64_t(step)));
-    return -minibatch_bound(*vae, x, bound, random::fold_in(bound_key, std::uint64_t(step))).surrogate /
-           double(batch.size());
-  };
   nn::TrainOptions train;
   train.batch_size = o.batch;
   train.checkpoint = checkpoint;
   train.checkpoint_every = per_epoch;
   train.epochs = 0;  // restores the checkpoint, if any, and takes no step
-  const std::int64_t resumed_epoch = training.train(n, key, loss, bound.particles, train).resumed_from / per_epoch;
+  const std::int64_t resumed_epoch = trainer->train(train).resumed_from / per_epoch;
   if (resumed_epoch > 0) out << "resumed from " << checkpoint.string() << " after epoch " << resumed_epoch << "\n";
 
   TrainingCurve curve(dir / "curve.csv", resumed_epoch);
@@ -190,10 +258,10 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
     }
     train.epochs = epoch + 1;
     const auto start = Clock::now();
-    const nn::TrainResult result = training.train(n, key, loss, bound.particles, train);
+    const nn::TrainResult result = trainer->train(train);
     const double seconds = seconds_since(start);
     trained += seconds;
-    const MeanAndError test = mean_bound(*vae, eval_images, bound, random::fold_in(eval_key, std::uint64_t(epoch)));
+    const MeanAndError test = mean_bound(vae, eval_images, bound, random::fold_in(eval_key, std::uint64_t(epoch)));
     curve.append({epoch + 1, -result.epoch_loss, test.mean, curve.seconds() + seconds});
     log << "epoch " << epoch + 1 << "/" << o.epochs << ": train bound " << std::fixed << std::setprecision(2)
         << -result.epoch_loss << ", test bound " << test.mean << " nats/image, " << std::setprecision(0)
@@ -204,12 +272,12 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
       << " s of training, " << seconds_since(run_start) << " s with evaluation), " << epoch << " in all"
       << std::defaultfloat << std::setprecision(6) << "\n";
 
-  write_samples_png(dir / "samples.png", *vae, random::fold_in(key, "samples"), images.rows, images.cols);
-  write_reconstructions_png(dir / "reconstructions.png", *vae, eval_images, images.rows, images.cols);
+  write_samples_png(dir / "samples.png", vae, random::fold_in(key, "samples"), images.rows, images.cols);
+  write_reconstructions_png(dir / "reconstructions.png", vae, eval_images, images.rows, images.cols);
   out << "wrote " << (dir / "curve.csv").string() << ", " << (dir / "samples.png").string() << ", "
       << (dir / "reconstructions.png").string() << "\n";
 
-  if (o.eval_samples > 0) report_test_nll(o, *vae, eval_images, key, epoch, out, log);
+  if (o.eval_samples > 0) report_test_nll(o, vae, eval_images, key, epoch, out, log);
   return 0;
 }
 

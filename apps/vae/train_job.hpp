@@ -27,7 +27,8 @@ struct TrainJobOptions {
   std::string precision = "f64";
   std::int64_t train_images = -1;        // >= 1: the first this many training images only
   int flow_layers = 2;                   // of the IAF posterior
-  int devices = 1;                       // > 1: the IAF posterior's flow layers split over thread devices
+  int devices = 1;                       // thread devices the minibatch is split over (replicas.hpp)
+  int flow_devices = 1;                  // > 1: the IAF posterior's flow layers split over thread devices
   std::string placement = "contiguous";  // or round-robin: which device holds which flow layer
 };
 

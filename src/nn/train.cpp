@@ -85,6 +85,17 @@ std::string duration(double seconds) {
 
 TrainResult train(Optimizer& optimizer, std::int64_t examples, random::Key key, const BatchLoss& loss,
                   const TrainOptions& options) {
+  Parameters& params = optimizer.parameters();
+  const BatchGradient gradient = [&](std::span<const std::int64_t> batch, std::span<Tensor> grads) {
+    return value_and_grad(
+               params, [&] { return loss(batch); }, grads)
+        .item();
+  };
+  return train_with_gradient(optimizer, examples, key, gradient, options);
+}
+
+TrainResult train_with_gradient(Optimizer& optimizer, std::int64_t examples, random::Key key,
+                                const BatchGradient& gradient, const TrainOptions& options) {
   const char* op = "nn::train";
   VARIATE_CHECK(examples > 0, op, "the number of examples must be > 0, got ", examples);
   VARIATE_CHECK(options.epochs >= 0, op, "epochs must be >= 0, got ", options.epochs);
@@ -93,6 +104,7 @@ TrainResult train(Optimizer& optimizer, std::int64_t examples, random::Key key, 
   Parameters& params = optimizer.parameters();
   const Tensor run = run_identity(key, examples, options.batch_size);
   const bool checkpoints = !options.checkpoint.empty();
+  const bool writes = checkpoints && options.write_checkpoints;
 
   TrainResult result;
   if (checkpoints && std::filesystem::exists(options.checkpoint))
@@ -115,9 +127,7 @@ TrainResult train(Optimizer& optimizer, std::int64_t examples, random::Key key, 
     if (b == 0) loss_sum = 0, loss_count = 0;
     const std::int64_t first = b * options.batch_size, size = std::min(options.batch_size, examples - first);
     const std::span<const std::int64_t> batch(order.data() + first, std::size_t(size));
-    const double value = value_and_grad(
-                             params, [&] { return loss(batch); }, grads)
-                             .item();
+    const double value = gradient(batch, grads);
     if (!std::isfinite(value)) {
       std::ostringstream why;
       why << "the loss is " << value << " at step " << step + 1 << " (epoch " << epoch + 1 << ", minibatch " << b + 1
@@ -134,7 +144,7 @@ TrainResult train(Optimizer& optimizer, std::int64_t examples, random::Key key, 
     ++loss_count;
     result.epoch_loss = loss_sum / double(loss_count);
     result.steps = step + 1;
-    if (checkpoints && (result.steps % options.checkpoint_every == 0 || result.steps == total)) {
+    if (writes && (result.steps % options.checkpoint_every == 0 || result.steps == total)) {
       write_checkpoint(options.checkpoint, optimizer, result.steps, run);
       last_checkpoint = result.steps;
     }

@@ -1,8 +1,8 @@
 // End-to-end tests of `variate train` (the VAE) on the embedded digits with a tiny configuration:
 // a resumed run ends with the parameters of an uninterrupted one, bit for bit (with the Gaussian
 // and the IAF posterior); the IAF posterior raises the bound; its flow split over devices trains the
-// same VAE; the files; the help; and bad options, missing data and a checkpoint of other options
-// give one clear error.
+// same VAE; data-parallel training on 2 devices, resumed on one; the files; the help; and bad
+// options, missing data and a checkpoint of other options give one clear error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,7 +113,7 @@ TEST(TrainCli, AModelParallelRunEqualsTheOneDeviceRun) {
   const std::string one = dir / "one", two = dir / "two";
   const auto r1 = run_cli(iaf + "--output-dir " + one);
   ASSERT_EQ(r1.exit_code, 0) << r1.output;
-  const auto r2 = run_cli(iaf + "--devices 2 --placement round-robin --output-dir " + two);
+  const auto r2 = run_cli(iaf + "--flow-devices 2 --placement round-robin --output-dir " + two);
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
   EXPECT_NE(r2.output.find("3 flow layers on 2 thread devices (round-robin; encoder and decoder on device 0)"),
             std::string::npos)
@@ -138,6 +138,36 @@ TEST(TrainCli, AModelParallelRunEqualsTheOneDeviceRun) {
     }
   }
   EXPECT_EQ(held, whole.size()) << "every parameter is held by exactly one device";
+}
+
+TEST(TrainCli, OnTwoDevicesAndResumedOnOne) {
+  const variate::testing::ScratchDir dir("train_devices");
+  const std::string out = dir / "out";
+  const auto two = run_cli(kTiny + "--epochs 1 --devices 2 --output-dir " + out);
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("batch 50 over 2 devices"), std::string::npos) << two.output;
+  // The 2-device checkpoint holds no device count: one device continues it.
+  const auto one = run_cli(kTiny + "--epochs 2 --output-dir " + out);
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("resumed from " + out + "/checkpoint after epoch 1"), std::string::npos) << one.output;
+  EXPECT_EQ(variate::nn::load_tensors(out + "/checkpoint")[0].value.item(), 12.0);  // 2 epochs of 6 steps
+  // Every epoch's bound is finite and better than a coin per pixel (64 log 2 = 44.4 nats).
+  const std::string curve = variate::testing::read_text(out + "/curve.csv");
+  std::istringstream rows(curve);
+  std::string row;
+  std::getline(rows, row);  // the header
+  int epochs = 0;
+  while (std::getline(rows, row)) {
+    const double train_bound = std::stod(row.substr(row.find(',') + 1));
+    EXPECT_GT(train_bound, -64 * std::log(2.0)) << row;
+    ++epochs;
+  }
+  EXPECT_EQ(epochs, 2) << curve;
+
+  const auto uneven = run_cli(kTiny + "--epochs 1 --devices 3 --output-dir " + (dir / "uneven"));
+  EXPECT_EQ(uneven.exit_code, 1) << uneven.output;
+  EXPECT_NE(uneven.output.find("--batch 50 does not split evenly over --devices 3"), std::string::npos)
+      << uneven.output;
 }
 
 TEST(TrainCli, HelpListsThePosteriors) {
@@ -180,11 +210,13 @@ TEST(TrainCli, BadInputGivesOneClearError) {
       {"train --model vae-digits --learning-rate -1" + out, "--learning-rate"},
       {"train --model vae-mnist2" + out, "vae-mnist2"},
       {"train --model vae-digits --posterior flow" + out, "flow"},
-      {"train --model vae-digits --posterior iaf --devices 3" + out,
-       "--devices 3 but the IAF posterior has 2 flow layers (--flow-layers); each device must hold at least one"},
-      {"train --model vae-digits --devices 2" + out,
-       "--devices 2 splits the IAF posterior's flow layers over devices; "
+      {"train --model vae-digits --posterior iaf --flow-devices 3" + out,
+       "--flow-devices 3 but the IAF posterior has 2 flow layers (--flow-layers); each device must hold at least one"},
+      {"train --model vae-digits --flow-devices 2" + out,
+       "--flow-devices 2 splits the IAF posterior's flow layers over devices; "
        "it needs --posterior iaf"},
+      {"train --model vae-digits --posterior iaf --flow-devices 2 --devices 2" + out,
+       "--devices 2 (data parallel) and --flow-devices 2 (model parallel) cannot be combined"},
   };
   for (const Case& c : cases) {
     const auto r = run_cli(c.args);

@@ -1,5 +1,6 @@
 // The training loop: keyed epoch orders, a run stopped and resumed from its checkpoint ending with
-// the parameters of an uninterrupted run, a NaN loss that names its step and keeps the last good
+// the parameters of an uninterrupted run, a gradient supplied by the caller and a replica that
+// resumes without writing checkpoints, a NaN loss that names its step and keeps the last good
 // checkpoint, and the progress lines.
 #include "variate/nn/train.hpp"
 
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -96,6 +98,55 @@ TEST(Train, AResumedRunEndsWithTheUninterruptedRunsParameters) {
                    adam_second, 20, random::Key(10), [&](auto batch) { return second.batch_loss(batch); },
                    options_for(dir / "stopped.ckpt")),
                "another key, number of examples or batch size");
+}
+
+TEST(Train, WithAGradientOfItsOwnAndWithoutWritingCheckpoints) {
+  ScratchDir dir("train_gradient");
+  Regression straight;
+  Parameters ps(straight.model);
+  Adam adam(ps, 0.05);
+  train(
+      adam, 20, random::Key(9), [&](auto batch) { return straight.batch_loss(batch); }, options_for(""));
+
+  // The gradient computed by the caller: the same steps as train's value_and_grad.
+  Regression own;
+  Parameters po(own.model);
+  Adam adam_own(po, 0.05);
+  std::int64_t calls = 0;
+  const BatchGradient gradient = [&](std::span<const std::int64_t> batch, std::span<Tensor> grads) {
+    ++calls;
+    return value_and_grad(
+               po, [&] { return own.batch_loss(batch); }, grads)
+        .item();
+  };
+  TrainOptions options = options_for(dir / "never.ckpt");
+  options.write_checkpoints = false;
+  const TrainResult result = train_with_gradient(adam_own, 20, random::Key(9), gradient, options);
+  EXPECT_EQ(result.steps, 12);
+  EXPECT_EQ(calls, 12);
+  EXPECT_FALSE(std::filesystem::exists(dir / "never.ckpt"));
+  for (std::int64_t k = 0; k < 3; ++k) EXPECT_EQ(own.model.weight.at(k), straight.model.weight.at(k)) << k;
+
+  // A replica that does not write still resumes from the checkpoint another one wrote.
+  options.checkpoint = dir / "written.ckpt";
+  options.write_checkpoints = true;
+  options.epochs = 1;
+  Regression writer;
+  Parameters pw(writer.model);
+  Adam adam_writer(pw, 0.05);
+  train(
+      adam_writer, 20, random::Key(9), [&](auto batch) { return writer.batch_loss(batch); }, options);
+  options.write_checkpoints = false;
+  options.epochs = 3;
+  Regression reader;
+  Parameters pr(reader.model);
+  Adam adam_reader(pr, 0.05);
+  const TrainResult resumed = train(
+      adam_reader, 20, random::Key(9), [&](auto batch) { return reader.batch_loss(batch); }, options);
+  EXPECT_EQ(resumed.resumed_from, 4);
+  EXPECT_EQ(resumed.steps, 12);
+  EXPECT_EQ(load_tensors(dir / "written.ckpt")[0].value.item(), 4.0);  // not rewritten
+  for (std::int64_t k = 0; k < 3; ++k) EXPECT_EQ(reader.model.weight.at(k), straight.model.weight.at(k)) << k;
 }
 
 TEST(Train, ANonFiniteLossNamesTheStepAndKeepsTheLastGoodCheckpoint) {

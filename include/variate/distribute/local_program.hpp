@@ -13,7 +13,11 @@
 //     }
 //   });
 //
-// Collectives called explicitly (ppermute inside the flow) still reach the other devices.
+// Data-parallel training does the same on every device: each runs its own copy of the model on its
+// slice of the minibatch and sums the gradients itself (data_parallel.hpp).
+//
+// Collectives called explicitly (ppermute inside the flow, the gradients' psum) still reach the
+// other devices.
 #include <string>
 
 namespace variate::distribute {

@@ -44,6 +44,9 @@ struct TrainOptions {
   /// `progress_every` steps when that is > 0.
   std::ostream* progress = nullptr;
   std::int64_t progress_every = 0;
+  /// When false, a checkpoint is resumed from but never written: the replicas of a data-parallel
+  /// run (distribute/data_parallel.hpp) hold the same state, and one of them writes it.
+  bool write_checkpoints = true;
 };
 
 struct TrainResult {
@@ -61,5 +64,14 @@ using BatchLoss = std::function<Tensor(std::span<const std::int64_t> batch)>;
 /// Trains the optimizer's parameters for options.epochs epochs over `examples` examples.
 TrainResult train(Optimizer& optimizer, std::int64_t examples, random::Key key, const BatchLoss& loss,
                   const TrainOptions& options);
+
+/// The loss of a minibatch and its gradient: writes grads[i], the gradient for the optimizer's
+/// parameter i, and returns the loss. train computes it with value_and_grad of a BatchLoss; a
+/// data-parallel run (distribute/data_parallel.hpp) splits the minibatch over devices instead.
+using BatchGradient = std::function<double(std::span<const std::int64_t> batch, std::span<Tensor> grads)>;
+
+/// train with each step's loss and gradient computed by `gradient`.
+TrainResult train_with_gradient(Optimizer& optimizer, std::int64_t examples, random::Key key,
+                                const BatchGradient& gradient, const TrainOptions& options);
 
 }  // namespace variate::nn
