@@ -73,7 +73,10 @@ struct Grid {
   }
 };
 
-// Each saved state: all of it (exact) or its sketch's k values at `index` (k per state).
+// Each state's residual phi_m - target_m: all of it (exact) or its sketch's k values at `index` (k
+// per state). The residual, not phi_m, because the target is recomputed for free: phi_m is then
+// estimated as target_m + the expanded residual, whose variance scales with the residual's size,
+// which the fit drives towards 0, rather than with phi_m's.
 struct SavedStates {
   const double* values;
   const std::int64_t* index;  // null when exact
@@ -82,7 +85,7 @@ struct SavedStates {
 
 // Runs the solve, writing each state's saved values to `out` as `save` lays them out.
 double solve(const Grid& g, const double* theta, std::int64_t steps, const SavedStates& save, double* out) {
-  std::vector<double> u = g.initial, next(u.size()), c(std::size_t(g.n));
+  std::vector<double> u = g.initial, next(u.size()), residual(u.size()), c(std::size_t(g.n));
   double loss = 0;
   for (std::int64_t m = 0;; ++m) {
     const double sin_t = std::sin(pi * double(m) * g.dt);
@@ -90,13 +93,14 @@ double solve(const Grid& g, const double* theta, std::int64_t steps, const Saved
     for (std::int64_t p = 0; p < g.cells; ++p) {
       const double r = u[std::size_t(p)] - g.target(sin_t, p);
       squares += r * r;
+      residual[std::size_t(p)] = r;
     }
     loss += g.loss_weight(m, steps) * squares;
     double* row = out + m * save.k;
     if (save.index == nullptr) {
-      std::copy(u.begin(), u.end(), row);
+      std::copy(residual.begin(), residual.end(), row);
     } else {
-      for (std::int64_t j = 0; j < save.k; ++j) row[j] = u[std::size_t(save.index[m * save.k + j])];
+      for (std::int64_t j = 0; j < save.k; ++j) row[j] = residual[std::size_t(save.index[m * save.k + j])];
     }
     if (m == steps) return loss;
     g.source(theta, m, c);
@@ -106,8 +110,8 @@ double solve(const Grid& g, const double* theta, std::int64_t steps, const Saved
 }
 
 // The adjoint sweep: lambda_m = step^T lambda_{m+1} + d loss / d phi_m, and theta's gradient
-// dt sum_m lambda_{m+1} . (phi_m dC_m / dtheta), with each phi_m read from the saved states,
-// expanded by cells / k under RAD (only the k chosen entries are nonzero: sums run over them).
+// dt sum_m lambda_{m+1} . (phi_m dC_m / dtheta), with each phi_m = target_m + the saved residual,
+// expanded by cells / k under RAD (only its k chosen entries are nonzero: sums run over them).
 std::array<double, num_params> adjoint(const Grid& g, const double* theta, std::int64_t steps, const SavedStates& saved,
                                        double cotangent) {
   std::vector<double> lambda(std::size_t(g.cells), 0.0), next(lambda.size()), c(std::size_t(g.n));
@@ -116,14 +120,21 @@ std::array<double, num_params> adjoint(const Grid& g, const double* theta, std::
   const std::int64_t width = saved.index == nullptr ? g.cells : saved.k;
   auto cell = [&](std::int64_t m, std::int64_t j) { return saved.index == nullptr ? j : saved.index[m * width + j]; };
   auto add_loss_term = [&](std::int64_t m) {
-    const double w = 2 * cotangent * g.loss_weight(m, steps), sin_t = std::sin(pi * double(m) * g.dt);
-    for (std::int64_t p = 0; p < g.cells; ++p) lambda[std::size_t(p)] -= w * g.target(sin_t, p);
+    const double w = 2 * cotangent * g.loss_weight(m, steps);
     for (std::int64_t j = 0; j < width; ++j) lambda[std::size_t(cell(m, j))] += w * scale * saved.values[m * width + j];
   };
   add_loss_term(steps);
   for (std::int64_t m = steps - 1; m >= 0; --m) {
     // sum_p lambda phi_m times 1, sin(2 pi x), cos(2 pi x): C's three spatial parts.
     double plain = 0, by_sin = 0, by_cos = 0;
+    const double sin_t = std::sin(pi * double(m) * g.dt);
+    for (std::int64_t p = 0; p < g.cells; ++p) {
+      const std::int64_t ix = p % g.n;
+      const double v = g.target(sin_t, p) * lambda[std::size_t(p)];
+      plain += v;
+      by_sin += v * g.sin_2pi[ix];
+      by_cos += v * g.cos_2pi[ix];
+    }
     for (std::int64_t j = 0; j < width; ++j) {
       const std::int64_t p = cell(m, j), ix = p % g.n;
       const double v = scale * saved.values[m * width + j] * lambda[std::size_t(p)];
@@ -131,7 +142,7 @@ std::array<double, num_params> adjoint(const Grid& g, const double* theta, std::
       by_sin += v * g.sin_2pi[ix];
       by_cos += v * g.cos_2pi[ix];
     }
-    const double s = std::sin(pi * double(m) * g.dt), co = std::cos(pi * double(m) * g.dt);
+    const double s = sin_t, co = std::cos(pi * double(m) * g.dt);
     const double parts[num_params] = {plain, s * plain, co * plain, s * by_sin, co * by_sin, s * by_cos, co * by_cos};
     for (std::int64_t i = 0; i < num_params; ++i) grad[std::size_t(i)] += g.dt * parts[i];
     g.source(theta, m, c);
