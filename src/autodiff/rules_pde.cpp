@@ -83,7 +83,8 @@ struct SavedStates {
   std::int64_t k;
 };
 
-// Runs the solve, writing each state's saved values to `out` as `save` lays them out.
+// Runs the solve, writing each state's saved values to `out` as `save` lays them out (none when
+// `out` is null).
 double solve(const Grid& g, const double* theta, std::int64_t steps, const SavedStates& save, double* out) {
   std::vector<double> u = g.initial, next(u.size()), residual(u.size()), c(std::size_t(g.n));
   double loss = 0;
@@ -97,7 +98,9 @@ double solve(const Grid& g, const double* theta, std::int64_t steps, const Saved
     }
     loss += g.loss_weight(m, steps) * squares;
     double* row = out + m * save.k;
-    if (save.index == nullptr) {
+    if (out == nullptr) {
+      // a constant theta: nothing to save
+    } else if (save.index == nullptr) {
       std::copy(residual.begin(), residual.end(), row);
     } else {
       for (std::int64_t j = 0; j < save.k; ++j) row[j] = residual[std::size_t(save.index[m * save.k + j])];
@@ -175,11 +178,12 @@ Tensor reaction_diffusion_loss(const Tensor& theta, const ReactionDiffusionProbl
   const std::int64_t k = rad == nullptr ? grid.cells : autodiff::rad_kept(rad->keep_fraction, grid.cells);
   const Tensor index =
       rad == nullptr ? Tensor() : autodiff::detail::rad_choice(*rad, op_index, states, grid.cells, k, DType::f64);
+  if (!autodiff::detail::is_tracked(theta))
+    return Tensor::scalar(solve(grid, theta.data<double>(), problem.steps, {nullptr, nullptr, k}, nullptr), DType::f64);
   Tensor states_saved = Tensor::empty(Shape{states, k}, DType::f64);
   double* out = states_saved.data<double>();
   const SavedStates save{out, rad == nullptr ? nullptr : index.data<std::int64_t>(), k};
   const double loss = solve(grid, theta.data<double>(), problem.steps, save, out);
-  if (!autodiff::detail::is_tracked(theta)) return Tensor::scalar(loss, DType::f64);
   const Tensor saved[] = {states_saved, autodiff::stop_gradient(theta)};
   const Tensor inputs[] = {theta};
   const autodiff::RadConfig config = rad == nullptr ? autodiff::RadConfig{} : *rad;

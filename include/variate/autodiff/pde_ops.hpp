@@ -13,10 +13,11 @@
 // stepped by explicit FTCS with the 5-point Laplacian. The step is linear in phi, so its Jacobian
 // needs no stored state and C is recomputed from theta: the one thing the backward pass needs of
 // the forward is each state phi_m, for C's gradient (dt phi_m) and for the loss's (phi_m - target).
-// Exactly, the node saves all steps + 1 states. Under a RadScope (sampling modes, per example) it
-// saves k = ceil(f n^2) values of each state, each state (a "row") its own choice regenerated from
-// the key in the backward pass, and expands them by n^2 / k. Each state's sketch is independent of
-// the later ones that make up the adjoint it multiplies, so the gradient stays unbiased.
+// The node saves each state's residual phi_m - target_m (the target is recomputed): exactly, all
+// n^2 values of the steps + 1 states; under a RadScope (sampling modes, per example) k = ceil(f n^2)
+// values of each, each state (a "row") its own choice regenerated from the key in the backward
+// pass, expanded by n^2 / k. Each state's sketch is independent of the later ones that make up the
+// adjoint it multiplies, so the gradient stays unbiased.
 #include <cstdint>
 
 #include "variate/tensor/tensor.hpp"
