@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "gradient_job.hpp"
 
@@ -20,9 +21,9 @@ Command add_gradient_command(CLI::App& app) {
       app.add_subcommand("gradient", "fit Bayesian logistic regression on the embedded digits data, timing gradients");
   cmd->add_option("--steps", o->job.steps, "Adam steps")->check(CLI::Range(1, 1000000));
   cmd->add_option("--precision", o->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
-  cmd->add_option("--seed", o->job.seed, "seed of the train/test split");
+  cmd->add_option("--seed", o->job.seed, "seed of the train/test split")->check(kSeed);
   cmd->add_option("--prior-scale", o->job.prior_scale, "standard deviation of the normal prior on weights")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   cmd->add_option("--threads", o->threads, "worker threads (0: one per core)")->check(CLI::Range(0, 1024));
   return {cmd, [o] {
             if (o->threads > 0) omp_set_num_threads(o->threads);

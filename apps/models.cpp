@@ -135,7 +135,12 @@ void read_classification(const std::string& path, std::int64_t json_label_base, 
     check_size(file, path, "D", xa.shape[1], "the number of columns of " + x_name);
     x = to_tensor(xa, DType::f64);
     std::vector<std::int64_t> y;
-    for (double v : ya.values) y.push_back(std::int64_t(v) - json_label_base);
+    for (double v : ya.values) {
+      // Labels become i64 class indices; 2^53 bounds the integers a double holds exactly.
+      if (std::abs(v) > 9007199254740992.0)
+        data_error(path, "label ", v, " in variable 'y' is out of range; expected a class number");
+      y.push_back(std::int64_t(v) - json_label_base);
+    }
     labels = Tensor::from(y, Shape{std::int64_t(y.size())});
     return;
   }

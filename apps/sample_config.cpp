@@ -37,6 +37,9 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.adapt_delta > 0 && o.adapt_delta < 1, "sample",
                 "--adapt-delta must be strictly between 0 and 1, got ", o.adapt_delta);
   VARIATE_CHECK(o.leapfrog_steps >= 0, "sample", "--leapfrog-steps must be at least 0, got ", o.leapfrog_steps);
+  VARIATE_CHECK(o.leapfrog_steps == 0 || o.sampler == "hmc", "sample",
+                "--leapfrog-steps applies to --sampler hmc only (NUTS chooses each trajectory's length), got ",
+                o.leapfrog_steps, " with --sampler ", o.sampler);
   VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
   VARIATE_CHECK(o.sharded_draws == "gather" || o.sharded_draws == "per-device", "sample",
                 "--sharded-draws must be gather or per-device, got '", o.sharded_draws, "'");

@@ -15,7 +15,7 @@
 #include "sample_report.hpp"
 #include "sample_timing.hpp"
 #include "shard_output.hpp"
-#include "sigint_scope.hpp"
+#include "stop_signals.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/inference/sampler.hpp"
@@ -123,7 +123,7 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
 
   Progress progress(progress_out, interactive, o.chains, o.warmup, o.draws);
   inference::SamplerOptions sampler = job.sampler;
-  sampler.stop = SigintScope::flag();
+  sampler.stop = StopSignalScope::flag();
   const inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& d) {
     draws.write(d);
     if (d.warmup || writer) progress.update(d.chain, d.iteration);
@@ -140,10 +140,10 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
       mine.push_back(inference::summarize(layout.shard_columns[j], draws.shard_column(j)));
     sharded = gather_summaries(mine, *layout.plan);
   }
-  if (!writer) return result.interrupted ? 130 : 0;
+  if (!writer) return result.interrupted ? StopSignalScope::exit_status() : 0;
   if (result.interrupted) {
     print_interrupted(progress_out, job, draws.kept(), layout.per_device, dir);
-    return 130;
+    return StopSignalScope::exit_status();
   }
   report(out, job, layout, draws, result, std::move(sharded), dir, wall_start);
   return 0;
@@ -155,7 +155,7 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   const auto wall_start = Clock::now();
   const inference::SamplerOptions so = sampler_options(o);
   const Model model = make_model(o.model, {.data_path = o.data, .dtype = dtype_of(o)});
-  SigintScope sigint;  // for every device: the sampler polls the flag, and the devices agree on it
+  StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   const bool mpi = distribute::launched_with_mpi();
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "timing.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/nn/layers.hpp"
 #include "variate/nn/linear.hpp"
@@ -23,24 +24,6 @@ using namespace variate;
 constexpr std::int64_t kBatch = 100;
 constexpr std::int64_t kWidths[] = {784, 200, 200, 50};
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Best-of time of f() over about a second of repeats.
-template <class F>
-double best_seconds(F&& f) {
-  double best = 1e30, spent = 0;
-  for (int r = 0; r < 10000 && (r < 5 || spent < 1.0); ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    const double s = seconds_since(start);
-    best = std::min(best, s);
-    spent += s;
-  }
-  return best;
-}
-
 // The best rate of square products of a few sizes: the large one is limited by memory traffic
 // between cache levels, the small ones by their edges, so the best of them is the machine's usable
 // peak for a product.
@@ -49,7 +32,7 @@ double gemm_gflops(DType dtype) {
   for (std::int64_t s : {256, 512, 1024}) {
     const Tensor a = random::uniform(random::Key(1), Shape{s, s}, dtype);
     const Tensor b = random::uniform(random::Key(2), Shape{s, s}, dtype);
-    best = std::max(best, 2.0 * double(s * s * s) / best_seconds([&] { prim::matmul(a, b); }) / 1e9);
+    best = std::max(best, 2.0 * double(s * s * s) / bench::best_seconds([&] { prim::matmul(a, b); }) / 1e9);
   }
   return best;
 }
@@ -80,8 +63,8 @@ void run(DType dtype, int threads) {
     nn::value_and_grad(
         params, [&] { return sum(square(mlp(x))); }, grads);
   };
-  const double s = best_seconds(step);
-  const double forward = best_seconds([&] { mlp(x); });
+  const double s = bench::best_seconds(step);
+  const double forward = bench::best_seconds([&] { mlp(x); });
   // The machine is shared: the limit is the best of a measurement before and one after.
   const double limit = std::max(limit_before, gemm_gflops(dtype));
   const double gflops = flops_per_example() * double(kBatch) / s / 1e9;

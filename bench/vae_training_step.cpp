@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "timing.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/inference/vi_elbo.hpp"
 #include "variate/nn/nn.hpp"
@@ -24,23 +25,6 @@ namespace {
 using namespace variate;
 
 constexpr std::int64_t kBatch = 100;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-template <class F>
-double best_seconds(F&& f) {
-  double best = 1e30, spent = 0;
-  for (int r = 0; r < 2000 && (r < 5 || spent < 2.0); ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    const double s = seconds_since(start);
-    best = std::min(best, s);
-    spent += s;
-  }
-  return best;
-}
 
 nn::Sequential mlp(std::int64_t in, std::int64_t out, random::Key key, DType dtype) {
   nn::Sequential net;
@@ -95,7 +79,7 @@ void steps_only(DType dtype, double seconds) {
   std::vector<Tensor> grads(params.size());
   const Tensor gray = random::uniform(random::Key(3), Shape{kBatch, 784}, dtype);
   const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t step = 0; seconds_since(start) < seconds; ++step) {
+  for (std::uint64_t step = 0; bench::seconds_since(start) < seconds; ++step) {
     const random::Key key = random::fold_in(random::Key(5), step);
     const Tensor xb = cast(lt(random::uniform(random::split_at(key, 0), gray.shape(), dtype), gray), dtype);
     nn::value_and_grad(
@@ -113,32 +97,32 @@ void run(DType dtype) {
   const Tensor x = cast(lt(random::uniform(random::Key(4), gray.shape(), dtype), gray), dtype);
   std::uint64_t step = 0;
 
-  const double full = best_seconds([&] {
+  const double full = bench::best_seconds([&] {
     const random::Key key = random::fold_in(random::Key(5), step++);
     const Tensor xb = cast(lt(random::uniform(random::split_at(key, 0), gray.shape(), dtype), gray), dtype);
     nn::value_and_grad(
         params, [&] { return -vae.elbo(xb, random::split_at(key, 1)) / double(kBatch); }, grads);
     adam.step(grads);
   });
-  const double grad = best_seconds([&] {
+  const double grad = bench::best_seconds([&] {
     nn::value_and_grad(
         params, [&] { return -vae.elbo(x, random::Key(step++)) / double(kBatch); }, grads);
   });
-  const double grad_by_hand = best_seconds([&] {
+  const double grad_by_hand = bench::best_seconds([&] {
     nn::value_and_grad(
         params, [&] { return -vae.elbo_by_hand(x, random::Key(step++)) / double(kBatch); }, grads);
   });
-  const double forward = best_seconds([&] { vae.elbo(x, random::Key(step++)); });
-  const double networks_forward = best_seconds([&] {
+  const double forward = bench::best_seconds([&] { vae.elbo(x, random::Key(step++)); });
+  const double networks_forward = bench::best_seconds([&] {
     const Tensor h = vae.encoder(x);
     vae.decoder(slice(h, 1, 0, 50));
   });
-  const double adam_step = best_seconds([&] { adam.step(grads); });
+  const double adam_step = bench::best_seconds([&] { adam.step(grads); });
   // Multiply-adds of the products: forward, weight gradients, and input gradients (all layers but
   // the encoder's first, whose input is data).
   const double macs_forward = 784.0 * 200 + 200 * 200 + 200 * 100 + 50 * 200 + 200 * 200 + 200 * 784;
   const double macs_step = kBatch * (3 * macs_forward - 784.0 * 200);
-  const double products = best_seconds([&] {
+  const double products = bench::best_seconds([&] {
     const Tensor a = random::uniform(random::Key(6), Shape{kBatch, 784}, dtype);
     const Tensor w = random::uniform(random::Key(7), Shape{200, 784}, dtype);
     prim::matmul(a, w, false, true);

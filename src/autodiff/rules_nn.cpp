@@ -8,6 +8,7 @@
 #include "variate/autodiff/nn_ops.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/tape.hpp"
 
 namespace variate {
@@ -26,9 +27,12 @@ Tensor normal_cdf(const Tensor& x) { return erfc(x * (-std::numbers::sqrt2 / 2))
 
 Tensor relu(const Tensor& x) {
   Tensor y = prim::binary(BinaryOp::maximum, x, scalar_like(x, 0.0));
-  return record(y, {x}, {autodiff::stop_gradient(y)}, [](const BackwardContext& ctx) {
+  // The mask, not y: a RAD linear layer after this one keeps only a sketch of y, which would not
+  // shrink the tape if y itself stayed alive here.
+  const Tensor positive = prim::binary(BinaryOp::gt, y, 0.0);
+  return record(y, {x}, {positive}, [](const BackwardContext& ctx) {
     const Tensor& g = ctx.grad();
-    ctx.add(0, where(gt(ctx.saved(0), scalar_like(g, 0.0)), g, scalar_like(g, 0.0)));
+    ctx.add(0, where(ctx.saved(0), g, scalar_like(g, 0.0)));
   });
 }
 
@@ -57,6 +61,20 @@ Tensor gelu(const Tensor& x) {
   });
 }
 
+namespace {
+
+// The linear layer's weight gradient under RAD (autodiff/rad.hpp): from the expansion of its
+// input's sketch, under the same choice as the forward pass, a pure function of (key, op_index).
+Tensor sketched_weight_grad(const Tensor& g, const Tensor& sketch, const Shape& weight_shape,
+                            const autodiff::RadConfig& rad, std::uint64_t op_index) {
+  const std::int64_t out = weight_shape.dim(0), in = weight_shape.dim(1), k = sketch.dim(1);
+  const Tensor choice = autodiff::detail::rad_choice(rad, op_index, sketch.dim(0), in, k, sketch.dtype());
+  const Tensor x_hat = autodiff::detail::rad_expand(rad.mode, sketch, choice, in);
+  return matmul(reshape(g, {-1, out}), x_hat, true, false);
+}
+
+}  // namespace
+
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   VARIATE_CHECK(weight.rank() == 2, "linear", "the weight must be a matrix (out, in), got shape ", weight.shape());
   VARIATE_CHECK(x.rank() >= 1 && x.dim(-1) == weight.dim(1), "linear", "the input's last dim must be ", weight.dim(1),
@@ -66,6 +84,23 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   Tensor y = prim::matmul(x, weight, false, true);
   if (bias.defined()) y = prim::add(y, bias);
   const Tensor inputs[] = {x, weight, bias.defined() ? bias : Tensor::scalar(0.0, y.dtype())};
+  std::uint64_t op_index = 0;
+  const autodiff::RadConfig* rad =
+      autodiff::detail::is_tracked(weight) ? autodiff::detail::rad_for_next_op(&op_index) : nullptr;
+  if (rad != nullptr) {
+    // Under RAD the input's sketch replaces the input; input and bias gradients stay exact.
+    const std::int64_t in = weight.dim(1);
+    const Tensor rows = prim::reshape(x, Shape{x.numel() / in, in});
+    const std::int64_t k = autodiff::rad_kept(rad->keep_fraction, in);
+    const Tensor choice = autodiff::detail::rad_choice(*rad, op_index, rows.dim(0), in, k, x.dtype());
+    const Tensor sketched[] = {autodiff::detail::rad_sketch(rad->mode, rows, choice), autodiff::stop_gradient(weight)};
+    return record(y, inputs, sketched, [rad = *rad, op_index](const BackwardContext& ctx) {
+      const Tensor &g = ctx.grad(), &w = ctx.saved(1);
+      if (ctx.needs_grad(0)) ctx.add(0, matmul(g, w));
+      if (ctx.needs_grad(1)) ctx.add(1, sketched_weight_grad(g, ctx.saved(0), w.shape(), rad, op_index));
+      ctx.add(2, g);
+    });
+  }
   const Tensor saved[] = {autodiff::stop_gradient(x), autodiff::stop_gradient(weight)};
   return record(y, inputs, saved, [](const BackwardContext& ctx) {
     const Tensor &g = ctx.grad(), &x = ctx.saved(0), &w = ctx.saved(1);

@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -10,10 +11,26 @@
 
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/tape_bytes.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate::autodiff {
 namespace detail {
+
+// Bytes saved by the nodes of each rule type, in order of first appearance. A handful of rule
+// types per tape, so a linear search beats hashing.
+using RuleBytes = std::vector<std::pair<const std::type_info*, std::size_t>>;
+
+namespace {
+void add_rule_bytes(RuleBytes& tally, const std::type_info& rule, std::size_t bytes) {
+  for (auto& [type, total] : tally)
+    if (type == &rule || *type == rule) {
+      total += bytes;
+      return;
+    }
+  tally.emplace_back(&rule, bytes);
+}
+}  // namespace
 
 // A bump allocator over a list of chunks that are kept across resets.
 class Arena {
@@ -63,6 +80,7 @@ class Tape {
   Node* last = nullptr;
   std::int32_t num_slots = 0;
   std::size_t saved_bytes = 0;
+  RuleBytes saved_by_rule;       // capacity kept across sweeps
   std::vector<Tensor> adjoints;  // capacity kept across sweeps
   bool second_order = false;     // hvp, hessian: fused ops record their formulas instead
 
@@ -74,6 +92,7 @@ class Tape {
     last = nullptr;
     num_slots = 0;
     saved_bytes = 0;
+    saved_by_rule.clear();
     second_order = false;
     adjoints.clear();
     arena.reset();
@@ -88,6 +107,7 @@ struct ThreadTapes {
   int depth = 0;
   int unrecorded_depth = 0;  // the depth at which a NoRecording scope paused recording (0: none)
   std::size_t last_sweep_saved = 0;
+  RuleBytes last_sweep_by_rule;
 };
 thread_local ThreadTapes tapes;
 }  // namespace
@@ -154,10 +174,13 @@ Tensor push_node(Tape* tape, Tensor out, std::span<const Tensor> inputs, std::sp
     new (&node->inputs[i++]) InputRef{is_tracked(x) ? x.tape_ref().slot : -1, x.dtype(), x.shape()};
   node->saved = static_cast<Tensor*>(tape->arena.allocate(sizeof(Tensor) * saved.size(), alignof(Tensor)));
   i = 0;
+  std::size_t bytes = 0;
   for (const Tensor& s : saved) {
     new (&node->saved[i++]) Tensor(s);
-    tape->saved_bytes += s.defined() ? s.nbytes() : 0;
+    bytes += s.defined() ? s.nbytes() : 0;
   }
+  tape->saved_bytes += bytes;
+  add_rule_bytes(tape->saved_by_rule, rule_type, bytes);
   node->out_slot = tape->num_slots++;
   node->prev = tape->last;
   tape->last = node;
@@ -183,6 +206,7 @@ TapeScope::TapeScope() {
 
 TapeScope::~TapeScope() {
   tapes.last_sweep_saved = tape_->saved_bytes;
+  tapes.last_sweep_by_rule = tape_->saved_by_rule;
   tape_->reset();
   --tapes.depth;
 }
@@ -212,16 +236,14 @@ void TapeScope::backward(const Tensor& root, const Tensor& seed) {
   }
 }
 
-namespace {
 // The C++ name of a rule's type, which names the op that records it (its enclosing function).
-std::string rule_name(const std::type_info& type) {
+static std::string rule_name(const std::type_info& type) {
   int status = 0;
   char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
   std::string name = status == 0 && demangled ? demangled : type.name();
   std::free(demangled);
   return name;
 }
-}  // namespace
 
 Tensor TapeScope::differentiable_grad(const Tensor& root, const Tensor& tracked) {
   Tape& t = *tape_;
@@ -294,5 +316,47 @@ std::size_t saved_bytes() {
 }
 
 std::size_t last_sweep_saved_bytes() { return detail::tapes.last_sweep_saved; }
+
+namespace {
+// The function that records a rule, from the rule's type: a lambda's demangled name is its
+// enclosing function's, "variate::linear(variate::Tensor const&, ...)::{lambda(...)#1}".
+std::string op_of_rule(const std::type_info& rule) {
+  std::string name = detail::rule_name(rule);
+  std::size_t open = name.find('(');
+  if (open != std::string::npos && name.compare(open >= 8 ? open - 8 : 0, 10, "operator()") == 0)
+    open = name.find('(', open + 2);
+  name = name.substr(0, open);
+  constexpr std::string_view ns = "variate::";
+  if (name.starts_with(ns)) name.erase(0, ns.size());
+  return name;
+}
+
+std::vector<OpSavedBytes> by_op(const detail::RuleBytes& tally) {
+  std::vector<OpSavedBytes> out;
+  for (const auto& [type, bytes] : tally) {
+    std::string op = op_of_rule(*type);
+    auto same = std::find_if(out.begin(), out.end(), [&](const OpSavedBytes& e) { return e.op == op; });
+    if (same != out.end()) {
+      same->bytes += bytes;
+    } else {
+      out.push_back({std::move(op), bytes});
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<OpSavedBytes> saved_bytes_by_op() {
+  const detail::Tape* t = detail::active_tape();
+  return t ? by_op(t->saved_by_rule) : std::vector<OpSavedBytes>{};
+}
+
+std::vector<OpSavedBytes> last_sweep_saved_bytes_by_op() { return by_op(detail::tapes.last_sweep_by_rule); }
+
+std::size_t last_sweep_saved_bytes(std::string_view op) {
+  for (const OpSavedBytes& e : last_sweep_saved_bytes_by_op())
+    if (e.op == op) return e.bytes;
+  return 0;
+}
 
 }  // namespace variate::autodiff

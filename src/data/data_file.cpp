@@ -157,7 +157,13 @@ DataFile read_cmdstan_json(const std::string& path) {
 
   // nlohmann::json keeps the last of repeated keys; a repeated variable is more likely a mistake.
   std::unordered_set<std::string> names;
+  // Arrays nested deeper than any variable has dimensions are refused while parsing: the checks
+  // below (and the parsed value's destructor) recurse once per level.
+  constexpr int kMaxDimensions = 32;
   const Json::parser_callback_t on_event = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const bool opens = event == Json::parse_event_t::array_start || event == Json::parse_event_t::object_start;
+    VARIATE_CHECK(!opens || depth <= kMaxDimensions, op, path, ": arrays nested more than ", kMaxDimensions,
+                  " deep; expected a variable of at most ", kMaxDimensions, " dimensions");
     if (depth == 1 && event == Json::parse_event_t::key) {
       const std::string& name = parsed.get_ref<const std::string&>();
       VARIATE_CHECK(names.insert(name).second, op, path, ": variable '", name, "' is given twice");

@@ -387,7 +387,8 @@ StanCsv read_stan_csv(const std::string& path) {
     };
     const std::int64_t num_warmup = count("num_warmup", 1000, 0);
     const std::int64_t thin = count("thin", 1, 1);
-    warmup_rows = std::min(static_cast<std::size_t>((num_warmup + thin - 1) / thin), rows.size());
+    const std::int64_t saved = num_warmup / thin + (num_warmup % thin != 0);  // ceil without overflow
+    warmup_rows = std::min(static_cast<std::size_t>(saved), rows.size());
   }
   csv.warmup_draws.assign(std::make_move_iterator(rows.begin()),
                           std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(warmup_rows)));

@@ -234,7 +234,13 @@ LbfgsResult minimize_lbfgs(Parameters& params, const std::function<Tensor()>& lo
     // Without curvature pairs the direction is -g: a first step of unit length in x.
     const double alpha0 = s.empty() ? std::min(1.0, 1.0 / gnorm) : 1.0;
     LineSearch search{objective, options, x, d, f, dphi0, {}, {}, {}};
-    const std::optional<Trial> accepted = search.run(alpha0);
+    std::optional<Trial> accepted;
+    try {
+      accepted = search.run(alpha0);
+    } catch (...) {
+      objective.write(x);  // a loss that throws at a trial point leaves the caller the best point
+      throw;
+    }
     if (!accepted) {
       objective.write(x);  // back to the best point
       return finish(LbfgsStatus::line_search_failed,

@@ -383,6 +383,7 @@ TEST(SampleCli, BadOptionValuesGiveOneMessageNamingTheOption) {
            {"sample --threads -1", "--threads"},
            {"sample --seed -1", "--seed"},
            {"sample --max-depth 0", "--max-depth"},
+           {"sample --leapfrog-steps 5", "--leapfrog-steps applies to --sampler hmc only"},
            {"sample --model nope", "--model"},
            {"--chains abc", "--chains"},
        }) {
@@ -411,12 +412,16 @@ TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
   const std::string no_y = dir.write("no_y.json", R"({"N": 3})");
   const std::string nan_json = dir.write("nan.json", R"({"N": 3, "y": [0, 1, "NaN"]})");
   const std::string schools_nan = dir.write("schools.csv", "y,sigma\n28,15\n8,nan\n");
+  // -2^63 overflowed when shifted to a 0-based label.
+  const std::string far =
+      dir.write("far.json", R"({"X": [[0.1], [0.2], [0.3], [0.4], [0.5]], "y": [1, 2, 1, 2, -9223372036854775808]})");
   for (const auto& [args, expected] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"--model logistic --data " + (dir / "none.csv"), {"none.csv"}},
            {"--model logistic --data " + cols, {"cols.csv", "columns"}},
            {"--model logistic --data " + nan, {"nan.csv", "nan"}},
            {"--model logistic --data " + labels, {"labels.csv", "0 or 1"}},
            {"--model digits-softmax --data " + cols, {"cols.csv", "columns"}},
+           {"--model digits-softmax --data " + far, {"far.json", "label -9.22337e+18", "out of range"}},
            {"--model eight-schools --data " + malformed, {"malformed.json"}},
            {"--model eight-schools --data " + ragged, {"sigma.json", "'sigma'"}},
            {"--model eight-schools --data " + schools_nan, {"schools.csv", "sigma"}},
@@ -468,6 +473,21 @@ TEST(SampleCli, CtrlCKeepsTheDrawsWrittenSoFar) {
   // The interrupted files summarize.
   const Outcome r = run("summary " + output + "/eight-schools-1.csv " + output + "/eight-schools-2.csv");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(SampleCli, SigtermAndSighupStopTheRunAsCtrlCDoes) {
+  for (const int signal : {SIGTERM, SIGHUP}) {
+    const TempDir dir("stop_signal");
+    const std::string log = dir / "log.txt", output = dir / "out";
+    const auto stopped =
+        variate::testing::interrupt_after_rows({"sample", "--model", "eight-schools", "--chains", "1", "--warmup", "50",
+                                                "--draws", "100000000", "--output", output},
+                                               log, output + "/eight-schools-1.csv", 20, signal);
+    ASSERT_TRUE(stopped.stopped) << "the run did not stop within 20 s of signal " << signal;
+    EXPECT_EQ(stopped.exit_code, 128 + signal) << stopped.log;
+    EXPECT_NE(stopped.log.find("interrupted: kept"), std::string::npos) << stopped.log;
+    EXPECT_GE(variate::data::read_stan_csv(output + "/eight-schools-1.csv").draws.size(), 20u);
+  }
 }
 
 }  // namespace

@@ -32,8 +32,9 @@ TEST(VariateCli, SinglePrecisionRuns) {
 }
 
 TEST(VariateCli, BadValuesGiveOneClearMessageAndNonZeroExit) {
-  for (const char* args : {"gradient --precision f16", "gradient --steps 0", "gradient --steps abc",
-                           "gradient --threads -1", "no-such-command", "gradient --prior-scale -1"}) {
+  for (const char* args :
+       {"gradient --precision f16", "gradient --steps 0", "gradient --steps abc", "gradient --threads -1",
+        "no-such-command", "gradient --prior-scale -1", "gradient --prior-scale nan", "gradient --seed -1"}) {
     const Outcome r = run(args);
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_FALSE(r.output.empty()) << args;

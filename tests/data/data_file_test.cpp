@@ -166,6 +166,12 @@ TEST_F(DataFileTest, MalformedJsonFilesAreErrors) {
   EXPECT_ERROR(read_cmdstan_json(write("twice.json", R"({"N": 1, "y": {"N": 2}, "N": 2})")),
                "twice.json: variable 'N' is given twice");
   EXPECT_ERROR(read_cmdstan_json(write("empty.json", " \n")), "empty.json: the file is empty");
+  // 10,000 levels overflowed the stack in the recursive shape check.
+  const std::string deep = "{\"x\": " + std::string(10000, '[') + std::string(10000, ']') + "}";
+  EXPECT_ERROR(read_cmdstan_json(write("deep.json", deep)),
+               "deep.json: arrays nested more than 32 deep; expected a variable of at most 32 dimensions");
+  const std::string dims32 = "{\"x\": " + std::string(32, '[') + "1" + std::string(32, ']') + "}";
+  EXPECT_EQ(read_cmdstan_json(write("dims32.json", dims32)).at("x").shape, std::vector<std::int64_t>(32, 1));
   const std::string absent = path("absent.json");
   EXPECT_ERROR(read_cmdstan_json(absent), "read_cmdstan_json: cannot open file '" + absent + "'");
 }

@@ -303,6 +303,11 @@ TEST_F(StanCsvFile, SeparatesSavedWarmupDraws) {
   EXPECT_TRUE(early.draws.empty());
   EXPECT_TRUE(early.column("x").empty());
 
+  // num_warmup + thin - 1 overflowed near 2^63.
+  const StanCsv most = read_stan_csv(
+      write("most.csv", "# save_warmup = 1\n# num_warmup = 9223372036854775807\n# thin = 2\nlp__,x\n1,2\n"));
+  EXPECT_EQ(most.warmup_draws.size(), 1u);
+
   // Without save_warmup no row is warm-up.
   EXPECT_TRUE(read_stan_csv(write("unsaved.csv", "# num_warmup = 4\nlp__,x\n1,2\n")).warmup_draws.empty());
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "nn/point_module.hpp"
 #include "support/expect_error.hpp"
@@ -102,6 +103,20 @@ TEST(Lbfgs, ANonFiniteStartIsAnError) {
   Point point(Tensor::vec({-1.0}));
   Parameters params(point);
   EXPECT_ERROR(minimize_lbfgs(params, [&] { return sum(log(point.x)); }), "is not finite at the starting point");
+}
+
+TEST(Lbfgs, ALossThatThrowsInTheLineSearchLeavesTheBestPoint) {
+  // The second evaluation is the line search's first trial point (the first is the start).
+  Point point(Tensor::vec({0.0}));
+  Parameters params(point);
+  int evaluations = 0;
+  auto loss = [&] {
+    if (++evaluations == 2) throw std::runtime_error("loss failed at a trial point");
+    return sum(square(point.x - 3.0));
+  };
+  EXPECT_THROW(minimize_lbfgs(params, loss), std::runtime_error);
+  EXPECT_EQ(evaluations, 2);
+  EXPECT_EQ(point.x.at(0), 0.0);
 }
 
 }  // namespace

@@ -50,15 +50,15 @@ inline int draw_rows(const std::string& path) {
 }
 
 struct InterruptedRun {
-  bool stopped;     // exited within 20 s of SIGINT (otherwise it was killed)
+  bool stopped;     // exited within 20 s of the signal (otherwise it was killed)
   int exit_code;    // -1 unless it exited normally
   std::string log;  // stdout and stderr together
 };
 
-/// Runs `variate args...` with its output in `log`, sends SIGINT once `watched` holds `rows` rows
+/// Runs `variate args...` with its output in `log`, sends `signal` once `watched` holds `rows` rows
 /// of draws (or after 30 s), and waits for it to stop.
 inline InterruptedRun interrupt_after_rows(const std::vector<std::string>& args, const std::string& log,
-                                           const std::string& watched, int rows) {
+                                           const std::string& watched, int rows, int signal = SIGINT) {
   const pid_t pid = fork();
   if (pid < 0) return {false, -1, "fork failed"};
   if (pid == 0) {
@@ -74,7 +74,7 @@ inline InterruptedRun interrupt_after_rows(const std::vector<std::string>& args,
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (draw_rows(watched) < rows && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  kill(pid, SIGINT);
+  kill(pid, signal);
   int status = 0;
   bool stopped = true;
   const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);

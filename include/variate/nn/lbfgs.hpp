@@ -50,7 +50,8 @@ struct LbfgsResult {
 
 /// Minimizes loss() (a one-element tensor computed from the parameters, which must be f32 or f64)
 /// over the parameters. Throws if the loss or its gradient is not finite at the starting point; a
-/// non-finite value met during a line search counts as too large a step.
+/// non-finite value met during a line search counts as too large a step. If loss() throws during a
+/// line search, the parameters are set back to the best point before the exception propagates.
 LbfgsResult minimize_lbfgs(Parameters& params, const std::function<Tensor()>& loss, LbfgsOptions options = {});
 
 }  // namespace variate::nn

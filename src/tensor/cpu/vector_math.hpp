@@ -18,6 +18,42 @@ inline constexpr double kRoundMagic = 6755399441055744.0;  // 1.5 * 2^52: adding
 inline constexpr double kSqrt2 = 1.41421356237309504880;
 
 inline double select(bool c, double a, double b) { return c ? a : b; }
+
+inline constexpr float kLn2HiF = 0.693359375f, kLn2LoF = -2.12194440e-4f, kLog2eF = 1.44269504f;
+inline constexpr float kRoundMagicF = 12582912.0f;  // 1.5 * 2^23
+
+/// Cody-Waite reduction x = n ln2 + r with |r| <= ln2/2 (x already clamped so that n fits).
+template <class F>
+struct Reduced {
+  F n, r;
+};
+inline Reduced<double> reduce_ln2(double x) {
+  const double n = (x * kLog2e + kRoundMagic) - kRoundMagic;
+  return {n, (x - n * kLn2Hi) - n * kLn2Lo};
+}
+inline Reduced<float> reduce_ln2(float x) {
+  const float n = (x * kLog2eF + kRoundMagicF) - kRoundMagicF;
+  return {n, (x - n * kLn2HiF) - n * kLn2LoF};
+}
+
+/// 2^n as two factors 2^(n/2) and 2^(n - n/2), each a normal number, so that scaling by one and
+/// then the other reaches the subnormal range and overflows to inf correctly.
+template <class F>
+struct PowerOfTwo {
+  F first, second;
+};
+inline PowerOfTwo<double> pow2_in_halves(double n) {
+  const auto ni = static_cast<std::int64_t>(n);
+  const std::int64_t n1 = ni / 2, n2 = ni - n1;
+  return {std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52),
+          std::bit_cast<double>(static_cast<std::uint64_t>(n2 + 1023) << 52)};
+}
+inline PowerOfTwo<float> pow2_in_halves(float n) {
+  const auto ni = static_cast<std::int32_t>(n);
+  const std::int32_t n1 = ni / 2, n2 = ni - n1;
+  return {std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23),
+          std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23)};
+}
 }  // namespace vm
 
 /// e^x. Cody-Waite reduction x = n ln2 + r with |r| <= ln2/2, Taylor series of e^r to degree 13
@@ -28,8 +64,7 @@ inline double vexp(double x) {
   // Clamped into [-746, 710] (NaN becomes 0 here and is restored at the end), so the conversion to
   // an integer below is always defined.
   const double xc = x > -746.0 ? (x < 710.0 ? x : 710.0) : (x == x ? -746.0 : 0.0);
-  const double n = (xc * kLog2e + kRoundMagic) - kRoundMagic;
-  const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  const auto [n, r] = reduce_ln2(xc);
   // Estrin's scheme: four levels of independent multiply-adds instead of Horner's chain of 13, so
   // that one evaluation's latency is short where few run at once (the fused GLM's row terms).
   const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
@@ -38,10 +73,7 @@ inline double vexp(double x) {
   const double a5 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0), a6 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
   const double b0 = a0 + r2 * a1, b1 = a2 + r2 * a3, b2 = a4 + r2 * a5;
   const double p = (b0 + r4 * b1) + r8 * (b2 + r4 * a6);
-  const auto ni = static_cast<std::int64_t>(n);
-  const std::int64_t n1 = ni / 2, n2 = ni - n1;
-  const double s1 = std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52);
-  const double s2 = std::bit_cast<double>(static_cast<std::uint64_t>(n2 + 1023) << 52);
+  const auto [s1, s2] = pow2_in_halves(n);
   return x == x ? p * s1 * s2 : x;
 }
 
@@ -54,8 +86,7 @@ inline double vexpm1(double x) {
   using namespace vm;
   // Below -40, e^x < 2^-57 and the result rounds to -1.
   const double xc = x > -40.0 ? (x < 710.0 ? x : 710.0) : (x == x ? -40.0 : 0.0);
-  const double n = (xc * kLog2e + kRoundMagic) - kRoundMagic;
-  const double r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  const auto [n, r] = reduce_ln2(xc);
   // e^r - 1 = r + r^2 q with q = sum r^k / (k + 2)! for k = 0..11 (Estrin's scheme as in vexp):
   // r is exact, so only the smaller correction r^2 q carries rounding error.
   const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
@@ -64,15 +95,12 @@ inline double vexpm1(double x) {
   const double a4 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0), a5 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
   const double b0 = a0 + r2 * a1, b1 = a2 + r2 * a3, b2 = a4 + r2 * a5;
   const double em1_r = r + r2 * ((b0 + r4 * b1) + r8 * b2);
-  const auto ni = static_cast<std::int64_t>(n);
-  const std::int64_t n1 = ni / 2, n2 = ni - n1;
-  const double s1 = std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52);
-  const double s2 = std::bit_cast<double>(static_cast<std::uint64_t>(n2 + 1023) << 52);
+  const auto [s1, s2] = pow2_in_halves(n);
   const double two_n = s1 * s2;  // infinite only for n = 1024, where the other branch is taken
   const double moderate = two_n * em1_r + (two_n - 1.0);
   const double large = ((em1_r + 1.0) * s1) * s2 - 1.0;
   // x itself for NaN and +-0 (r + r^2 q turns -0 into +0).
-  return (x == x) & (x != 0.0) ? (ni <= 56 ? moderate : large) : x;
+  return (x == x) & (x != 0.0) ? (n <= 56.0 ? moderate : large) : x;
 }
 
 /// ln x for x >= DBL_MIN (no subnormal inputs), or 0, inf, NaN and negatives. x = 2^e m with m in
@@ -107,46 +135,37 @@ inline double vlog_normal(double x) {
 /// e^x in single precision, as vexp: the reduction with ln 2 split for floats, Taylor series to
 /// degree 7 (truncation below 1e-8 relative on |r| <= ln2/2), two-step scaling.
 inline float vexp(float x) {
-  constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, log2e = 1.44269504f;
-  constexpr float round_magic = 12582912.0f;  // 1.5 * 2^23
+  using namespace vm;
   const float xc = x > -104.0f ? (x < 89.0f ? x : 89.0f) : (x == x ? -104.0f : 0.0f);
-  const float n = (xc * log2e + round_magic) - round_magic;
-  const float r = (xc - n * ln2_hi) - n * ln2_lo;
+  const auto [n, r] = reduce_ln2(xc);
   const float r2 = r * r;  // Estrin's scheme, as in vexp(double)
   const float p = ((1.0f + r) + r2 * (0.5f + r * (1.0f / 6))) +
                   (r2 * r2) * ((1.0f / 24 + r * (1.0f / 120)) + r2 * (1.0f / 720 + r * (1.0f / 5040)));
-  const auto ni = static_cast<std::int32_t>(n);
-  const std::int32_t n1 = ni / 2, n2 = ni - n1;
-  const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
-  const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23);
+  const auto [s1, s2] = pow2_in_halves(n);
   return x == x ? p * s1 * s2 : x;
 }
 
 /// e^x - 1 in single precision, as vexpm1(double), the Taylor series to degree 8.
 inline float vexpm1(float x) {
-  constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, log2e = 1.44269504f;
-  constexpr float round_magic = 12582912.0f;  // 1.5 * 2^23
+  using namespace vm;
   // Below -18, e^x < 2^-25 and the result rounds to -1.
   const float xc = x > -18.0f ? (x < 89.0f ? x : 89.0f) : (x == x ? -18.0f : 0.0f);
-  const float n = (xc * log2e + round_magic) - round_magic;
-  const float r = (xc - n * ln2_hi) - n * ln2_lo;
+  const auto [n, r] = reduce_ln2(xc);
   const float r2 = r * r;  // e^r - 1 = r + r^2 q, as in vexpm1(double)
   const float em1_r = r + r2 * (((0.5f + r * (1.0f / 6)) + r2 * (1.0f / 24 + r * (1.0f / 120))) +
                                 (r2 * r2) * ((1.0f / 720 + r * (1.0f / 5040)) + r2 * (1.0f / 40320)));
-  const auto ni = static_cast<std::int32_t>(n);
-  const std::int32_t n1 = ni / 2, n2 = ni - n1;
-  const float s1 = std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23);
-  const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23);
+  const auto [s1, s2] = pow2_in_halves(n);
   const float two_n = s1 * s2;
   const float moderate = two_n * em1_r + (two_n - 1.0f);
   const float large = ((em1_r + 1.0f) * s1) * s2 - 1.0f;
-  return (x == x) & (x != 0.0f) ? (ni <= 24 ? moderate : large) : x;
+  return (x == x) & (x != 0.0f) ? (n <= 24.0f ? moderate : large) : x;
 }
 
 /// ln x in single precision for x >= FLT_MIN, or 0, inf, NaN and negatives, as vlog_normal: the
 /// atanh series to f^11 (truncation below 1e-9 relative).
 inline float vlog_normal(float x) {
-  constexpr float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f, sqrt2 = 1.41421356f;
+  using namespace vm;
+  constexpr float sqrt2 = 1.41421356f;
   const auto bits = std::bit_cast<std::uint32_t>(x);
   float e = float(static_cast<std::int32_t>((bits >> 23) & 0xff) - 127);
   float m = std::bit_cast<float>((bits & 0x007fffffU) | 0x3f800000U);
@@ -160,7 +179,7 @@ inline float vlog_normal(float x) {
   p = p * s + 1.0f / 5;
   p = p * s + 1.0f / 3;
   const float log_m = 2.0f * f + 2.0f * f * s * p;
-  float result = e * ln2_hi + (e * ln2_lo + log_m);
+  float result = e * kLn2HiF + (e * kLn2LoF + log_m);
   constexpr float inf = std::numeric_limits<float>::infinity();
   result = x == inf ? inf : result;
   result = x == 0.0f ? -inf : result;

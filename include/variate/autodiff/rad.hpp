@@ -1,0 +1,83 @@
+#pragma once
+// Randomized automatic differentiation (RAD; Oktay, McGreivy, Aduol, Beatson & Adams, "Randomized
+// Automatic Differentiation", ICLR 2021). Inside a RadScope, a linear layer saves for its weight
+// gradient an unbiased random sketch of its input instead of the input itself: k = ceil(f d) of the
+// d values of each row, or k random projections of it. The backward pass regenerates the sketch's
+// random choice from the key (nothing but the k values per row is stored) and expands the sketch to
+// an unbiased estimate x_hat of the input, E[x_hat] = x, so the weight gradient g^T x_hat is
+// unbiased. Input and bias gradients stay exact (they need the weight and the cotangent, not x),
+// as do ReLU masks, so every path from a parameter to the loss crosses exactly one sampled factor
+// and the whole gradient is unbiased. Memory shrinks; compute does not.
+//
+//   const autodiff::RadScope rad({.keep_fraction = 0.1, .key = random::fold_in(key, step).words});
+//   auto [loss, grads] = value_and_grad(loss_fn, params...);
+//
+// The key is Philox's two key words (random::Key::words): autodiff sits below the random layer, so
+// it runs the generator on raw words. Use a fresh key each step, or every step sees the same
+// choice. keep_fraction = 1 takes the exact path.
+#include <array>
+#include <cstdint>
+
+#include "variate/tensor/tensor.hpp"
+
+namespace variate::autodiff {
+
+enum class RadMode : std::uint8_t {
+  with_replacement,     // k indices drawn uniformly with replacement, values scaled by d / k (the paper's)
+  without_replacement,  // k distinct indices, scaled by d / k
+  projection,           // k Rademacher projections x R, expanded as R (x R) / k
+};
+
+enum class RadSharing : std::uint8_t {
+  per_example,  // each row of the batch its own choice (the paper's "different sample")
+  shared,       // one choice for the whole batch ("same sample")
+};
+
+struct RadConfig {
+  double keep_fraction = 1.0;
+  RadMode mode = RadMode::with_replacement;
+  RadSharing sharing = RadSharing::per_example;
+  std::array<std::uint32_t, 2> key{};
+};
+
+namespace detail {
+/// The active configuration and the index of the op asking, or nullptr when ops should save their
+/// inputs exactly (no scope, keep fraction 1, or a second-order tape).
+const RadConfig* rad_for_next_op(std::uint64_t* op_index);
+}  // namespace detail
+
+/// Makes linear layers of this thread save sketches of their inputs while it lives; scopes nest,
+/// the innermost applies. Each sketched op takes the next op index of the scope, so two layers never
+/// share a choice.
+class RadScope {
+ public:
+  explicit RadScope(const RadConfig& config);
+  ~RadScope();
+  RadScope(const RadScope&) = delete;
+  RadScope& operator=(const RadScope&) = delete;
+
+ private:
+  friend const RadConfig* detail::rad_for_next_op(std::uint64_t* op_index);
+  RadConfig config_;
+  std::uint64_t next_op_ = 0;
+  RadScope* enclosing_;
+};
+
+/// The number of values kept of d: ceil(f d), at least 1 and at most d.
+std::int64_t rad_kept(double keep_fraction, std::int64_t d);
+
+namespace detail {
+
+/// The random choice of one sketch of `rows` x `d` inputs keeping k values per row: for the
+/// sampling modes an i64 tensor of indices (r, k), for the projection a tensor of signs +-1
+/// (r, d, k) of `dtype`, with r = rows, or 1 when shared. A pure function of (key, op_index).
+Tensor rad_choice(const RadConfig& config, std::uint64_t op_index, std::int64_t rows, std::int64_t d, std::int64_t k,
+                  DType dtype);
+/// The sketch (rows, k) of x (rows, d) under `choice`: the chosen values, or the projections x R.
+Tensor rad_sketch(RadMode mode, const Tensor& x, const Tensor& choice);
+/// The unbiased estimate (rows, d) of x from its sketch: (d / k) times the chosen values scattered
+/// back (repeats add), or R (x R) / k.
+Tensor rad_expand(RadMode mode, const Tensor& sketch, const Tensor& choice, std::int64_t d);
+
+}  // namespace detail
+}  // namespace variate::autodiff

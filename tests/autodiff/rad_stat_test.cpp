@@ -1,0 +1,218 @@
+// Randomized autodiff, statistically: the gradient of a whole network is unbiased (z-scores of K
+// draws against the exact gradient, Bonferroni-bounded), an estimator without the d/k scale fails
+// the same check, and the variance of a layer's weight gradient follows the analytic per-entry
+// variance of each sketch.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "support/ad_check.hpp"
+#include "variate/autodiff/nn_ops.hpp"
+#include "variate/autodiff/rad.hpp"
+#include "variate/autodiff/transforms.hpp"
+
+namespace variate {
+namespace {
+
+using autodiff::RadConfig;
+using autodiff::RadMode;
+using autodiff::RadScope;
+using autodiff::RadSharing;
+using testing::random_tensor;
+
+std::string name_of(RadMode mode, RadSharing sharing) {
+  const char* m = mode == RadMode::with_replacement      ? "with replacement"
+                  : mode == RadMode::without_replacement ? "without replacement"
+                                                         : "projection";
+  return std::string(m) + (sharing == RadSharing::shared ? ", shared" : ", per example");
+}
+
+// The z such that P(|Z| > z) = p for a standard normal Z, by bisection on erfc.
+double two_sided_normal_quantile(double p) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// A 8-7-5-3 ReLU network at batch 6 with a cross-entropy loss; the parameters are W1, b1, W2, b2,
+// W3, b3, then the input.
+const std::vector<std::int64_t> widths = {8, 7, 5, 3};
+constexpr std::int64_t batch = 6;
+
+std::vector<Tensor> mlp_params() {
+  std::vector<Tensor> p;
+  for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
+    p.push_back(random_tensor(Shape{widths[l + 1], widths[l]}, 50 + 2 * unsigned(l), 0.5));
+    p.push_back(random_tensor(Shape{widths[l + 1]}, 51 + 2 * unsigned(l), 0.1));
+  }
+  p.push_back(random_tensor(Shape{batch, widths[0]}, 99));
+  return p;
+}
+
+std::vector<double> mlp_gradient(const std::vector<Tensor>& params) {
+  std::vector<std::int64_t> labels;
+  for (std::int64_t i = 0; i < batch; ++i) labels.push_back(i % 3);
+  const Tensor targets = prim::one_hot(Tensor::from(labels), 3);
+  auto loss = [&](std::span<const Tensor> p) {
+    Tensor h = p.back();
+    for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
+      h = linear(h, p[2 * l], p[2 * l + 1]);
+      if (l + 2 < widths.size()) h = relu(h);
+    }
+    return -sum(log_softmax(h) * targets);
+  };
+  std::vector<Tensor> grads(params.size()), scratch;
+  value_and_grad(loss, params, grads, scratch);
+  std::vector<double> flat;
+  for (const Tensor& g : grads)
+    for (double v : g.to_vector<double>()) flat.push_back(v);
+  return flat;
+}
+
+// Which flat components are weights (sampled), and the k/d that an unscaled sketch would shrink
+// each by in expectation.
+std::vector<double> unscaled_factor(double keep_fraction) {
+  std::vector<double> factor;
+  for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
+    const double d = double(widths[l]);
+    factor.insert(factor.end(), std::size_t(widths[l + 1] * widths[l]),
+                  double(autodiff::rad_kept(keep_fraction, widths[l])) / d);
+    factor.insert(factor.end(), std::size_t(widths[l + 1]), 1.0);
+  }
+  factor.insert(factor.end(), std::size_t(batch * widths[0]), 1.0);
+  return factor;
+}
+
+// The largest |z| of the mean of `draws` against `exact` over the sampled components and over
+// projections on fixed random directions; components with no spread must equal exact to 1e-12.
+struct Check {
+  double max_z;
+  int tests;
+};
+Check z_scores(const std::vector<std::vector<double>>& draws, const std::vector<double>& exact) {
+  const std::size_t n = exact.size(), K = draws.size();
+  std::vector<std::vector<double>> directions;
+  for (unsigned s = 0; s < 5; ++s)
+    directions.push_back(random_tensor(Shape{std::int64_t(n)}, 700 + s).to_vector<double>());
+  Check out{0, 0};
+  auto update = [&](auto value_of, double want) {
+    double mean = 0, sq = 0;
+    for (std::size_t k = 0; k < K; ++k) mean += value_of(draws[k]);
+    mean /= double(K);
+    for (std::size_t k = 0; k < K; ++k) sq += std::pow(value_of(draws[k]) - mean, 2);
+    const double se = std::sqrt(sq / double(K - 1) / double(K));
+    if (se < 1e-13) {
+      EXPECT_NEAR(mean, want, 1e-12) << "a component with no spread is not exact";
+      return;
+    }
+    out.max_z = std::max(out.max_z, std::abs(mean - want) / se);
+    ++out.tests;
+  };
+  for (std::size_t i = 0; i < n; ++i) update([i](const std::vector<double>& g) { return g[i]; }, exact[i]);
+  for (const auto& u : directions) {
+    auto dot = [&u](const std::vector<double>& g) {
+      double s = 0;
+      for (std::size_t i = 0; i < g.size(); ++i) s += u[i] * g[i];
+      return s;
+    };
+    update(dot, dot(exact));
+  }
+  return out;
+}
+
+TEST(RadStatistics, MlpGradientIsUnbiasedAndTheUnscaledOneIsNot) {
+  const auto params = mlp_params();
+  const std::vector<double> exact = mlp_gradient(params);
+  const double keep = 0.3;
+  const std::vector<double> factor = unscaled_factor(keep);
+  constexpr int K = 3000;
+  for (RadMode mode : {RadMode::with_replacement, RadMode::without_replacement, RadMode::projection})
+    for (RadSharing sharing : {RadSharing::per_example, RadSharing::shared}) {
+      std::vector<std::vector<double>> draws, unscaled;
+      for (int k = 0; k < K; ++k) {
+        const RadScope rad(
+            {.keep_fraction = keep, .mode = mode, .sharing = sharing, .key = {std::uint32_t(k), 0x5eed}});
+        draws.push_back(mlp_gradient(params));
+        // The same draw without the d/k scale: a sketch whose expectation is (k/d) x.
+        unscaled.push_back(draws.back());
+        for (std::size_t i = 0; i < factor.size(); ++i) unscaled.back()[i] *= factor[i];
+      }
+      const Check good = z_scores(draws, exact);
+      // Family-wise error 0.001 over all the z-scores of this configuration.
+      const double bound = two_sided_normal_quantile(0.001 / good.tests);
+      EXPECT_LT(good.max_z, bound) << name_of(mode, sharing) << ": max |z| over " << good.tests << " tests";
+      if (mode == RadMode::projection) continue;  // its sketch has no d/k factor to forget
+      const Check bad = z_scores(unscaled, exact);
+      EXPECT_GT(bad.max_z, bound) << name_of(mode, sharing) << ": the unscaled estimator passed";
+    }
+}
+
+// The analytic variance of each entry (o, j) of g^T x_hat (see rad.hpp's sketches): a sampled
+// entry is x (d/k) N with N ~ Binomial(k, 1/d) with replacement, or Bernoulli(k/d) without, so its
+// variance is x^2 c with c = (d-1)/k or d/k - 1; a projected entry R R^T x / k has variance
+// sum_{l != j} x_l^2 / k. Independent rows add; a shared choice scales the column G_j = g^T x_j.
+std::vector<double> analytic_variance(RadMode mode, RadSharing sharing, const Tensor& g, const Tensor& x,
+                                      std::int64_t k) {
+  const std::int64_t rows = x.dim(0), d = x.dim(1), out = g.dim(1);
+  const Tensor exact = prim::matmul(g, x, true, false);
+  std::vector<double> v(std::size_t(out * d), 0.0);
+  const double c = mode == RadMode::with_replacement ? double(d - 1) / double(k) : double(d) / double(k) - 1.0;
+  for (std::int64_t o = 0; o < out; ++o)
+    for (std::int64_t j = 0; j < d; ++j) {
+      double& vj = v[std::size_t(o * d + j)];
+      if (sharing == RadSharing::shared) {
+        if (mode != RadMode::projection) {
+          vj = c * std::pow(exact.at(o * d + j), 2);
+        } else {
+          for (std::int64_t l = 0; l < d; ++l)
+            if (l != j) vj += std::pow(exact.at(o * d + l), 2) / double(k);
+        }
+        continue;
+      }
+      for (std::int64_t b = 0; b < rows; ++b) {
+        const double gb = std::pow(g.at(b * out + o), 2);
+        if (mode != RadMode::projection) {
+          vj += gb * c * std::pow(x.at(b * d + j), 2);
+        } else {
+          for (std::int64_t l = 0; l < d; ++l)
+            if (l != j) vj += gb * std::pow(x.at(b * d + l), 2) / double(k);
+        }
+      }
+    }
+  return v;
+}
+
+TEST(RadStatistics, WeightGradientVarianceFollowsTheKeepFraction) {
+  const std::int64_t rows = 10, d = 20, out = 4;
+  const Tensor x = random_tensor(Shape{rows, d}, 11), cotangent = random_tensor(Shape{rows, out}, 12);
+  const Tensor w = random_tensor(Shape{out, d}, 13);
+  constexpr int K = 4000;
+  for (double keep : {0.1, 0.25, 0.5})
+    for (RadMode mode : {RadMode::with_replacement, RadMode::without_replacement, RadMode::projection})
+      for (RadSharing sharing : {RadSharing::per_example, RadSharing::shared}) {
+        std::vector<double> total(std::size_t(out * d), 0.0), total_sq(total.size(), 0.0);
+        for (int i = 0; i < K; ++i) {
+          const RadScope rad({.keep_fraction = keep, .mode = mode, .sharing = sharing, .key = {std::uint32_t(i), 3}});
+          const Tensor gw = grad([&](const Tensor& w) { return sum(cotangent * linear(x, w)); }, w);
+          for (std::size_t e = 0; e < total.size(); ++e) {
+            const double v = gw.at(std::int64_t(e));
+            total[e] += v;
+            total_sq[e] += v * v;
+          }
+        }
+        double empirical = 0, analytic = 0;
+        for (std::size_t e = 0; e < total.size(); ++e) {
+          const double mean = total[e] / K;
+          empirical += (total_sq[e] - K * mean * mean) / (K - 1);
+        }
+        for (double v : analytic_variance(mode, sharing, cotangent, x, autodiff::rad_kept(keep, d))) analytic += v;
+        EXPECT_NEAR(empirical / analytic, 1.0, 0.15) << name_of(mode, sharing) << ", keep " << keep;
+      }
+}
+
+}  // namespace
+}  // namespace variate
