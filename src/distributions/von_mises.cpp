@@ -1,5 +1,6 @@
 #include "variate/distributions/von_mises.hpp"
 
+#include <cmath>
 #include <numbers>
 
 #include "distributions/draw_gradients.hpp"
@@ -39,13 +40,19 @@ Tensor VonMises::log_prob(const Tensor& value) const {
   // One node. With d = x - loc: d lp / dx = -concentration sin(d) = -d lp / dloc, and
   // d lp / dconcentration = cos(d) - I1(concentration) / I0(concentration).
   const Tensor x = dist::as_dtype(value, dtype());
-  Tensor sin_d, cos_d, lp;
-  {
-    const autodiff::NoRecording values;
+  Tensor sin_d, cos_d;
+  auto formula = [&] {
     const Tensor d = x - loc_;
     sin_d = sin(d);
     cos_d = cos(d);
-    lp = concentration_ * cos_d - (log_bessel_i0(concentration_) + std::log(2 * std::numbers::pi));
+    return concentration_ * cos_d - (log_bessel_i0(concentration_) + std::log(2 * std::numbers::pi));
+  };
+  // hessian and hvp differentiate the formula's ops: the rule below is first order only.
+  if (autodiff::records_second_order()) return dist::mask_outside_support(support(), x, formula());
+  Tensor lp;
+  {
+    const autodiff::NoRecording values;
+    lp = formula();
   }
   const Tensor out =
       autodiff::record(lp, {x, loc_, concentration_}, {sin_d, cos_d, concentration_}, [](const BackwardContext& ctx) {

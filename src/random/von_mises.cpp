@@ -18,8 +18,11 @@ constexpr double kUniformBelow = 1e-8;
 // squeeze test that usually avoids the logarithm. Returns an angle in [-pi, pi].
 double sample_centred_von_mises(detail::Stream& s, double concentration) {
   if (concentration < kUniformBelow) return std::numbers::pi * (2 * s.uniform() - 1);
-  const double tau = 1 + std::sqrt(1 + 4 * concentration * concentration);
-  const double rho = (tau - std::sqrt(2 * tau)) / (2 * concentration);
+  // tau - sqrt(2 tau) written without cancellation: as given, it loses all its digits (rho = 0,
+  // r = inf, and f = NaN rejects forever) once 4 concentration^2 is below the rounding of 1.
+  const double k2 = concentration * concentration, root = std::sqrt(1 + 4 * k2);
+  const double tau = 1 + root, tau_minus_2 = 4 * k2 / (root + 1);
+  const double rho = tau * tau_minus_2 / ((tau + std::sqrt(2 * tau)) * 2 * concentration);
   const double r = (1 + rho * rho) / (2 * rho);
   for (;;) {
     const double z = std::cos(std::numbers::pi * s.uniform());
