@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/von_mises.hpp"
 
 namespace variate::dist {
