@@ -284,6 +284,24 @@ Tensor atan(const Tensor& x) {
     return reciprocal(square(x) + 1.0);
   });
 }
+Tensor sin(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::sin, x, [](const Tensor& x) { return cos(x); });
+}
+Tensor cos(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::cos, x, [](const Tensor& x) { return -sin(x); });
+}
+Tensor log_bessel_i0(const Tensor& x) {
+  return unary_op<Saves::input>(UnaryOp::log_bessel_i0, x, [](const Tensor& x) { return bessel_i1_over_i0(x); });
+}
+Tensor bessel_i1_over_i0(const Tensor& x) {
+  // With r = I1 / I0: r' = 1 - r / x - r^2 (from I0' = I1 and I1' = I0 - I1 / x), 1/2 at x = 0.
+  return unary_op<Saves::input>(UnaryOp::bessel_i1_over_i0, x, [](const Tensor& x) {
+    const Tensor at_zero = eq(x, 0.0);
+    const Tensor r = bessel_i1_over_i0(x);
+    return where(at_zero, Tensor::scalar(0.5, x.dtype()),
+                 1.0 - r / where(at_zero, Tensor::scalar(1.0, x.dtype()), x) - square(r));
+  });
+}
 Tensor lgamma(const Tensor& x) {
   return unary_op<Saves::input>(UnaryOp::lgamma, x, [](const Tensor& x) { return digamma(x); });
 }

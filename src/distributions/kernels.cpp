@@ -1,6 +1,7 @@
 #include "variate/distributions/kernels.hpp"
 
 #include <cmath>
+#include <numbers>
 
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -64,6 +65,28 @@ Matern52::Matern52(Tensor amplitude, Tensor length_scale)
 Tensor Matern52::profile(const Tensor& r2) const {
   const Tensor s = std::sqrt(5.0) * distance(r2);
   return (1.0 + s + (5.0 / 3.0) * r2) * exp(-s);
+}
+
+Periodic::Periodic(Tensor amplitude, Tensor length_scale, Tensor period)
+    : amplitude_(std::move(amplitude)), length_scale_(std::move(length_scale)), period_(std::move(period)) {
+  dist::check_positive("Periodic", "amplitude", amplitude_);
+  dist::check_positive("Periodic", "length_scale", length_scale_);
+  dist::check_positive("Periodic", "period", period_);
+  const DType dtype = dist::common_float_type({amplitude_, length_scale_, period_});
+  amplitude_ = dist::as_dtype(amplitude_, dtype);
+  length_scale_ = dist::as_dtype(length_scale_, dtype);
+  period_ = dist::as_dtype(period_, dtype);
+}
+
+Tensor Periodic::matrix(const Tensor& x1, const Tensor& x2) const {
+  const Tensor a = with_features(name(), x1), b = with_features(name(), x2);
+  VARIATE_CHECK(a.dim(-1) == b.dim(-1), name(), "index points with ", a.dim(-1), " and ", b.dim(-1),
+                " features (shapes ", a.shape(), " and ", b.shape(), ")");
+  const int last[] = {-1};
+  const Tensor diff = expand_dims(a, -2) - expand_dims(b, -3);  // (..., N, M, F)
+  const Tensor phase = diff * (std::numbers::pi / expand_dims(as_matrix_batch(period_), -1));
+  const Tensor s2 = sum(square(sin(phase)), last);  // sin^2, not a distance: smooth where x = x'
+  return square(as_matrix_batch(amplitude_)) * exp(-2.0 * s2 / square(as_matrix_batch(length_scale_)));
 }
 
 }  // namespace variate::dist

@@ -8,10 +8,19 @@
 namespace variate {
 
 const char* name(UnaryOp op) {
-  static const char* names[] = {"neg",      "exp",  "log",    "log1p",      "expm1",   "sqrt",
-                                "abs",      "sign", "square", "reciprocal", "sigmoid", "log_sigmoid",
-                                "softplus", "tanh", "atan",   "lgamma",     "digamma", "trigamma",
-                                "erf",      "erfc", "floor",  "logical_not"};
+  static const char* names[] = {"neg",           "exp",
+                                "log",           "log1p",
+                                "expm1",         "sqrt",
+                                "abs",           "sign",
+                                "square",        "reciprocal",
+                                "sigmoid",       "log_sigmoid",
+                                "softplus",      "tanh",
+                                "atan",          "lgamma",
+                                "digamma",       "trigamma",
+                                "erf",           "erfc",
+                                "floor",         "logical_not",
+                                "sin",           "cos",
+                                "log_bessel_i0", "bessel_i1_over_i0"};
   return names[static_cast<int>(op)];
 }
 

@@ -46,6 +46,7 @@
 #include "variate/distributions/student_t.hpp"
 #include "variate/distributions/truncated.hpp"
 #include "variate/distributions/uniform.hpp"
+#include "variate/distributions/von_mises.hpp"
 #include "variate/distributions/weibull.hpp"
 #include "variate/distributions/wishart.hpp"
 #include "variate/distributions/zero_inflated.hpp"
@@ -188,6 +189,10 @@ RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::st
   return site(std::move(name), sample_shape, [&] { return dist::LKJCholesky(dimension, std::move(concentration)); });
 }
 // Issue 20: more families.
+RandomVariable VonMises(Tensor loc, Tensor concentration, std::string name, Shape sample_shape) {
+  return site(std::move(name), sample_shape, [&] { return dist::VonMises(std::move(loc), std::move(concentration)); });
+}
+
 RandomVariable Gumbel(Tensor loc, Tensor scale, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape, [&] { return dist::Gumbel(std::move(loc), std::move(scale)); });
 }

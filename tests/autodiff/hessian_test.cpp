@@ -136,6 +136,16 @@ TEST(Hessian, SmoothChainsAndReductions) {
   expect_hessian_matches_differences(shaped, random_tensor(Shape{4}, 8));
 }
 
+TEST(Hessian, CircularAndBesselFunctions) {
+  // log_bessel_i0 at 0.2 x and 30 x covers both branches of its kernel (series below 20, Hankel's
+  // expansion above), and its second derivative is bessel_i1_over_i0's rule.
+  auto f = [](const Tensor& x) {
+    return sum(sin(3.0 * x) * cos(x) + log_bessel_i0(0.2 * x) + log_bessel_i0(30.0 * x) +
+               bessel_i1_over_i0(2.0 * x) * x);
+  };
+  expect_hessian_matches_differences(f, Tensor::vec({0.4, -0.9, 1.3}));
+}
+
 TEST(Hessian, KeepsF32) {
   const Tensor h = hessian([](const Tensor& x) { return sum(x * x * x); }, Tensor::vec({2.0, 1.0}, DType::f32));
   ASSERT_EQ(h.dtype(), DType::f32);

@@ -71,6 +71,11 @@ std::vector<AdCase> cases() {
       {"erf", [](S v) { return erf(v[0]); }, {x}},
       {"erfc", [](S v) { return erfc(v[0]); }, {x}},
       {"atan", [](S v) { return atan(v[0] * 2.0); }, {x}},
+      {"sin", [](S v) { return sin(v[0] * 3.0); }, {x}},
+      {"cos", [](S v) { return cos(v[0] * 3.0); }, {x}},
+      // Both branches of the Bessel kernels: the power series below 20, Hankel's expansion above.
+      {"log_bessel_i0", [](S v) { return log_bessel_i0(v[0] * 30.0); }, {x}},
+      {"bessel_i1_over_i0", [](S v) { return bessel_i1_over_i0(v[0] * 30.0); }, {x}},
       {"igamma_broadcast_a", [=](S v) { return igamma(a_row, v[0]); }, {pos}},
       {"igamma_broadcast_x", [=](S v) { return igamma(a23, v[0]); }, {uniform_tensor(Shape{3}, 35, 0.2, 3.0)}},
       {"igammac_broadcast_a", [=](S v) { return igammac(a_row, v[0]); }, {pos}},

@@ -19,6 +19,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/distributions/uniform.hpp>
 #include <boost/math/distributions/weibull.hpp>
+#include <boost/math/special_functions/bessel.hpp>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -45,6 +46,7 @@
 #include "variate/distributions/student_t.hpp"
 #include "variate/distributions/truncated.hpp"
 #include "variate/distributions/uniform.hpp"
+#include "variate/distributions/von_mises.hpp"
 #include "variate/distributions/weibull.hpp"
 
 namespace variate {
@@ -396,8 +398,25 @@ Tensor random_walk_reference(const std::vector<double>& scales, const std::vecto
   return Tensor::from(out, Shape{std::int64_t(scales.size())});
 }
 
+// log of the von Mises density with Boost.Math's I0 in its normalizer.
+double von_mises_log_pdf(double loc, double concentration, double x) {
+  return concentration * std::cos(x - loc) -
+         std::log(2 * std::numbers::pi * boost::math::cyl_bessel_i(0, concentration));
+}
+
 std::vector<DistributionCase> issue20_cases() {
   return {
+      // VonMises: the sample moments are circular (von_mises_stat_test.cpp), not these linear ones.
+      // Concentrations on both sides of the Bessel kernels' switch from series to expansion (20).
+      {.name = "VonMises_batch",
+       .make = make2<VonMises>,
+       .params = {t({0.0, 1.0, -2.5, 0.3}), t({0.5, 4.0, 50.0, 300.0})},
+       .value = t({0.3, -3.0, -2.4, 0.25}),
+       .reference = [](P p, double x) { return von_mises_log_pdf(p[0], p[1], x); },
+       .provenance = "Boost.Math cyl_bessel_i(0, k) in the normalizer",
+       .outside = t({3.2, -3.2, 4.0, -10.0}),
+       .check_mean = false,
+       .check_variance = false},
       // Gumbel(loc, scale) is Boost's extreme_value(location, scale) (the maximum's law).
       {.name = "Gumbel_batch",
        .make = make2<Gumbel>,
@@ -498,6 +517,8 @@ void expect_error(const std::function<void()>& make, const std::string& expected
 
 TEST(Normal, InvalidParametersNameTheFamilyAndTheParameter) {
   expect_error([] { Normal(0.0, -1.0); }, "Normal: scale must be positive");
+  expect_error([] { VonMises(0.0, 0.0); }, "VonMises: concentration must be positive");
+  expect_error([] { VonMises(NAN, 1.0); }, "VonMises: loc must be finite");
   EXPECT_THROW(Normal(NAN, 1.0), Error);
   EXPECT_THROW(Normal(t({0, 0, 0}), t({1, 1})), Error);  // batch shapes do not broadcast
 }

@@ -84,9 +84,16 @@ double lkj_log_normalizer_eq16(std::int64_t d, double eta) {
   return total;
 }
 
-// Kernels element by element: k(r) for the scaled distance r.
-double kernel_value(const std::string& kind, double amplitude, double r) {
-  const double a2 = amplitude * amplitude;
+// The Periodic rows' period: the points below span more than one, so some pairs wrap around.
+constexpr double kPeriod = 0.9;
+
+// Kernels element by element, at the distance d = |x - x'| of two 1-d points.
+double kernel_value(const std::string& kind, double amplitude, double length_scale, double d) {
+  const double a2 = amplitude * amplitude, r = d / length_scale;
+  if (kind == "Periodic") {
+    const double s = std::sin(std::numbers::pi * d / kPeriod) / length_scale;
+    return a2 * std::exp(-2 * s * s);
+  }
   if (kind == "ExponentiatedQuadratic") return a2 * std::exp(-0.5 * r * r);
   if (kind == "Matern12") return a2 * std::exp(-r);
   if (kind == "Matern32") return a2 * (1 + std::sqrt(3.0) * r) * std::exp(-std::sqrt(3.0) * r);
@@ -100,7 +107,7 @@ std::vector<double> gp_covariance(const std::string& kind, const std::vector<dou
   std::vector<double> k(n * n);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j)
-      k[i * n + j] = kernel_value(kind, amplitude, std::abs(x[i] - x[j]) / length_scale) + (i == j ? noise + 1e-6 : 0);
+      k[i * n + j] = kernel_value(kind, amplitude, length_scale, std::abs(x[i] - x[j])) + (i == j ? noise + 1e-6 : 0);
   return k;
 }
 
@@ -109,6 +116,7 @@ std::shared_ptr<GaussianProcess> make_gp(const std::string& kind, const Tensor& 
     return std::make_shared<GaussianProcess>(ExponentiatedQuadratic(p[0], p[1]), x, p[2], p[3]);
   if (kind == "Matern12") return std::make_shared<GaussianProcess>(Matern12(p[0], p[1]), x, p[2], p[3]);
   if (kind == "Matern32") return std::make_shared<GaussianProcess>(Matern32(p[0], p[1]), x, p[2], p[3]);
+  if (kind == "Periodic") return std::make_shared<GaussianProcess>(Periodic(p[0], p[1], kPeriod), x, p[2], p[3]);
   return std::make_shared<GaussianProcess>(Matern52(p[0], p[1]), x, p[2], p[3]);
 }
 
@@ -179,7 +187,7 @@ std::vector<DistributionCase> cases() {
   const Tensor x = Tensor::from(xs, Shape{4});
   const Tensor points = t2({0.3, -0.5, 1.2, 0.1, -1.0, 0.4, 0.2, 2.0}, 2, 4);
   const Tensor mean = t({0.1, -0.2, 0.0, 0.5});
-  for (const std::string kind : {"ExponentiatedQuadratic", "Matern12", "Matern32", "Matern52"}) {
+  for (const std::string kind : {"ExponentiatedQuadratic", "Matern12", "Matern32", "Matern52", "Periodic"}) {
     const double amplitude = 1.3, length_scale = 0.7, noise = 0.05;
     const std::vector<double> cov = gp_covariance(kind, xs, amplitude, length_scale, noise);
     Tensor ref = Tensor::zeros(Shape{2});
@@ -193,7 +201,7 @@ std::vector<DistributionCase> cases() {
                     .params = {Tensor::scalar(amplitude), Tensor::scalar(length_scale), Tensor::scalar(noise), mean},
                     .value = points,
                     .reference_values = ref,
-                    .provenance = "kernel by hand (R&W 2006 eqs. 4.9, 4.17), hand-written Cholesky",
+                    .provenance = "kernel by hand (R&W 2006 eqs. 4.9, 4.17, 4.31), hand-written Cholesky",
                     .outside = t({0, INFINITY, 0, 0})});
   }
 

@@ -273,6 +273,15 @@ std::vector<FamilyModel> family_models() {
     auto [mu, s] = latents();
     observe(reals, [&] { Gumbel(mu, s, "y", {3}); });
   });
+  row("VonMises", [] {
+    auto [mu, s] = latents();
+    observe(Tensor::vec({0.3, -2.0, 2.9}), [&] { VonMises(mu, 1.0 + s, "y", {3}); });
+  });
+  row("latent VonMises (interval)", [] {
+    auto s = HalfNormal(1.0, "s");
+    auto angle = VonMises(0.5, 1.0 + s, "angle");
+    Normal(angle, 1.0, "z");
+  });
   row("Pareto", [=] {
     auto [mu, s] = latents();
     observe(Tensor::vec({2.5, 3.2, 4.0}), [&] { Pareto(1.0 + s, 1.0 + 0.5 * sigmoid(mu), "y", {3}); });
@@ -372,6 +381,13 @@ std::vector<FamilyModel> family_models() {
     auto g = GaussianProcess(dist::Matern32(amplitude, length_scale), gp_x, 0.0, {}, "g");
     observe(Tensor::vec({0.1, 0.4, 0.3, -0.2, -0.6}),
             [&] { GaussianProcess(dist::Matern52(amplitude, length_scale), gp_x, 0.1, f + g, "y"); });
+  });
+  row("GaussianProcess (Periodic), observed", [=] {
+    auto amplitude = HalfNormal(1.0, "amplitude");
+    auto length_scale = LogNormal(-1.0, 0.5, "length_scale");
+    auto period = LogNormal(0.0, 0.3, "period");
+    observe(Tensor::vec({0.1, 0.4, 0.3, -0.2, -0.6}),
+            [&] { GaussianProcess(dist::Periodic(amplitude, length_scale, period), gp_x, 0.1, {}, "y"); });
   });
   // Wrappers. (Deterministic has no row: as a latent site its value is a coordinate of its own, whose
   // density is -inf away from loc, and as an observed site it is that constant.)

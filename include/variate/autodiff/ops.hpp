@@ -69,6 +69,13 @@ Tensor log_sigmoid(const Tensor& x);
 Tensor softplus(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor atan(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+/// log I0(x), I0 the modified Bessel function of the first kind of order 0 (finite where I0
+/// overflows); its derivative is bessel_i1_over_i0.
+Tensor log_bessel_i0(const Tensor& x);
+/// I1(x) / I0(x), the ratio of the modified Bessel functions of orders 1 and 0.
+Tensor bessel_i1_over_i0(const Tensor& x);
 Tensor lgamma(const Tensor& x);
 Tensor digamma(const Tensor& x);
 Tensor erf(const Tensor& x);

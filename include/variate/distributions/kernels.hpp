@@ -82,4 +82,22 @@ class Matern52 final : public StationaryKernel {
   Tensor profile(const Tensor& r2) const override;
 };
 
+/// The periodic (exp-sine-squared) kernel of MacKay (1998; Rasmussen & Williams 2006, eq. 4.31):
+///   k = amplitude^2 exp(-2 sum_f sin^2(pi (x_f - x'_f) / period) / length_scale^2),
+/// summed over the features f (TFP's ExpSinSquared). amplitude, length_scale and period are
+/// positive, of any batch shape that broadcasts against the index points' leading dims. Points a
+/// whole number of periods apart are perfectly correlated.
+class Periodic final : public Kernel {
+ public:
+  Periodic(Tensor amplitude, Tensor length_scale, Tensor period);
+  const char* name() const override { return "Periodic"; }
+  const Tensor& amplitude() const { return amplitude_; }
+  const Tensor& length_scale() const { return length_scale_; }
+  const Tensor& period() const { return period_; }
+  Tensor matrix(const Tensor& x1, const Tensor& x2) const override;
+
+ private:
+  Tensor amplitude_, length_scale_, period_;
+};
+
 }  // namespace variate::dist

@@ -35,6 +35,9 @@ Tensor beta(Key key, const Tensor& concentration1, const Tensor& concentration0,
 /// stores there the logs of the K gamma draws (f64, shape + [K]).
 Tensor dirichlet(Key key, const Tensor& concentration, const Shape& shape, Tensor* log_gammas = nullptr);
 
+/// Von Mises draws centred at 0, in [-pi, pi], for concentration > 0: Best & Fisher (1979)'s
+/// rejection from a wrapped Cauchy envelope (uniform on the circle below concentration 1e-8).
+Tensor von_mises(Key key, const Tensor& concentration, const Shape& shape);
 /// Poisson(rate), rate >= 0: multiplication method below rate 10, PTRS (Hörmann 1993) above.
 Tensor poisson(Key key, const Tensor& rate, const Shape& shape);
 /// Binomial(total_count, probs), total_count a non-negative integer, probs in [0, 1]: inversion

@@ -33,7 +33,11 @@ enum class UnaryOp : std::uint8_t {
   erf,
   erfc,
   floor,
-  logical_not
+  logical_not,
+  sin,
+  cos,
+  log_bessel_i0,
+  bessel_i1_over_i0
 };
 /// igamma(a, x) and igammac(a, x) are the regularized incomplete gamma functions P(a, x) and
 /// Q(a, x) = 1 - P(a, x); gamma_log_draw_grad(a, log x) is d log x / d a along P(a, x) held fixed,

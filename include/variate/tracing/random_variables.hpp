@@ -76,6 +76,7 @@ RandomVariable LKJCholesky(std::int64_t dimension, Tensor concentration, std::st
 
 // Issue 20: more families (see each dist:: class for its density and conventions).
 RandomVariable Gumbel(Tensor loc, Tensor scale, std::string name = "", Shape sample_shape = {});
+RandomVariable VonMises(Tensor loc, Tensor concentration, std::string name = "", Shape sample_shape = {});
 RandomVariable Pareto(Tensor concentration, Tensor scale, std::string name = "", Shape sample_shape = {});
 RandomVariable BetaBinomial(Tensor total_count, Tensor concentration1, Tensor concentration0, std::string name = "",
                             Shape sample_shape = {});

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "tensor/cpu/bessel.hpp"
 #include "tensor/cpu/cpu_binder.hpp"
 #include "tensor/cpu/special_functions.hpp"
 #include "tensor/cpu/strided_loop.hpp"
@@ -52,6 +53,10 @@ bool with_unary_function(UnaryOp op, Use&& use) {
     case UnaryOp::erf: return use([](T v) { return std::erf(v); });
     case UnaryOp::erfc: return use([](T v) { return std::erfc(v); });
     case UnaryOp::floor: return use([](T v) { return std::floor(v); });
+    case UnaryOp::sin: return use([](T v) { return std::sin(v); });
+    case UnaryOp::cos: return use([](T v) { return std::cos(v); });
+    case UnaryOp::log_bessel_i0: return use([](T v) { return T(log_bessel_i0(D(v))); });
+    case UnaryOp::bessel_i1_over_i0: return use([](T v) { return T(bessel_i1_over_i0(D(v))); });
     case UnaryOp::logical_not: return false;
   }
   return false;
