@@ -13,6 +13,7 @@
 #include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/tape_bytes.hpp"
 #include "variate/autodiff/transforms.hpp"
+#include "variate/inference/diagnostics.hpp"
 
 namespace variate {
 namespace {
@@ -29,16 +30,6 @@ std::vector<double> gradient(const Tensor& theta, const autodiff::RadConfig& con
 
 std::vector<double> exact_gradient(const Tensor& theta) {
   return grad([](const Tensor& t) { return reaction_diffusion_loss(t, small); }, theta).to_vector<double>();
-}
-
-// The z such that P(|Z| > z) = p for a standard normal Z, by bisection on erfc.
-double two_sided_normal_quantile(double p) {
-  double lo = 0, hi = 40;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
-  }
-  return lo;
 }
 
 TEST(ReactionDiffusion, ExactGradientMatchesCentralDifferences) {
@@ -94,7 +85,7 @@ TEST(ReactionDiffusion, SketchedGradientIsUnbiased) {
   for (const auto& u : directions)
     statistics.emplace_back(
         [&u](const std::vector<double>& g) { return std::inner_product(g.begin(), g.end(), u.begin(), 0.0); });
-  const double bound = two_sided_normal_quantile(1e-3 / double(statistics.size()));
+  const double bound = inference::normal_quantile(1 - 1e-3 / double(statistics.size()) / 2);  // two-sided
   for (const auto mode : {autodiff::RadMode::with_replacement, autodiff::RadMode::without_replacement}) {
     constexpr int draws = 4000;
     std::vector<double> sum(statistics.size(), 0.0), sum_sq(statistics.size(), 0.0);

@@ -11,6 +11,7 @@
 #include "variate/autodiff/nn_ops.hpp"
 #include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/transforms.hpp"
+#include "variate/inference/diagnostics.hpp"
 
 namespace variate {
 namespace {
@@ -26,16 +27,6 @@ std::string name_of(RadMode mode, RadSharing sharing) {
                   : mode == RadMode::without_replacement ? "without replacement"
                                                          : "projection";
   return std::string(m) + (sharing == RadSharing::shared ? ", shared" : ", per example");
-}
-
-// The z such that P(|Z| > z) = p for a standard normal Z, by bisection on erfc.
-double two_sided_normal_quantile(double p) {
-  double lo = 0, hi = 40;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
-  }
-  return lo;
 }
 
 // A 8-7-5-3 ReLU network at batch 6 with a cross-entropy loss; the parameters are W1, b1, W2, b2,
@@ -143,7 +134,7 @@ TEST(RadStatistics, MlpGradientIsUnbiasedAndTheUnscaledOneIsNot) {
       }
       const Check good = z_scores(draws, exact);
       // Family-wise error 0.001 over all the z-scores of this configuration.
-      const double bound = two_sided_normal_quantile(0.001 / good.tests);
+      const double bound = inference::normal_quantile(1 - 0.001 / good.tests / 2);  // two-sided
       EXPECT_LT(good.max_z, bound) << name_of(mode, sharing) << ": max |z| over " << good.tests << " tests";
       if (mode == RadMode::projection) continue;  // its sketch has no d/k factor to forget
       const Check bad = z_scores(unscaled, exact);

@@ -28,28 +28,10 @@ using testing::data_parallel::Data;
 using testing::data_parallel::kExamples;
 using testing::data_parallel::options;
 using testing::data_parallel::Replica;
+using testing::data_parallel::train_on_one_device;
 
-// Trains on every device of `mesh`; returns the parameters of this process's first device, after
-// checking that its other devices hold the same.
 std::vector<Tensor> train_on(Mesh& mesh, const nn::TrainOptions& o) {
-  const Data data;
-  const auto results = within_deadline([&] {
-    return mesh.run([&] {
-      Replica replica;
-      train_data_parallel(replica.adam, kExamples, random::Key(65), replica.loss(data), o, "data");
-      return replica.values();
-    });
-  });
-  for (const auto& r : results)
-    for (std::size_t i = 0; i < r.size(); ++i) EXPECT_TRUE(bitwise_equal(r[i], results[0][i])) << "replicas differ";
-  return results[0];
-}
-
-std::vector<Tensor> train_on_one_device(const nn::TrainOptions& o) {
-  const Data data;
-  Replica replica;
-  nn::train(replica.adam, kExamples, random::Key(65), replica.one_device_loss(data), o);
-  return replica.values();
+  return testing::data_parallel::train_on_mesh(mesh, o);
 }
 
 void expect_close(const std::vector<Tensor>& a, const std::vector<Tensor>& b, double tol) {

@@ -1,12 +1,16 @@
 #pragma once
 // A small regression network trained data-parallel in tests/distribute (thread devices and MPI
 // ranks) and on one device for reference.
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "support/mesh_testing.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/distribute/data_parallel.hpp"
+#include "variate/distribute/mesh.hpp"
 #include "variate/nn/layers.hpp"
 #include "variate/nn/linear.hpp"
 #include "variate/nn/sequential.hpp"
@@ -64,6 +68,30 @@ inline nn::TrainOptions options(std::int64_t epochs = 3) {
   o.epochs = epochs;
   o.batch_size = 6;
   return o;
+}
+
+/// Trains on every device of `mesh`; returns the parameters of this process's first device, after
+/// checking that its other devices hold the same.
+inline std::vector<Tensor> train_on_mesh(distribute::Mesh& mesh, const nn::TrainOptions& o) {
+  const Data data;
+  const auto results = within_deadline([&] {
+    return mesh.run([&] {
+      Replica replica;
+      distribute::train_data_parallel(replica.adam, kExamples, random::Key(65), replica.loss(data), o, "data");
+      return replica.values();
+    });
+  });
+  for (const auto& r : results)
+    for (std::size_t i = 0; i < r.size(); ++i) EXPECT_TRUE(bitwise_equal(r[i], results[0][i])) << "replicas differ";
+  return results[0];
+}
+
+/// The same training with nn::train on one device: the reference.
+inline std::vector<Tensor> train_on_one_device(const nn::TrainOptions& o) {
+  const Data data;
+  Replica replica;
+  nn::train(replica.adam, kExamples, random::Key(65), replica.one_device_loss(data), o);
+  return replica.values();
 }
 
 }  // namespace variate::testing::data_parallel
