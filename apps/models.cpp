@@ -224,6 +224,10 @@ Model digits_softmax(const ModelOptions& o) {
 Model mnist_softmax(const ModelOptions& o) {
   const std::string dir = o.data_path.empty() ? "../shared/data/mnist" : o.data_path;
   const data::MnistSplit train = data::load_mnist(dir, "train", o.dtype), test = data::load_mnist(dir, "t10k", o.dtype);
+  // Without training images the posterior is the prior: a run would look fine and mean nothing.
+  if (train.images.dim(0) == 0 || test.images.dim(0) == 0)
+    data_error(dir, "holds ", train.images.dim(0), " training and ", test.images.dim(0),
+               " test images; expected at least one of each");
   Classification c;
   c.x_train = train.images;
   c.y_train = train.labels;

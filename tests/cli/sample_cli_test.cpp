@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -414,6 +415,16 @@ TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
   const std::string no_y = dir.write("no_y.json", R"({"N": 3})");
   const std::string nan_json = dir.write("nan.json", R"({"N": 3, "y": [0, 1, "NaN"]})");
   const std::string schools_nan = dir.write("schools.csv", "y,sigma\n28,15\n8,nan\n");
+  // MNIST's IDX files with no training image (the sampler drew from the prior).
+  const auto be32 = [](std::uint32_t v) {
+    return std::string{char(v >> 24), char(v >> 16 & 0xff), char(v >> 8 & 0xff), char(v & 0xff)};
+  };
+  const std::string no_train = dir / "no_train";
+  fs::create_directory(no_train);
+  dir.write("no_train/train-images-idx3-ubyte", be32(0x803) + be32(0) + be32(28) + be32(28));
+  dir.write("no_train/train-labels-idx1-ubyte", be32(0x801) + be32(0));
+  dir.write("no_train/t10k-images-idx3-ubyte", be32(0x803) + be32(1) + be32(28) + be32(28) + std::string(784, '\0'));
+  dir.write("no_train/t10k-labels-idx1-ubyte", be32(0x801) + be32(1) + std::string(1, '\0'));
   // -2^63 overflowed when shifted to a 0-based label.
   const std::string far =
       dir.write("far.json", R"({"X": [[0.1], [0.2], [0.3], [0.4], [0.5]], "y": [1, 2, 1, 2, -9223372036854775808]})");
@@ -424,6 +435,7 @@ TEST(SampleCli, BadDataFilesNameTheFileAndTheProblem) {
            {"--model logistic --data " + labels, {"labels.csv", "0 or 1"}},
            {"--model digits-softmax --data " + cols, {"cols.csv", "columns"}},
            {"--model digits-softmax --data " + far, {"far.json", "label -9.22337e+18", "out of range"}},
+           {"--model mnist-softmax --data " + no_train, {"no_train", "holds 0 training and 1 test images"}},
            {"--model eight-schools --data " + malformed, {"malformed.json"}},
            {"--model eight-schools --data " + ragged, {"sigma.json", "'sigma'"}},
            {"--model eight-schools --data " + schools_nan, {"schools.csv", "sigma"}},
