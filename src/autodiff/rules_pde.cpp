@@ -67,6 +67,15 @@ struct Grid {
       }
   }
 
+  // The residual is exactly 0 on the boundary (phi is held there and the target's sines are exact
+  // zeros), so a sketch chooses among the interior cells only: 961 of 1089 on the 33 x 33 grid.
+  std::int64_t interior() const { return (n - 2) * (n - 2); }
+  // Turns RAD's choice of interior cells (0 .. interior() - 1) into cell numbers, in place.
+  void to_cells(Tensor& choice) const {
+    std::int64_t* j = choice.data<std::int64_t>();
+    for (std::int64_t i = 0; i < choice.numel(); ++i) j[i] = (1 + j[i] / (n - 2)) * n + 1 + j[i] % (n - 2);
+  }
+
   // The trapezoid rule's weight of state m of `steps` + 1, over the mean's cell count.
   double loss_weight(std::int64_t m, std::int64_t steps) const {
     return (m == 0 || m == steps ? 0.5 : 1.0) * dt / double(cells);
@@ -114,12 +123,12 @@ double solve(const Grid& g, const double* theta, std::int64_t steps, const Saved
 
 // The adjoint sweep: lambda_m = step^T lambda_{m+1} + d loss / d phi_m, and theta's gradient
 // dt sum_m lambda_{m+1} . (phi_m dC_m / dtheta), with each phi_m = target_m + the saved residual,
-// expanded by cells / k under RAD (only its k chosen entries are nonzero: sums run over them).
+// expanded by interior cells / k under RAD (only its k chosen entries are nonzero: sums run over them).
 std::array<double, num_params> adjoint(const Grid& g, const double* theta, std::int64_t steps, const SavedStates& saved,
                                        double cotangent) {
   std::vector<double> lambda(std::size_t(g.cells), 0.0), next(lambda.size()), c(std::size_t(g.n));
   std::array<double, num_params> grad{};
-  const double scale = saved.index == nullptr ? 1.0 : double(g.cells) / double(saved.k);
+  const double scale = saved.index == nullptr ? 1.0 : double(g.interior()) / double(saved.k);
   const std::int64_t width = saved.index == nullptr ? g.cells : saved.k;
   auto cell = [&](std::int64_t m, std::int64_t j) { return saved.index == nullptr ? j : saved.index[m * width + j]; };
   auto add_loss_term = [&](std::int64_t m) {
@@ -175,9 +184,12 @@ Tensor reaction_diffusion_loss(const Tensor& theta, const ReactionDiffusionProbl
     VARIATE_CHECK(rad->mode != autodiff::RadMode::projection && rad->sharing == autodiff::RadSharing::per_example,
                   "reaction_diffusion_loss", "RAD needs a sampling mode with one choice per state (per_example)");
   }
-  const std::int64_t k = rad == nullptr ? grid.cells : autodiff::rad_kept(rad->keep_fraction, grid.cells);
-  const Tensor index =
-      rad == nullptr ? Tensor() : autodiff::detail::rad_choice(*rad, op_index, states, grid.cells, k, DType::f64);
+  const std::int64_t k = rad == nullptr ? grid.cells : autodiff::rad_kept(rad->keep_fraction, grid.interior());
+  Tensor index;
+  if (rad != nullptr) {
+    index = autodiff::detail::rad_choice(*rad, op_index, states, grid.interior(), k, DType::f64);
+    grid.to_cells(index);
+  }
   if (!autodiff::detail::is_tracked(theta))
     return Tensor::scalar(solve(grid, theta.data<double>(), problem.steps, {nullptr, nullptr, k}, nullptr), DType::f64);
   Tensor states_saved = Tensor::empty(Shape{states, k}, DType::f64);
@@ -193,9 +205,11 @@ Tensor reaction_diffusion_loss(const Tensor& theta, const ReactionDiffusionProbl
         const Grid g(problem);
         const Tensor& states = ctx.saved(0);
         const std::int64_t kept = states.dim(1);
-        const Tensor choice =
-            sketched ? autodiff::detail::rad_choice(config, op_index, problem.steps + 1, g.cells, kept, DType::f64)
-                     : Tensor();
+        Tensor choice;
+        if (sketched) {
+          choice = autodiff::detail::rad_choice(config, op_index, problem.steps + 1, g.interior(), kept, DType::f64);
+          g.to_cells(choice);
+        }
         const SavedStates saved{states.data<double>(), sketched ? choice.data<std::int64_t>() : nullptr, kept};
         const std::array<double, num_params> grad =
             adjoint(g, ctx.saved(1).data<double>(), problem.steps, saved, ctx.grad().item());

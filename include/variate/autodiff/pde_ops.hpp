@@ -14,9 +14,10 @@
 // needs no stored state and C is recomputed from theta: the one thing the backward pass needs of
 // the forward is each state phi_m, for C's gradient (dt phi_m) and for the loss's (phi_m - target).
 // The node saves each state's residual phi_m - target_m (the target is recomputed): exactly, all
-// n^2 values of the steps + 1 states; under a RadScope (sampling modes, per example) k = ceil(f n^2)
-// values of each, each state (a "row") its own choice regenerated from the key in the backward
-// pass, expanded by n^2 / k. Each state's sketch is independent of the later ones that make up the
+// n^2 values of the steps + 1 states; under a RadScope (sampling modes, per example) k =
+// ceil(f (n-2)^2) values of each state's interior (the residual is exactly 0 on the boundary), each
+// state (a "row") its own choice regenerated from the key in the backward pass, expanded by
+// (n-2)^2 / k. Each state's sketch is independent of the later ones that make up the
 // adjoint it multiplies, so the gradient stays unbiased.
 #include <cstdint>
 
