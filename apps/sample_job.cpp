@@ -17,6 +17,7 @@
 #include "sample_timing.hpp"
 #include "shard_output.hpp"
 #include "stop_signals.hpp"
+#include "variate/data/data_fingerprint.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/inference/sample_memory.hpp"
@@ -188,7 +189,10 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   distribute::Mesh mesh = mpi ? distribute::Mesh::mpi("data", o.devices) : distribute::Mesh(o.devices, "data");
   const int threads = o.threads > 0 ? o.threads : mesh.threads_per_device();
   const int ranks = mesh.size() / mesh.local_device_count();
+  // Each rank read --data on its own machine: the same shapes but other values would run to the end.
+  const std::uint64_t data_fingerprint = mpi ? data::data_fingerprint(o.data) : 0;
   const std::vector<int> codes = mesh.run([&] {
+    if (mpi) distribute::check_replicated(data_fingerprint, "data", "sample: the data each MPI rank read (--data)");
     const Placement at{
         .device = distribute::axis_index("data"), .devices = mesh.size(), .ranks = ranks, .threads = threads};
     std::ostream discard(nullptr);                        // one per device: streams are not thread-safe
