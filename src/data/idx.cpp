@@ -12,6 +12,7 @@
 #include <memory>
 #include <string_view>
 
+#include "data/read_text.hpp"
 #include "variate/core/error.hpp"
 
 namespace variate::data {
@@ -142,6 +143,7 @@ int element_size(IdxType type) {
 }
 
 IdxArray read_idx(const std::string& path, std::int64_t max_items) {
+  detail::check_readable_kind(path, kReadIdx);
   errno = 0;
   const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), gzclose);
   VARIATE_CHECK(file != nullptr, kReadIdx, "cannot open file '", path,
@@ -186,6 +188,8 @@ IdxArray read_idx(const std::string& path, std::int64_t max_items) {
   VARIATE_CHECK(item_bytes == 0 || items <= (std::int64_t(1) << 62) / item_bytes, kReadIdx, path,
                 ": the dimensions in the header describe more than 2^62 bytes; expected a real file's sizes");
   const auto wanted = std::size_t(items * item_bytes);
+  VARIATE_CHECK(wanted <= detail::kMaxInputBytes, kReadIdx, path, ": the header promises ", wanted,
+                " bytes of data, more than ", detail::kMaxInputBytes, ", the limit for an input file");
 
   // Grow in steps rather than trusting the header with one allocation: a damaged header then ends
   // in the truncation error below, not in an attempt to allocate terabytes.

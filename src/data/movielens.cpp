@@ -10,6 +10,7 @@
 
 #include "data/read_text.hpp"
 #include "variate/core/error.hpp"
+#include "variate/core/quote_input.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::data {
@@ -55,7 +56,7 @@ std::int64_t parse_integer(std::string_view field, std::int64_t low, std::int64_
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
   VARIATE_CHECK(!field.empty() && ec == std::errc{} && end == field.data() + field.size(), kLoad, path, ":", line, ": ",
-                what, " '", field, "' is not an integer");
+                what, " ", quote_input(field), " is not an integer");
   VARIATE_CHECK(value >= low && value <= high, kLoad, path, ":", line, ": ", what, " ", value,
                 " is out of range, expected ", low, "..", high);
   return value;
@@ -169,13 +170,20 @@ WatchData load_movielens_100k(const std::string& directory) {
   data.titles = read_titles(item_path);
   data.num_movies = static_cast<std::int64_t>(data.titles.size());
 
-  constexpr std::int64_t kMaxId = std::int64_t(1) << 31;   // ids index a dense matrix; keep them sane
+  // Ids index the rows and columns of a dense matrix, so they must be int32 and, for users, no
+  // larger than the number of ratings: ids beyond it would leave most rows of the matrix empty.
+  constexpr std::int64_t kMaxId = std::numeric_limits<std::int32_t>::max();
+  const std::string text = detail::read_text_file(data_path, kLoad);
+  const auto lines = std::int64_t(std::count(text.begin(), text.end(), '\n') + 1);
   std::unordered_map<std::int64_t, std::int64_t> line_of;  // user * 2^32 + movie -> its line
-  for_each_line(detail::read_text_file(data_path, kLoad), [&](std::string_view line, std::int64_t number) {
+  for_each_line(text, [&](std::string_view line, std::int64_t number) {
     const std::vector<std::string_view> fields = split(line, '\t');
     VARIATE_CHECK(fields.size() == 4, kLoad, data_path, ":", number, ": found ", fields.size(),
                   " tab-separated fields, expected 4: user id, item id, rating, timestamp");
     const std::int64_t user = parse_integer(fields[0], 1, kMaxId, data_path, number, "user id");
+    VARIATE_CHECK(user <= lines, kLoad, data_path, ":", number, ": user id ", user, " is larger than the ", lines,
+                  " lines of ratings in the file; expected ids 1, 2, ... numbering the users who rated (the watch "
+                  "matrix has a row for every id up to the largest)");
     const std::int64_t movie = parse_integer(fields[1], 1, kMaxId, data_path, number, "item id");
     VARIATE_CHECK(movie <= data.num_movies, kLoad, data_path, ":", number, ": item id ", movie, " is beyond the ",
                   data.num_movies, " movies of ", item_path, "; expected 1..", data.num_movies);
