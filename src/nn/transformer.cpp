@@ -1,6 +1,5 @@
 #include "variate/nn/transformer.hpp"
 
-#include "variate/autodiff/nn_ops.hpp"
 #include "variate/autodiff/ops.hpp"
 
 namespace variate::nn {
@@ -19,16 +18,17 @@ TransformerBlock::TransformerBlock(std::int64_t embed_dim, random::Key key, Opti
       attention(embed_dim, o.num_heads, random::fold_in(key, "attention"), o.causal, o.dtype, o.block_length),
       norm2(embed_dim, 1e-5, o.dtype),
       fc1(embed_dim, hidden_units(embed_dim, o), random::fold_in(key, "fc1"), o.dtype),
-      fc2(hidden_units(embed_dim, o), embed_dim, random::fold_in(key, "fc2"), o.dtype) {}
+      fc2(hidden_units(embed_dim, o), embed_dim, random::fold_in(key, "fc2"), o.dtype),
+      activation(o.activation) {}
 
 Tensor TransformerBlock::forward(const Tensor& x) const {
   const Tensor h = x + attention(norm1(x));
-  return h + fc2(gelu(fc1(norm2(h))));
+  return h + fc2(activate(activation, fc1(norm2(h))));
 }
 
 Tensor TransformerBlock::decode(const Tensor& x, KeyValueCache& cache) const {
   const Tensor h = x + attention.decode(norm1(x), cache);
-  return h + fc2(gelu(fc1(norm2(h))));
+  return h + fc2(activate(activation, fc1(norm2(h))));
 }
 
 void TransformerBlock::visit_parameters(const ParameterVisitor& visit) {
@@ -40,7 +40,8 @@ void TransformerBlock::visit_parameters(const ParameterVisitor& visit) {
 }
 
 std::string TransformerBlock::describe() const {
-  return "TransformerBlock(" + attention.describe() + ", hidden=" + std::to_string(fc1.out_features()) + ")";
+  return "TransformerBlock(" + attention.describe() + ", hidden=" + std::to_string(fc1.out_features()) +
+         ", activation=" + name(activation) + ")";
 }
 
 }  // namespace variate::nn

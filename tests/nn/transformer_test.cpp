@@ -68,7 +68,8 @@ TEST(TransformerBlock, DecodingOnePositionAtATimeEqualsTheForwardPass) {
 }
 
 TEST(TransformerBlock, GradientsMatchFiniteDifferences) {
-  const TransformerBlock layer(4, random::Key(10), {.num_heads = 2, .hidden = 6, .block_length = 2});
+  const TransformerBlock layer(4, random::Key(10),
+                               {.num_heads = 2, .hidden = 6, .block_length = 2, .activation = ActivationKind::gelu});
   expect_ad([&](S a) { return layer(a[0]); }, {random_tensor({2, 4, 4}, 11)});
 }
 
