@@ -27,14 +27,14 @@ using Network = nn::AutoregressiveTransformer;
 
 class ImageTransformerTrainer final : public Trainer {
  public:
-  ImageTransformerTrainer(const TrainJobOptions& o, const Tensor& images, random::Key key)
+  ImageTransformerTrainer(const TrainJobOptions& o, const Tensor& images, std::int64_t image_cols, random::Key key)
       : o_(o),
         images_(images),
         key_(key),
         replicas_(
             o.devices,
             [&] {
-              return std::make_unique<Network>(image_transformer_options(o, images.dim(1), images.dtype()),
+              return std::make_unique<Network>(image_transformer_options(o, images.dim(1), image_cols, images.dtype()),
                                                random::fold_in(key, "init"));
             },
             o.learning_rate, kAdam) {}
@@ -126,18 +126,18 @@ Tensor image_log_likelihoods(const nn::AutoregressiveTransformer& network, const
 }
 
 nn::AutoregressiveTransformer::Options image_transformer_options(const TrainJobOptions& o, std::int64_t pixels,
-                                                                 DType dtype) {
+                                                                 std::int64_t image_cols, DType dtype) {
   return {.length = pixels,
           .embed_dim = o.embed_dim,
           .layers = o.layers,
           .num_heads = o.heads,
-          .block_length = o.block_length,
+          .block_length = o.block_length > 0 ? o.block_length : 2 * image_cols,
           .dtype = dtype};
 }
 
 std::unique_ptr<Trainer> make_image_transformer_trainer(const TrainJobOptions& o, const Tensor& images,
-                                                        random::Key key) {
-  return std::make_unique<ImageTransformerTrainer>(o, images, key);
+                                                        std::int64_t image_cols, random::Key key) {
+  return std::make_unique<ImageTransformerTrainer>(o, images, image_cols, key);
 }
 
 }  // namespace variate::cli::vae

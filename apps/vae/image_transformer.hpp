@@ -21,12 +21,14 @@ tracing::Program image_model_program(const nn::AutoregressiveTransformer& networ
 /// log p(x) of each image of x (batch, pixels): the program's log joint per image, (batch).
 Tensor image_log_likelihoods(const nn::AutoregressiveTransformer& network, const Tensor& x);
 
-/// The network of --layers, --embed-dim, --heads and --block-length for images of `pixels` pixels.
+/// The network of --layers, --embed-dim, --heads and --block-length (0: two image rows) for images
+/// of `pixels` pixels in rows of `image_cols`.
 nn::AutoregressiveTransformer::Options image_transformer_options(const TrainJobOptions& options, std::int64_t pixels,
-                                                                 DType dtype);
+                                                                 std::int64_t image_cols, DType dtype);
 
-/// The Image Transformer for the gray-level training `images` (n, pixels), from the run's `key`.
+/// The Image Transformer for the gray-level training `images` (n, pixels) in rows of `image_cols`,
+/// from the run's `key`.
 std::unique_ptr<Trainer> make_image_transformer_trainer(const TrainJobOptions& options, const Tensor& images,
-                                                        random::Key key);
+                                                        std::int64_t image_cols, random::Key key);
 
 }  // namespace variate::cli::vae

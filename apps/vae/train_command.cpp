@@ -93,8 +93,8 @@ Command add_train_command(CLI::App& app) {
   cmd->add_option("--block-length", o->block_length,
                   "Image Transformer: local attention in blocks of this many pixels, each attending to its own "
                   "block and the one before (a divisor of the pixel count, or at least it: causal attention over "
-                  "the whole image)")
-      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 30))
+                  "the whole image; 0: two image rows)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 30))
       ->capture_default_str();
   cmd->add_option("--placement", o->placement,
                   "with --flow-devices: contiguous (blocks of consecutive flow layers) or round-robin (layer k on "

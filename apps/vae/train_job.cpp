@@ -37,7 +37,7 @@ void check_image_transformer_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.layers >= 1, kJob, "--layers must be >= 1, got ", o.layers);
   VARIATE_CHECK(o.heads >= 1 && o.embed_dim >= 1 && o.embed_dim % o.heads == 0, kJob, "--embed-dim ", o.embed_dim,
                 " must be a positive multiple of --heads ", o.heads);
-  VARIATE_CHECK(o.block_length >= 1, kJob, "--block-length must be >= 1, got ", o.block_length);
+  VARIATE_CHECK(o.block_length >= 0, kJob, "--block-length must be >= 0 (0: two image rows), got ", o.block_length);
 }
 
 void check_options(const TrainJobOptions& o) {
@@ -111,9 +111,9 @@ void prepare_output_dir(const std::filesystem::path& dir, const RunRecord& recor
     write_run_record(record_path, record);
 }
 
-std::unique_ptr<Trainer> make_trainer(const TrainJobOptions& o, const Tensor& images, random::Key key) {
-  if (is_image_transformer(o.model)) return make_image_transformer_trainer(o, images, key);
-  return make_vae_trainer(o, parse_bound(o), images, key);
+std::unique_ptr<Trainer> make_trainer(const TrainJobOptions& o, const ImageData& images, random::Key key) {
+  if (is_image_transformer(o.model)) return make_image_transformer_trainer(o, images.train, images.cols, key);
+  return make_vae_trainer(o, parse_bound(o), images.train, key);
 }
 
 }  // namespace
@@ -134,7 +134,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   prepare_output_dir(dir, record);
 
   const random::Key key(o.seed);
-  const std::unique_ptr<Trainer> trainer = make_trainer(o, images.train, key);
+  const std::unique_ptr<Trainer> trainer = make_trainer(o, images, key);
   out << "model: " << trainer->describe() << "\n";
 
   const std::int64_t n = images.train.dim(0);

@@ -35,8 +35,8 @@ struct TrainJobOptions {
   // The Image Transformer's size.
   std::int64_t layers = 4;
   std::int64_t embed_dim = 64;
-  std::int64_t heads = 4;
-  std::int64_t block_length = 112;  // pixels per attention block; >= the image's pixels: no blocks
+  std::int64_t heads = 2;
+  std::int64_t block_length = 0;  // pixels per attention block; 0: two image rows; >= the image's pixels: none
 };
 
 /// Whether `model` is one of the Image Transformer's (else the VAE's).
