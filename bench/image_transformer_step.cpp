@@ -34,31 +34,31 @@ std::pair<double, double> timed(F&& f, int repeats) {
 
 int main(int argc, char** argv) {
   auto arg = [&](int i, std::int64_t fallback) { return argc > i ? std::stoll(argv[i]) : fallback; };
-  const nn::AutoregressiveTransformer::Options options{.length = 784,
-                                                       .embed_dim = arg(1, 64),
-                                                       .layers = arg(2, 4),
-                                                       .num_heads = arg(3, 4),
-                                                       .block_length = arg(4, 112),
-                                                       .dtype = argc > 6 && std::string(argv[6]) == "f64" ? DType::f64
-                                                                                                          : DType::f32};
+  const nn::AutoregressiveTransformer::Options options{
+      .length = 784,
+      .embed_dim = arg(1, 64),
+      .layers = arg(2, 4),
+      .num_heads = arg(3, 4),
+      .block_length = arg(4, 112),
+      .dtype = argc > 6 && std::string(argv[6]) == "f64" ? DType::f64 : DType::f32};
   const std::int64_t batch = arg(5, 32);
   nn::AutoregressiveTransformer net(options, random::Key(1));
   const dist::AutoregressiveBernoulli law(net);
   nn::Parameters params(net);
   std::vector<Tensor> grads(params.size());
   nn::Adam adam(params, 1e-3);
-  const Tensor x =
-      cast(lt(random::uniform(random::Key(2), Shape{batch, 784}), Tensor::scalar(0.3)), options.dtype);
+  const Tensor x = cast(lt(random::uniform(random::Key(2), Shape{batch, 784}), Tensor::scalar(0.3)), options.dtype);
 
   const auto [step_wall, step_cpu] = timed(
       [&] {
-        nn::value_and_grad(params, [&] { return -sum(law.log_prob(x)) / double(batch); }, grads);
+        nn::value_and_grad(
+            params, [&] { return -sum(law.log_prob(x)) / double(batch); }, grads);
         adam.step(grads);
       },
       5);
   const auto [eval_wall, eval_cpu] = timed([&] { (void)sum(law.log_prob(x)).item(); }, 5);
-  std::printf("%s, %lld parameters, batch %lld, %s\n", net.describe().c_str(),
-              static_cast<long long>(params.count()), static_cast<long long>(batch), name(options.dtype));
+  std::printf("%s, %lld parameters, batch %lld, %s\n", net.describe().c_str(), static_cast<long long>(params.count()),
+              static_cast<long long>(batch), name(options.dtype));
   std::printf("training step: best %.1f ms wall, %.1f ms CPU; %.1f examples/s (wall), %.1f examples per CPU second\n",
               step_wall * 1e3, step_cpu * 1e3, double(batch) / step_wall, double(batch) / step_cpu);
   std::printf("evaluation:    best %.1f ms wall, %.1f ms CPU; %.1f images/s (wall)\n", eval_wall * 1e3, eval_cpu * 1e3,

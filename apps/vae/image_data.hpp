@@ -21,9 +21,9 @@ struct ImageData {
 inline const char* const kDefaultMnistDir = "../shared/data/mnist";
 
 /// "vae-mnist" or "image-transformer" (LeCun's 60000 / 10000 split, from `data_dir`, or
-/// kDefaultMnistDir when empty) or "vae-digits" or "image-transformer-digits" (the embedded 1797 digits: the first 1500 train, the rest test; pixels 0..16 scaled
-/// to [0, 1]). `train_images` >= 0 keeps only that many training images (quick runs). A missing
-/// MNIST directory is an error naming it and the files it should hold.
+/// kDefaultMnistDir when empty) or "vae-digits" or "image-transformer-digits" (the embedded 1797 digits: the first 1500
+/// train, the rest test; pixels 0..16 scaled to [0, 1]). `train_images` >= 0 keeps only that many training images
+/// (quick runs). A missing MNIST directory is an error naming it and the files it should hold.
 ImageData load_image_data(const std::string& model, const std::string& data_dir, DType dtype,
                           std::int64_t train_images);
 

@@ -48,8 +48,8 @@ class ImageTransformerTrainer final : public Trainer {
       s << "local attention in blocks of " << n.block_length << " pixels";
     else
       s << "causal attention over the whole image";
-    s << ", " << replicas_.parameter_count() << " parameters, " << o_.precision
-      << "; exact log-likelihood, Adam (lr " << o_.learning_rate << ", eps 1e-8), batch " << o_.batch;
+    s << ", " << replicas_.parameter_count() << " parameters, " << o_.precision << "; exact log-likelihood, Adam (lr "
+      << o_.learning_rate << ", eps 1e-8), batch " << o_.batch;
     if (o_.devices > 1) s << " over " << o_.devices << " devices (data parallel)";
     return s.str();
   }

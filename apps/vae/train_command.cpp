@@ -48,7 +48,8 @@ Command add_train_command(CLI::App& app) {
       ->check(kSeed)
       ->capture_default_str();
   cmd->add_option("--data-dir", o->data_dir,
-                  std::string("vae-mnist, image-transformer: the directory of MNIST's IDX files (default ") + vae::kDefaultMnistDir + ")");
+                  std::string("vae-mnist, image-transformer: the directory of MNIST's IDX files (default ") +
+                      vae::kDefaultMnistDir + ")");
   cmd->add_option("--output-dir", o->output_dir,
                   "checkpoint (resumed from when present), run.json, curve.csv, samples.png, reconstructions.png (the "
                   "VAE), test_nll.json")

@@ -32,7 +32,8 @@ Bound parse_bound(const TrainJobOptions& o) {
 }
 
 void check_image_transformer_options(const TrainJobOptions& o) {
-  VARIATE_CHECK(o.flow_devices == 1, kJob, "--flow-devices splits the VAE's IAF posterior; the Image Transformer "
+  VARIATE_CHECK(o.flow_devices == 1, kJob,
+                "--flow-devices splits the VAE's IAF posterior; the Image Transformer "
                 "trains data parallel with --devices");
   VARIATE_CHECK(o.layers >= 1, kJob, "--layers must be >= 1, got ", o.layers);
   VARIATE_CHECK(o.heads >= 1 && o.embed_dim >= 1 && o.embed_dim % o.heads == 0, kJob, "--embed-dim ", o.embed_dim,

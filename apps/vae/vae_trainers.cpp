@@ -55,9 +55,7 @@ class VaeTrainer : public Trainer {
   virtual const Vae& vae() const = 0;
   virtual std::int64_t parameter_count() const = 0;
 
-  std::string describe() const override {
-    return describe_model(o_, vae().architecture, bound_, parameter_count());
-  }
+  std::string describe() const override { return describe_model(o_, vae().architecture, bound_, parameter_count()); }
   // Epoch e's bound is drawn with the key numbered e - 1 (the numbering of earlier releases).
   MeanAndError test_bound(const Tensor& images, std::int64_t epoch) override {
     const random::Key key = random::fold_in(random::fold_in(key_, "evaluate"), std::uint64_t(epoch - 1));
@@ -105,7 +103,9 @@ class DataParallel final : public VaeTrainer {
       : VaeTrainer(o, bound, key),
         replicas_(
             o.devices,
-            [&] { return std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"), flow_layout(o)); },
+            [&] {
+              return std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"), flow_layout(o));
+            },
             o.learning_rate, kAdam),
         images_(images) {}
   const Vae& vae() const override { return replicas_.model(); }

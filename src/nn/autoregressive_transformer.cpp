@@ -14,9 +14,9 @@ const AutoregressiveTransformer::Options& checked(const AutoregressiveTransforme
                 o.layers, " and ", o.num_heads);
   VARIATE_CHECK(o.embed_dim % o.num_heads == 0, kName, "embed_dim ", o.embed_dim, " must be a multiple of num_heads ",
                 o.num_heads);
-  VARIATE_CHECK(o.block_length >= 0 && (o.block_length == 0 || o.block_length >= o.length ||
-                                        o.length % o.block_length == 0),
-                kName, "block_length ", o.block_length, " must be 0 (no blocks) or divide the length ", o.length);
+  VARIATE_CHECK(
+      o.block_length >= 0 && (o.block_length == 0 || o.block_length >= o.length || o.length % o.block_length == 0),
+      kName, "block_length ", o.block_length, " must be 0 (no blocks) or divide the length ", o.length);
   VARIATE_CHECK(o.dtype == DType::f64 || o.dtype == DType::f32, kName, "dtype must be f64 or f32, got ", o.dtype);
   return o;
 }
@@ -43,9 +43,10 @@ AutoregressiveTransformer::AutoregressiveTransformer(const Options& o, random::K
 
 Tensor AutoregressiveTransformer::logits(const Tensor& x) const {
   const std::int64_t t = length(), e = options.embed_dim;
-  VARIATE_CHECK(x.defined() && x.rank() == 2 && x.dim(1) == t && x.dtype() == dtype(), describe(),
-                "the input must be (B, ", t, ") of dtype ", dtype(), ", got ",
-                x.defined() ? x.shape().str() + " of dtype " + std::string(variate::name(x.dtype())) : "an undefined tensor");
+  VARIATE_CHECK(
+      x.defined() && x.rank() == 2 && x.dim(1) == t && x.dtype() == dtype(), describe(), "the input must be (B, ", t,
+      ") of dtype ", dtype(), ", got ",
+      x.defined() ? x.shape().str() + " of dtype " + std::string(variate::name(x.dtype())) : "an undefined tensor");
   const std::int64_t b = x.dim(0);
   const Tensor start = broadcast_to(reshape(index(tokens.weight, {2}), {1, 1, e}), {b, 1, e});
   Tensor h = concat({start, embed_values(tokens.weight, slice(x, 1, 0, t - 1))}, 1) + positions.weight;
@@ -62,11 +63,12 @@ Tensor AutoregressiveTransformer::Decoder::next(const Tensor& previous) {
   const AutoregressiveTransformer& n = network_;
   const std::int64_t e = n.options.embed_dim;
   VARIATE_CHECK(position_ < n.length(), n.describe(), "all ", n.length(), " positions are decoded");
-  VARIATE_CHECK(position_ == 0 ? !previous.defined()
-                               : previous.defined() && previous.shape() == Shape{batch_} && previous.dtype() == n.dtype(),
-                n.describe(), "the decoder's input at position ", position_, " must be ",
-                position_ == 0 ? "undefined (the start)" : "the previous values, shape [" + std::to_string(batch_) + "]",
-                ", got ", previous.defined() ? previous.shape().str() : std::string("an undefined tensor"));
+  VARIATE_CHECK(
+      position_ == 0 ? !previous.defined()
+                     : previous.defined() && previous.shape() == Shape{batch_} && previous.dtype() == n.dtype(),
+      n.describe(), "the decoder's input at position ", position_, " must be ",
+      position_ == 0 ? "undefined (the start)" : "the previous values, shape [" + std::to_string(batch_) + "]",
+      ", got ", previous.defined() ? previous.shape().str() : std::string("an undefined tensor"));
   Tensor h = position_ == 0 ? broadcast_to(reshape(index(n.tokens.weight, {2}), {1, e}), {batch_, e})
                             : embed_values(n.tokens.weight, previous);
   h = h + index(n.positions.weight, {position_});
@@ -84,8 +86,8 @@ void AutoregressiveTransformer::visit_parameters(const ParameterVisitor& visit) 
 }
 
 std::string AutoregressiveTransformer::describe() const {
-  return "AutoregressiveTransformer(length=" + std::to_string(length()) + ", embed_dim=" +
-         std::to_string(options.embed_dim) + ", layers=" + std::to_string(options.layers) +
+  return "AutoregressiveTransformer(length=" + std::to_string(length()) +
+         ", embed_dim=" + std::to_string(options.embed_dim) + ", layers=" + std::to_string(options.layers) +
          ", num_heads=" + std::to_string(options.num_heads) + ", block_length=" + std::to_string(options.block_length) +
          ")";
 }

@@ -116,7 +116,6 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   return matmul(softmax(scores, -1), v);
 }
 
-
 Tensor local_causal_mask(std::int64_t blocks, std::int64_t block) {
   // Column s < block is key s of the previous block (there is none before block 0); column
   // block + j is key j of the query's own block, visible up to the query's own position i.

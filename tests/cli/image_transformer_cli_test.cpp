@@ -20,7 +20,8 @@ namespace {
 
 using variate::testing::run_cli;
 
-// 2 Transformer blocks of width 16 with 2 heads, attention in blocks of 2 image rows; 600 images in minibatches of 50; 100 test images scored.
+// 2 Transformer blocks of width 16 with 2 heads, attention in blocks of 2 image rows; 600 images in minibatches of 50;
+// 100 test images scored.
 const std::string kSmall =
     "train --model image-transformer-digits --layers 2 --embed-dim 16 --heads 2 --train-images 600 --batch 50 "
     "--eval-images 100 --seed 3 ";
@@ -87,7 +88,8 @@ TEST(ImageTransformerCli, TwoDevicesTrainTheOneDeviceModel) {
     ASSERT_TRUE(b.contains(name)) << name;
     const variate::Tensor& other = b.at(name);
     ASSERT_EQ(value.shape(), other.shape()) << name;
-    for (std::int64_t i = 0; i < value.numel(); ++i) ASSERT_NEAR(value.at(i), other.at(i), 1e-9) << name << "[" << i << "]";
+    for (std::int64_t i = 0; i < value.numel(); ++i)
+      ASSERT_NEAR(value.at(i), other.at(i), 1e-9) << name << "[" << i << "]";
   }
 
   const auto uneven = run_cli(kSmall + "--epochs 1 --devices 3 --output-dir " + (dir / "uneven"));

@@ -10,8 +10,8 @@ namespace variate::dist {
 namespace {
 
 TEST(AutoregressiveBernoulliDraws, FollowTheDensity) {
-  const nn::AutoregressiveTransformer net(
-      {.length = 3, .embed_dim = 8, .layers = 2, .num_heads = 2, .block_length = 0}, random::Key(30));
+  const nn::AutoregressiveTransformer net({.length = 3, .embed_dim = 8, .layers = 2, .num_heads = 2, .block_length = 0},
+                                          random::Key(30));
   const AutoregressiveBernoulli law(net);
   constexpr std::int64_t n = 20000;
   const Tensor draws = law.sample(random::Key(31), Shape{n});

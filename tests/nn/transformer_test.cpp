@@ -62,8 +62,7 @@ TEST(TransformerBlock, DecodingOnePositionAtATimeEqualsTheForwardPass) {
     const Tensor whole = layer(x);
     KeyValueCache cache;
     for (std::int64_t t = 0; t < 6; ++t)
-      expect_near(layer.decode(index(permute(x, {1, 0, 2}), {t}), cache), index(permute(whole, {1, 0, 2}), {t}),
-                  1e-12);
+      expect_near(layer.decode(index(permute(x, {1, 0, 2}), {t}), cache), index(permute(whole, {1, 0, 2}), {t}), 1e-12);
   }
 }
 
@@ -119,7 +118,7 @@ TEST(AutoregressiveTransformer, BadOptionsAndInputsAreErrors) {
       AutoregressiveTransformer({.length = 10, .embed_dim = 8, .num_heads = 2, .block_length = 4}, random::Key(0)),
       "block_length 4 must be 0 (no blocks) or divide the length 10");
   EXPECT_ERROR(AutoregressiveTransformer({.length = 10, .embed_dim = 6, .num_heads = 4}, random::Key(0)),
-                       "embed_dim 6 must be a multiple of num_heads 4");
+               "embed_dim 6 must be a multiple of num_heads 4");
   const AutoregressiveTransformer net = small_network(0);
   EXPECT_ERROR(net.logits(Tensor::zeros(Shape{2, 11})), "the input must be (B, 12) of dtype f64");
 }
