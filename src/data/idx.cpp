@@ -143,12 +143,13 @@ IdxArray read_idx(const std::string& path, std::int64_t max_items) {
                 ": the dimensions in the header describe more than 2^62 bytes; expected a real file's sizes");
   const auto wanted = std::size_t(items * item_bytes);
 
-  // Grow in steps rather than trusting the header with one allocation: a damaged header then ends
-  // in the truncation error below, not in an attempt to allocate terabytes.
-  constexpr std::size_t kStep = std::size_t(1) << 26;
+  // Grow with what was read rather than trusting the header: a damaged header then ends in the
+  // truncation error below having allocated about twice what the file holds, not what it promises.
+  // Steps double up to 64 MiB, so a real file's growth copies about its size once.
+  constexpr std::size_t kFirstStep = std::size_t(1) << 16, kLargestStep = std::size_t(1) << 26;
   while (array.bytes.size() < wanted) {
     const std::size_t done = array.bytes.size();
-    const std::size_t step = std::min(kStep, wanted - done);
+    const std::size_t step = std::min(std::clamp(done, kFirstStep, kLargestStep), wanted - done);
     array.bytes.resize(done + step);
     const std::size_t n = read_some(file.get(), array.bytes.data() + done, step, path);
     if (n < step) {
