@@ -1,6 +1,8 @@
 // Fuzzes read_idx, the reader of IDX files (MNIST's format), whole and with max_items, which stops
 // reading after the first items (seeds: corpus/idx).
 #include <algorithm>
+#include <functional>
+#include <numeric>
 
 #include "fuzz_support.hpp"
 #include "variate/data/idx.hpp"
@@ -10,11 +12,13 @@ namespace {
 void check(const variate::data::IdxArray& a, std::int64_t max_items) {
   using variate::fuzz::expect;
   expect(!a.dims.empty(), "no dimensions");
-  std::int64_t elements = 1;
-  for (const std::int64_t size : a.dims) {
-    expect(size >= 0, "a negative dimension");
-    elements *= size;
-  }
+  expect(std::all_of(a.dims.begin(), a.dims.end(), [](std::int64_t size) { return size >= 0; }),
+         "a negative dimension");
+  // With a zero among the dimensions, the others may multiply past int64: read_idx bounds their
+  // product only where it counts bytes.
+  const bool empty = std::find(a.dims.begin(), a.dims.end(), 0) != a.dims.end();
+  const std::int64_t elements =
+      empty ? 0 : std::accumulate(a.dims.begin(), a.dims.end(), std::int64_t(1), std::multiplies<>());
   const std::int64_t items = max_items < 0 ? a.file_items : std::min(max_items, a.file_items);
   expect(a.dims[0] == items, "dims[0] is not the number of items asked for");
   expect(static_cast<std::int64_t>(a.bytes.size()) == elements * variate::data::element_size(a.type),
