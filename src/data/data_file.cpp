@@ -179,6 +179,7 @@ DataFile read_cmdstan_json(const std::string& path) {
                   " deep; expected a variable of at most ", kMaxDimensions, " dimensions");
     if (depth == 1 && event == Json::parse_event_t::key) {
       const std::string& name = parsed.get_ref<const std::string&>();
+      VARIATE_CHECK(!name.empty(), op, path, ": a variable has an empty name; expected a variable name");
       VARIATE_CHECK(names.insert(name).second, op, path, ": variable ", quote_input(name), " is given twice");
     }
     return true;

@@ -167,6 +167,9 @@ TEST_F(DataFileTest, MalformedJsonFilesAreErrors) {
                "array.json: the top level is array, expected an object");
   EXPECT_ERROR(read_cmdstan_json(write("twice.json", R"({"N": 1, "y": {"N": 2}, "N": 2})")),
                "twice.json: variable 'N' is given twice");
+  // As a CSV header's empty column name is (found by the JSON fuzzer).
+  EXPECT_ERROR(read_cmdstan_json(write("unnamed.json", R"({"": [0, 1]})")),
+               "unnamed.json: a variable has an empty name; expected a variable name");
   EXPECT_ERROR(read_cmdstan_json(write("empty.json", " \n")), "empty.json: the file is empty");
   // 10,000 levels overflowed the stack in the recursive shape check.
   const std::string deep = "{\"x\": " + std::string(10000, '[') + std::string(10000, ']') + "}";
