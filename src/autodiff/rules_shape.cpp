@@ -150,6 +150,9 @@ Tensor index(const Tensor& x, std::initializer_list<std::int64_t> indices) {
   return out;
 }
 
+// Tensor's element access is this op (tensor.hpp cannot include the autodiff layer).
+Tensor Tensor::element(std::initializer_list<std::int64_t> indices) const { return index(*this, indices); }
+
 Tensor gather(const Tensor& x, int axis, const Tensor& index) {
   const int ax = normalize_axis("gather", axis, x.rank());
   Tensor y = prim::gather(x, ax, index);

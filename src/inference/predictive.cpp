@@ -59,8 +59,12 @@ Tensor infer_discrete(const tracing::Program& program, const tracing::Values& la
     tracing::Substitute values(latent);
     tracing::run_program(program);
   }
-  VARIATE_CHECK(!log_joint.enumerated_site().empty(), "infer_discrete",
+  const std::vector<std::string> sites = log_joint.enumerated_sites();
+  VARIATE_CHECK(!sites.empty(), "infer_discrete",
                 "the program has no enumerated site (mark one with tracing::Enumerate)");
+  VARIATE_CHECK(sites.size() == 1, "infer_discrete", "the program has ", sites.size(),
+                " enumerated sites; drawing them jointly (forward filtering, backward sampling) is not supported, "
+                "only one enumerated site");
   // (K, S...) -> (S..., K): one categorical per element of the site.
   const Tensor table = autodiff::stop_gradient(log_joint.enumerated_log_joint());
   std::vector<int> order;

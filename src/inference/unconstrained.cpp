@@ -183,7 +183,7 @@ Unconstrained::Unconstrained(tracing::Program program, random::Key key) : progra
       generated_sites_.push_back({s.name, s.value.shape()});
       continue;
     }
-    if (s.enumerated) enumerated_site_ = s.name;
+    if (s.enumerated && enumerated_site_.empty()) enumerated_site_ = s.name;
     VARIATE_CHECK(!s.enumerated || s.distribution->shard_axis().empty(), "Unconstrained", "site '", s.name,
                   "' is sharded and enumerated, which is not supported");
     unbatched_[s.name] = s.distribution->local_log_prob(s.value).rank();
@@ -343,8 +343,9 @@ std::vector<tracing::LogJoint::Term> Unconstrained::site_terms(const Tensor& fla
   FromUnconstrained from(sites_, flat, nullptr, Enumerated::summed_out);
   tracing::run_program(program_);
   std::vector<tracing::LogJoint::Term> terms = log_joint.terms();
-  if (!log_joint.enumerated_site().empty())
-    terms.push_back({log_joint.enumerated_site() + " (summed out)", log_joint.enumerated_marginal()});
+  std::string enumerated;
+  for (const std::string& name : log_joint.enumerated_sites()) enumerated += (enumerated.empty() ? "" : ", ") + name;
+  if (!enumerated.empty()) terms.push_back({enumerated + " (summed out)", log_joint.enumerated_marginal()});
   return terms;
 }
 

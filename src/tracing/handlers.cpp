@@ -169,13 +169,13 @@ void LogJoint::postprocess(const Message& m) {
   } catch (const Error& e) {
     rethrow_naming_site(m.name, e);
   }
-  // A term that depends on the enumerated site has its values as one more, leading dim.
+  // A term that depends on enumerated sites has their values as more leading dims.
   if (!enumerated_.empty()) {
     auto it = unbatched_.find(m.name);
     VARIATE_CHECK(it != unbatched_.end(), "LogJoint", "site '", m.name,
                   "': with an enumerated site, the log joint needs each site's rank in an unbatched run "
                   "(make_log_joint and inference::Unconstrained provide them)");
-    if (lp.rank() == 1 + batch_ndims_ + it->second) return add_enumerated_term(m, lp);
+    if (lp.rank() > batch_ndims_ + it->second) return add_enumerated_term(m, lp, it->second);
   }
   int keep = 0;
   if (leading_ndims_ > 0) {
@@ -207,8 +207,6 @@ void LogJoint::add_term(const Message& m, const Tensor& term) {
 void LogJoint::enumerate(Message& m) {
   VARIATE_CHECK(leading_ndims_ == 0, "Enumerate", "site '", m.name,
                 "': a log joint kept per data point (LogJoint::LeadingDims) cannot enumerate a site");
-  VARIATE_CHECK(enumerated_.empty(), "Enumerate", "site '", m.name, "': site '", enumerated_,
-                "' is enumerated already; one enumerated site per program is supported");
   VARIATE_CHECK(m.scale == 1.0, "Enumerate", "site '", m.name, "': a scaled (minibatch) site cannot be enumerated");
   const Constraint support = m.distribution->support();
   double low = 0, high = 1;
@@ -224,51 +222,142 @@ void LogJoint::enumerate(Message& m) {
   const double count = high - low + 1;
   VARIATE_CHECK(count >= 1 && count <= 1e6, "Enumerate", "site '", m.name, "' has ", count,
                 " values; enumeration takes 1 to 1e6");
-  // The values along a new leading dim, left of the batch dims and the site's own dims S.
+  // The values along a new dim, left of the earlier enumerated sites' dims, the batch dims and the
+  // site's own dims S.
   const Shape full = m.distribution->sample_full_shape(m.sample_shape);
+  const auto earlier = std::int64_t(enumerated_.size());
   auto it = unbatched_.find(m.name);
-  enumerated_rank_ = it != unbatched_.end() ? it->second : full.rank() - batch_ndims_;
-  VARIATE_CHECK(enumerated_rank_ <= full.rank(), "Enumerate", "site '", m.name, "' has shape ", full,
+  VARIATE_CHECK(it != unbatched_.end() || earlier == 0, "Enumerate", "site '", m.name,
+                "': with more than one enumerated site, the log joint needs each site's rank in an unbatched run "
+                "(make_log_joint and inference::Unconstrained provide them)");
+  const int rank = it != unbatched_.end() ? it->second : full.rank() - batch_ndims_;
+  VARIATE_CHECK(rank <= full.rank(), "Enumerate", "site '", m.name, "' has shape ", full,
                 ", fewer dims than in an unbatched run");
-  enumerated_shape_ = Shape(full.dims().subspan(std::size_t(full.rank() - enumerated_rank_)));
+  VARIATE_CHECK(1 + earlier + batch_ndims_ + rank <= kMaxRank, "Enumerate", "site '", m.name,
+                "' is enumerated site number ", earlier + 1, ", and its values need ",
+                1 + earlier + batch_ndims_ + rank,
+                " dims (one per enumerated site, the batch's and its own); tensors have at most ", kMaxRank,
+                " (reusing the dims of a chain's earlier sites, as Pyro's markov does, is not supported)");
   Shape shape{std::int64_t(count)};
-  for (int i = 0; i < batch_ndims_ + enumerated_rank_; ++i) shape.push_back(1);
-  enumerated_values_ = prim::binary(BinaryOp::add, prim::cast(Tensor::arange(std::int64_t(count)), DType::f64), low);
-  m.value = prim::cast(enumerated_values_, m.distribution->dtype()).view(shape);
-  enumerated_ = m.name;
+  for (std::int64_t i = 0; i < earlier + batch_ndims_ + rank; ++i) shape.push_back(1);
+  const Tensor values = prim::binary(BinaryOp::add, prim::cast(Tensor::arange(std::int64_t(count)), DType::f64), low);
+  m.value = prim::cast(values, m.distribution->dtype()).view(shape);
+  enumerated_.push_back({m.name, values, Shape(full.dims().subspan(std::size_t(full.rank() - rank)))});
 }
 
-void LogJoint::add_enumerated_term(const Message& m, const Tensor& lp) {
-  VARIATE_CHECK(m.scale == 1.0, "Enumerate", "site '", m.name, "' depends on the enumerated site '", enumerated_,
-                "' and is scaled (minibatch); scaling inside the sum over its values is not supported");
-  const int own = lp.rank() - 1 - batch_ndims_;  // the term's dims beyond the values and the batch
-  Tensor term = lp;
-  if (enumerated_rank_ == 0) {
-    term = sum_site_terms(lp, 1 + batch_ndims_);
-  } else {
+bool LogJoint::depends(const Factor& f, std::size_t site) const {
+  const int dims = f.enumeration_ndims(batch_ndims_);
+  return int(site) < dims && f.log_value.dim(dims - 1 - int(site)) > 1;
+}
+
+void LogJoint::add_enumerated_term(const Message& m, const Tensor& lp, int own_ndims) {
+  const Factor factor{lp, own_ndims};
+  const int dims = factor.enumeration_ndims(batch_ndims_);
+  VARIATE_CHECK(dims <= int(enumerated_.size()), "Enumerate", "site '", m.name, "': its log density has shape ",
+                lp.shape(), ", ", dims, " dims more than the batch and its own ", own_ndims, ", but only ",
+                enumerated_.size(), " sites are enumerated");
+  for (std::size_t j = 0; j < enumerated_.size(); ++j) {
+    if (!depends(factor, j)) continue;
+    const EnumeratedSite& site = enumerated_[j];
+    VARIATE_CHECK(m.scale == 1.0, "Enumerate", "site '", m.name, "' depends on the enumerated site '", site.name,
+                  "' and is scaled (minibatch); scaling inside the sum over its values is not supported");
+    const int rank = site.shape.rank();
+    if (rank == 0) continue;  // a scalar site: terms of any shape
     // Each element's term must come from its own value of the site: the site's shape S exactly (the
     // site's own prior may be the same for all, dims of 1).
-    bool elementwise = own == enumerated_rank_;
-    for (int i = 1; elementwise && i <= enumerated_rank_; ++i) {
-      const std::int64_t got = lp.shape()[lp.rank() - i], want = enumerated_shape_[enumerated_shape_.rank() - i];
-      elementwise = got == want || (got == 1 && m.name == enumerated_);
+    bool elementwise = own_ndims == rank;
+    for (int i = 1; elementwise && i <= rank; ++i) {
+      const std::int64_t got = lp.shape()[lp.rank() - i], want = site.shape[rank - i];
+      elementwise = got == want || (got == 1 && m.name == site.name);
     }
-    VARIATE_CHECK(elementwise, "Enumerate", "site '", m.name, "' depends on the enumerated site '", enumerated_,
-                  "' of shape ", enumerated_shape_, ", but its log density has shape ", lp.shape(),
+    VARIATE_CHECK(elementwise, "Enumerate", "site '", m.name, "' depends on the enumerated site '", site.name,
+                  "' of shape ", site.shape, ", but its log density has shape ", lp.shape(),
                   "; a term must be elementwise in the enumerated site (one value per element of it)");
   }
   if (m.log_jacobian.defined()) {  // the change of variables is counted once, outside the sum
     VARIATE_CHECK(m.log_jacobian.rank() <= batch_ndims_, "Enumerate", "site '", m.name,
-                  "': its support depends on the enumerated site '", enumerated_, "', which is not supported");
+                  "': its support depends on an enumerated site, which is not supported");
     add_term(m, m.log_jacobian);
   }
-  enumerated_total_ = enumerated_total_.defined() ? enumerated_total_ + term : term;
+  factors_.push_back(factor);
+}
+
+namespace {
+Tensor sum_trailing(const Tensor& x, int ndims) {
+  std::vector<int> axes;
+  for (int i = x.rank() - ndims; i < x.rank(); ++i) axes.push_back(i);
+  return axes.empty() ? x : sum(x, axes);
+}
+}  // namespace
+
+Tensor LogJoint::joint_of(const std::vector<Factor>& factors, std::size_t site) const {
+  const bool scalar = enumerated_[site].shape.rank() == 0;
+  Tensor joint;
+  for (const Factor& f : factors) {
+    if (!depends(f, site)) continue;
+    // A scalar site's terms are summed over their own dims first: one value for all their elements.
+    // (A site with dims of its own has terms of exactly those dims.)
+    const Tensor term = scalar ? sum_trailing(f.log_value, f.own_ndims) : f.log_value;
+    joint = joint.defined() ? joint + term : term;
+  }
+  return joint;
+}
+
+std::vector<std::string> LogJoint::enumerated_sites() const {
+  std::vector<std::string> names;
+  for (const EnumeratedSite& s : enumerated_) names.push_back(s.name);
+  return names;
+}
+
+Tensor LogJoint::enumerated_log_joint() const {
+  VARIATE_CHECK(enumerated_.size() == 1, "LogJoint",
+                "the log joint at each value of the enumerated site needs one "
+                "enumerated site; the program has ",
+                enumerated_.size());
+  const Tensor joint = joint_of(factors_, 0);
+  VARIATE_CHECK(joint.defined(), "LogJoint", "enumerated site '", enumerated_[0].name, "' has no term");
+  return joint;
+}
+
+const Tensor& LogJoint::enumerated_values() const {
+  VARIATE_CHECK(enumerated_.size() == 1, "LogJoint",
+                "the values of the enumerated site need one enumerated site; "
+                "the program has ",
+                enumerated_.size());
+  return enumerated_[0].values;
 }
 
 Tensor LogJoint::enumerated_marginal() const {
-  VARIATE_CHECK(enumerated_total_.defined(), "LogJoint", "enumerated site '", enumerated_, "' has no term");
-  // log sum_k exp(total_k) for each element of the site, then the sum over those elements.
-  return sum_site_terms(logsumexp(enumerated_total_, std::vector<int>{0}), batch_ndims_);
+  VARIATE_CHECK(!factors_.empty(), "LogJoint", "no term depends on the enumerated sites");
+  // Sites with dims of their own first (their terms are elementwise, so each element is summed on
+  // its own), then the scalar ones, the latest first: for a chain z_1 -> z_2 -> ... the backward
+  // algorithm, K^2 per step rather than K^T.
+  std::vector<std::size_t> order(enumerated_.size());
+  for (std::size_t j = 0; j < order.size(); ++j) order[j] = order.size() - 1 - j;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return enumerated_[a].shape.rank() > enumerated_[b].shape.rank();
+  });
+  std::vector<Factor> factors = factors_;
+  for (std::size_t site : order) {
+    const Tensor joint = joint_of(factors, site);
+    if (!joint.defined()) continue;  // one value only
+    std::vector<Factor> rest;
+    for (const Factor& f : factors)
+      if (!depends(f, site)) rest.push_back(f);
+    const int own = enumerated_[site].shape.rank();
+    const int axis[] = {joint.rank() - batch_ndims_ - own - 1 - int(site)};
+    rest.push_back({logsumexp(joint, axis, /*keepdims=*/true), own});
+    factors = std::move(rest);
+  }
+  // What is left has dims of 1 for every site.
+  Tensor total;
+  for (const Factor& f : factors) {
+    const std::vector<std::int64_t> dims(f.log_value.shape().dims().begin() + f.enumeration_ndims(batch_ndims_),
+                                         f.log_value.shape().dims().end());
+    const Tensor term = sum_site_terms(reshape(f.log_value, dims), batch_ndims_);
+    total = total.defined() ? total + term : term;
+  }
+  return total;
 }
 
 Tensor LogJoint::value() const {

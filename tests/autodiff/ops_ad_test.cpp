@@ -154,6 +154,7 @@ std::vector<AdCase> cases() {
        {x, y}},
       {"slice_step", [](S v) { return slice(v[0], 2, 1, 4, 2); }, {x234}},
       {"slice_negative", [](S v) { return slice(v[0], 1, -2, 100); }, {x234}},
+      {"element_call", [](S v) { return v[0](1, -1) * v[0](0); }, {x234}},  // Tensor::operator(): index()
       {"gather", [=](S v) { return gather(v[0], 1, idx2); }, {x}},
       {"take_axis1", [=](S v) { return take(v[0], idx, 1); }, {x}},
       {"scatter_add", [=](S v) { return scatter_add(v[0], 1, idx2, v[1]); }, {random_tensor(s23, 18), y}},
@@ -198,6 +199,18 @@ TEST(OpsAd, IncompleteBetaThrowsForParameterGradients) {
 
 // all and any reduce bool tensors over the listed axes (all axes when none), with the answer of an
 // empty reduction, and record nothing: a mask made of them is a constant inside a transform.
+// x(i, j) on a tensor of data, as a model reads it: NumPy's x[i, j] and x[i].
+TEST(OpsIndexing, ElementsOfAPlainTensor) {
+  const Tensor x = Tensor::from(std::vector<double>{1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  EXPECT_EQ(x(1, 2).shape(), Shape{});
+  EXPECT_EQ(x(1, 2).item(), 6.0);
+  EXPECT_EQ(x(-1, 0).item(), 4.0);
+  EXPECT_EQ(x(0).shape(), Shape{3});
+  EXPECT_EQ(x(0).at(1), 2.0);
+  EXPECT_ERROR(x(2, 0), "index 2 is out of range for axis 0 of size 2 (shape [2, 3])");
+  EXPECT_ERROR(x(0, 0, 0), "3 indices for a tensor of shape [2, 3]");
+}
+
 TEST(OpsLogic, AllAndAnyOverAxes) {
   const Tensor mask = gt(Tensor::from(std::vector<double>{1, 1, 0, 0, 1, 0}, Shape{2, 3}), 0.0);
   const int rows[] = {-1}, columns[] = {0};

@@ -52,6 +52,7 @@
 #include "variate/distributions/student_t.hpp"
 #include "variate/distributions/truncated.hpp"
 #include "variate/distributions/uniform.hpp"
+#include "variate/distributions/von_mises.hpp"
 #include "variate/distributions/weibull.hpp"
 #include "variate/distributions/wishart.hpp"
 #include "variate/distributions/zero_inflated.hpp"
@@ -224,6 +225,10 @@ std::vector<ParameterCase> cases() {
       [gp_x](S p) { return std::make_shared<GaussianProcess>(Matern52(p[0], p[1]), gp_x, 0.1); }, {v({1.3}), v({0.6})},
       gp_y);
   add(
+      r, "GaussianProcess_Periodic", {"amplitude", "length_scale", "period"},
+      [gp_x](S p) { return std::make_shared<GaussianProcess>(Periodic(p[0], p[1], p[2]), gp_x, 0.1); },
+      {v({1.3}), v({0.6}), v({2.5})}, gp_y);
+  add(
       r, "MixtureSameFamily", {"mixture_logits", "component_loc", "component_scale"},
       [](S p) { return std::make_shared<MixtureSameFamily>(p[0], std::make_shared<Normal>(p[1], p[2])); },
       {v({0.3, -0.4}), v({-1.0, 2.0}), v({0.8, 1.5})}, real);
@@ -236,6 +241,8 @@ std::vector<ParameterCase> cases() {
       {m({0.4, -0.6, 0.1, 0.3, 0.2, -0.5}, 2, 3), v({0.2, 0.0, -0.3})}, v({0.0, 2.0, 1.0}));
   // Issue 20.
   add(r, "Gumbel", {"loc", "scale"}, make2<Gumbel>(), {v({0.2}), v({1.3})}, real);
+  // Angles in [-pi, pi]; log I0(kappa) differentiated through bessel_i1_over_i0.
+  add(r, "VonMises", {"loc", "concentration"}, make2<VonMises>(), {v({0.4}), v({2.3})}, v({-2.9, 0.1, 1.7}));
   add(r, "Pareto", {"concentration", "scale"}, make2<Pareto>(), {v({2.5}), v({0.25})}, positive);
   add(
       r, "BetaBinomial", {"concentration1", "concentration0"},

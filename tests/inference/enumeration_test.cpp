@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <numbers>
+#include <set>
+#include <string>
 
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
@@ -85,6 +87,108 @@ TEST(Enumeration, AChangePointIsSummedOver) {
   EXPECT_NEAR(lp.item(), total + prior, 1e-10);
 }
 
+// "z3": built with += (GCC 12 warns falsely, -Wrestrict, on "z" + std::to_string(t) here).
+std::string indexed(const char* prefix, int t) {
+  std::string name = prefix;
+  name += std::to_string(t);
+  return name;
+}
+
+double log_normal_density(double x, double mean) {
+  return -0.5 * (x - mean) * (x - mean) - 0.5 * std::log(2 * std::numbers::pi);
+}
+
+// A hidden Markov model, one enumerated site per step: z_0 ~ Categorical(init), z_t | z_{t-1} ~
+// Categorical(A[z_{t-1}]), y_t ~ N(mu[z_t], 1), the means mu a parameter. Its log joint is the
+// forward algorithm's log p(y | mu) plus the prior, and its gradient in mu matches finite
+// differences (through the sums over the states).
+TEST(Enumeration, AHiddenMarkovModelIsTheForwardAlgorithm) {
+  constexpr int T = 5, K = 3;
+  const double ys[T] = {-1.2, -0.4, 1.9, 2.4, 0.3};
+  const double init[K] = {0.5, 0.3, 0.2}, a[K][K] = {{0.8, 0.15, 0.05}, {0.1, 0.7, 0.2}, {0.25, 0.25, 0.5}};
+  const Tensor initial = Tensor::vec({init[0], init[1], init[2]});
+  const Tensor transition =
+      Tensor::from(std::vector<double>{a[0][0], a[0][1], a[0][2], a[1][0], a[1][1], a[1][2], a[2][0], a[2][1], a[2][2]},
+                   Shape{K, K});
+  std::set<std::string, std::less<>> states;
+  tracing::Values data;
+  for (int t = 0; t < T; ++t) {
+    states.insert(indexed("z", t));
+    data.emplace(indexed("y", t), Tensor::scalar(ys[t]));
+  }
+  auto model = [&] {
+    auto mu = Normal(0.0, 3.0, "mu", {K});
+    tracing::Enumerate enumerate(states);
+    tracing::Condition observed(data);
+    Tensor z;
+    for (int t = 0; t < T; ++t) {
+      z = Categorical(Probs{t == 0 ? initial : take(transition, z, 0)}, indexed("z", t));
+      Normal(take(mu, z, -1), 1.0, indexed("y", t));
+    }
+  };
+  const auto log_joint = tracing::make_log_joint(model);
+  for (const Tensor& mu : {Tensor::vec({-1.0, 0.5, 2.0}), Tensor::vec({0.3, -2.0, 1.1})}) {
+    double alpha[K];
+    for (int k = 0; k < K; ++k) alpha[k] = init[k] * std::exp(log_normal_density(ys[0], mu.at(k)));
+    for (int t = 1; t < T; ++t) {
+      double next[K];
+      for (int k = 0; k < K; ++k) {
+        next[k] = 0;
+        for (int j = 0; j < K; ++j) next[k] += alpha[j] * a[j][k];
+        next[k] *= std::exp(log_normal_density(ys[t], mu.at(k)));
+      }
+      std::copy(next, next + K, alpha);
+    }
+    double prior = 0;
+    for (int k = 0; k < K; ++k) prior += log_normal_density(mu.at(k) / 3.0, 0.0) - std::log(3.0);
+    EXPECT_NEAR(log_joint({{"mu", mu}}).item(), std::log(alpha[0] + alpha[1] + alpha[2]) + prior, 1e-12);
+    testing::expect_ad([&](std::span<const Tensor> v) { return log_joint({{"mu", v[0]}}); }, {mu});
+  }
+}
+
+// A Binomial site enumerated element by element, with a total count per element (values beyond
+// an element's count have probability 0), and a scalar site that every element also depends on:
+// log p = log sum_g p(g) prod_n sum_(z_n) Binomial(z_n | c_n, p) N(y_n | z_n + g, 1).
+TEST(Enumeration, BinomialSitesAndASiteSharedByTheElements) {
+  const double counts[] = {2, 3, 4}, ys[] = {1.3, 2.9, 0.4}, p = 0.35, q = 0.6;
+  auto model = [&] {
+    tracing::Enumerate enumerate({"g", "z"});
+    auto g = Bernoulli(Probs{q}, "g");
+    auto z = Binomial(Tensor::vec({counts[0], counts[1], counts[2]}), Probs{p}, "z");
+    tracing::Condition data({{"y", Tensor::vec({ys[0], ys[1], ys[2]})}});
+    Normal(z + expand_dims(g, -1), 1.0, "y");
+  };
+  double total = 0;
+  for (int g = 0; g < 2; ++g) {
+    double product = g == 1 ? q : 1 - q;
+    for (int n = 0; n < 3; ++n) {
+      double sum = 0;
+      for (int k = 0; k <= int(counts[n]); ++k) {
+        const double binomial =
+            std::exp(std::lgamma(counts[n] + 1) - std::lgamma(k + 1.0) - std::lgamma(counts[n] - k + 1)) *
+            std::pow(p, k) * std::pow(1 - p, counts[n] - k);
+        sum += binomial * std::exp(log_normal_density(ys[n], k + g));
+      }
+      product *= sum;
+    }
+    total += product;
+  }
+  EXPECT_NEAR(tracing::make_log_joint(model)({}).item(), std::log(total), 1e-12);
+}
+
+TEST(Enumeration, TooManySitesForATensorsRankAreAnError) {
+  auto long_chain = [] {
+    std::set<std::string, std::less<>> names;
+    for (int t = 0; t < 9; ++t) names.insert(indexed("z", t));
+    tracing::Enumerate enumerate(names);
+    Tensor z;
+    for (int t = 0; t < 9; ++t) z = Bernoulli(Probs{t == 0 ? Tensor::scalar(0.5) : 0.2 + 0.6 * z}, indexed("z", t));
+  };
+  EXPECT_ERROR(tracing::make_log_joint(long_chain)({}),
+               "site 'z8' is enumerated site number 9, and its values need 9 dims (one per enumerated site, the "
+               "batch's and its own); tensors have at most 8");
+}
+
 TEST(Enumeration, InferDiscreteDrawsFromTheExactConditional) {
   const double w = 0.4, mu0 = -2.0, mu1 = 2.0;
   const tracing::Values latent{{"w", Tensor::scalar(w)}, {"mu", Tensor::vec({mu0, mu1})}};
@@ -146,7 +250,7 @@ TEST(Enumeration, UnsupportedUsesAreErrors) {
     Bernoulli(Probs{0.5}, "a");
     Bernoulli(Probs{0.5}, "b");
   };
-  EXPECT_ERROR(tracing::make_log_joint(two)({}), "one enumerated site per program");
+  EXPECT_ERROR(inference::infer_discrete(two, {}, random::Key(1)), "the program has 2 enumerated sites");
   auto continuous = [] {
     tracing::Enumerate enumerate({"x"});
     Normal(0.0, 1.0, "x");

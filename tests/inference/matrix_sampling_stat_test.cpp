@@ -66,6 +66,43 @@ TEST(MatrixSampling, LKJMarginalsOfTheOffDiagonalEntries) {
                                      "Omega[" + std::to_string(index) + "]", kZ);
 }
 
+// A latent Wishart(5, S) covariance matrix (Stan's cov_matrix transform): E[W] = 5 S and
+// Var[W_ij] = 5 (S_ij^2 + S_ii S_jj) (Anderson 2003, theorem 7.3.2 and section 7.3).
+TEST(MatrixSampling, WishartMoments) {
+  const double df = 5, s[2][2] = {{1.0, 0.3}, {0.3, 0.5}};
+  auto model = [&] {
+    Wishart(df, Tensor::from(std::vector<double>{s[0][0], s[0][1], s[1][0], s[1][1]}, Shape{2, 2}), "W");
+  };
+  SamplerOptions o;
+  o.seed = 14;
+  const Fit f = fit(model, o);
+  EXPECT_EQ(divergences(f.result), 0);
+  for (auto [i, j] : {std::pair{0, 0}, std::pair{1, 0}, std::pair{1, 1}}) {
+    const double variance = df * (s[i][j] * s[i][j] + s[i][i] * s[j][j]);
+    variate::testing::expect_moments(site_draws(f, "W", 2 * i + j), df * s[i][j], variance,
+                                     "W[" + std::to_string(i) + ", " + std::to_string(j) + "]", kZ);
+  }
+}
+
+// A latent LKJCholesky(3, 2) factor L (Stan's cholesky_factor_corr transform): the correlations of
+// L L^T have the marginal Beta(2.5, 2.5) on (-1, 1), as for LKJ above: mean 0, variance 1/6.
+// Omega_10 = L_10, Omega_20 = L_20 and Omega_21 = L_20 L_10 + L_21 L_11.
+TEST(MatrixSampling, LKJCholeskyMarginalsOfTheCorrelations) {
+  auto model = [] { LKJCholesky(3, 2.0, "L"); };
+  SamplerOptions o;
+  o.seed = 15;
+  const Fit f = fit(model, o);
+  EXPECT_EQ(divergences(f.result), 0);
+  const ChainDraws l10 = site_draws(f, "L", 3), l11 = site_draws(f, "L", 4), l20 = site_draws(f, "L", 6),
+                   l21 = site_draws(f, "L", 7);
+  ChainDraws omega21 = l10;
+  for (std::size_t c = 0; c < omega21.size(); ++c)
+    for (std::size_t i = 0; i < omega21[c].size(); ++i) omega21[c][i] = l20[c][i] * l10[c][i] + l21[c][i] * l11[c][i];
+  variate::testing::expect_moments(l10, 0.0, 1.0 / 6, "Omega[1, 0]", kZ);
+  variate::testing::expect_moments(l20, 0.0, 1.0 / 6, "Omega[2, 0]", kZ);
+  variate::testing::expect_moments(omega21, 0.0, 1.0 / 6, "Omega[2, 1]", kZ);
+}
+
 // Ten points of a smooth function with noise.
 const std::vector<double> kX{0.0, 0.11, 0.22, 0.33, 0.44, 0.56, 0.67, 0.78, 0.89, 1.0};
 const std::vector<double> kY{0.12, 0.71, 0.93, 0.95, 0.28, -0.31, -0.84, -1.02, -0.55, 0.08};

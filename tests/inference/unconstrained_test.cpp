@@ -152,6 +152,19 @@ TEST(Unconstrained, ASupportThatChangesKindIsAnError) {
   EXPECT_ERROR(space.log_density(other), "the support of site 'b' was");
 }
 
+TEST(Unconstrained, ASupportThatChangesShapeIsAnError) {
+  auto resizing = [] {
+    auto a = Normal(0.0, 1.0, "a");
+    Normal(0.0, 1.0, "b", {a.value().item() > 0 ? 2 : 3});
+  };
+  const inference::Unconstrained space(resizing, random::Key(3));
+  const bool traced_two = space.sites()[1].shape == Shape{2};
+  const Tensor other = traced_two ? Tensor::vec({-1.0, 0.0, 0.0}) : Tensor::vec({1.0, 0.0, 0.0, 0.0});
+  EXPECT_ERROR(space.log_density(other),
+               traced_two ? "site 'b' had shape [2] when the program was traced and now has shape [3]"
+                          : "site 'b' had shape [3] when the program was traced and now has shape [2]");
+}
+
 // Stan's `real<offset=mu, multiplier=tau> theta; theta ~ normal(mu, tau);`: theta's coordinate is
 // (theta - mu) / tau with mu and tau at their current values, so the space is not static, and the
 // density is the centered model's with log tau added (the Jacobian).

@@ -90,7 +90,7 @@ class Unconstrained {
   tracing::Program program_;
   std::vector<LatentSite> sites_;
   std::vector<GeneratedSite> generated_sites_;
-  std::string enumerated_site_;  // summed out of the log density (tracing::Enumerate), if any
+  std::string enumerated_site_;  // the first site summed out of the log density (tracing::Enumerate), if any
   std::int64_t dimension_ = 0, replicated_dimension_ = 0;
   std::string shard_axis_;
   tracing::SiteRanks unbatched_;  // each site's log-density rank in an unbatched run

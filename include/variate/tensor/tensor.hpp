@@ -3,7 +3,9 @@
 // storage shared by reference count. Copying a Tensor copies the handle, not the data.
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "variate/core/dtype.hpp"
@@ -112,6 +114,13 @@ class Tensor {
   /// All elements converted to T.
   template <class T>
   std::vector<T> to_vector() const;
+  /// Elements NumPy-style, one index per leading axis (negative from the end), the other axes kept:
+  /// `x(i, j)` of a matrix is a rank-0 tensor, `x(i)` its row i. Differentiable: it is the autodiff
+  /// layer's index(x, {i, j}) (declared in autodiff/ops.hpp, where it is defined with its rule), so
+  /// a model indexes data and computed tensors alike. Throws naming the axis for an index out of range.
+  template <class... Index>
+  requires(std::is_integral_v<Index>&&...) Tensor operator()(Index... i) const { return element({std::int64_t(i)...}); }
+  Tensor element(std::initializer_list<std::int64_t> indices) const;
 
   /// A tensor sharing this one's storage with another shape of the same element count.
   Tensor view(const Shape& shape) const;

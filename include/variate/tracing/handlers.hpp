@@ -73,12 +73,18 @@ class Condition : public NamedValues {
 
 /// Marks discrete sites to be summed out of the log joint exactly (NumPyro's parallel enumeration,
 /// a hand-marginalized Stan model): LogJoint gives such a site every value of its finite support
-/// (Bernoulli, Categorical, Binomial) along a new leading dim and adds log sum_k exp(...) of the
-/// terms that depend on it. One enumerated site per program; it is then no parameter of inference.
-/// Its terms must be elementwise in it: the site's own shape S (say N mixture labels, one per
-/// datum) and every term depending on it of shape S (each datum's likelihood depends on its own
-/// label only), or S = () (one change point) with terms of any shape. Anything else is an error
-/// naming the term's site. inference::infer_discrete draws the site from its conditional.
+/// (Bernoulli, Categorical, Binomial) along a dim of its own and adds log sum over the values of
+/// the terms that depend on it; the sites are then no parameters of inference. Site j (in program
+/// order) has its values along the j-th dim left of the batch dims, counted from the right, so a
+/// site whose distribution uses an earlier enumerated site's value (a hidden Markov chain) gets a
+/// term over both, and the sites are summed out one by one (variable elimination: the forward
+/// algorithm, for a chain). As with vectorized chains, write the model with right-aligned
+/// broadcasting (a scalar site used against a vector of data: expand_dims(g, -1)).
+/// A site may have a shape S of its own (say N mixture labels, one per datum): every term
+/// depending on it must then have shape S (each datum's likelihood depends on its own label only);
+/// a site with S = () (one change point) may have terms of any shape. Anything else is an error
+/// naming the term's site. inference::infer_discrete draws a program's one enumerated site from its
+/// conditional.
 ///   auto z = Categorical(Probs{weights}, "z", {N});  with  tracing::Enumerate e({"z"});
 class Enumerate : public NamedValues {
  public:
@@ -195,15 +201,14 @@ class LogJoint : public Tracer {
   Tensor value() const;
   /// Each site's term as this tracer took it, in program order (with keep_terms).
   const std::vector<Term>& terms() const { return terms_; }
-  /// With an enumerated site: its name, and the log joint at each of its values before they are
-  /// summed out, (K, batch..., S); empty otherwise.
-  const std::string& enumerated_site() const { return enumerated_; }
-  const Tensor& enumerated_log_joint() const { return enumerated_total_; }
-  /// The enumerated site summed out: log sum_k exp over its values, summed over its elements
-  /// (batch-shaped).
+  /// The enumerated sites, in program order.
+  std::vector<std::string> enumerated_sites() const;
+  /// With one enumerated site: the log joint at each of its values before they are summed out,
+  /// (K, batch..., S), and those values; an error naming the sites with more than one.
+  Tensor enumerated_log_joint() const;
+  const Tensor& enumerated_values() const;
+  /// The enumerated sites summed out (batch-shaped).
   Tensor enumerated_marginal() const;
-  /// The enumerated site's values along the first dim of enumerated_log_joint().
-  const Tensor& enumerated_values() const { return enumerated_values_; }
 
  private:
   int batch_ndims_ = 0;
@@ -213,14 +218,26 @@ class LogJoint : public Tracer {
   std::vector<Term> terms_;
   std::unique_ptr<LogJointRules> rules_;  // null: the terms are added up in total_
   Tensor total_;
-  // The enumerated site: its name, its values (K), the rank of its own shape S and the sum of the
-  // terms that depend on it, (K, batch..., S).
-  std::string enumerated_;
-  Tensor enumerated_values_, enumerated_total_;
-  int enumerated_rank_ = 0;
-  Shape enumerated_shape_;  // S
+  // The enumerated sites, in program order: name, values (K) and own shape S.
+  struct EnumeratedSite {
+    std::string name;
+    Tensor values;
+    Shape shape;
+  };
+  // A term that depends on enumerated sites, (enumeration dims..., batch..., own dims...), with the
+  // count of its own dims.
+  struct Factor {
+    Tensor log_value;
+    int own_ndims;
+    int enumeration_ndims(int batch_ndims) const { return log_value.rank() - batch_ndims - own_ndims; }
+  };
+  std::vector<EnumeratedSite> enumerated_;
+  std::vector<Factor> factors_;
   void enumerate(Message& m);
-  void add_enumerated_term(const Message& m, const Tensor& lp);
+  void add_enumerated_term(const Message& m, const Tensor& lp, int own_ndims);
+  bool depends(const Factor& f, std::size_t site) const;
+  // The factors that depend on `site` summed, over its values (K, ...).
+  Tensor joint_of(const std::vector<Factor>& factors, std::size_t site) const;
   void add_term(const Message& m, const Tensor& term);
 };
 

@@ -39,9 +39,7 @@ class RandomVariable {
   /// differentiable. With a batch of states (vectorized chains) the leading axis is the batch: index
   /// the trailing axes with slice() there.
   template <class... Index>
-  requires(std::is_integral_v<Index>&&...) Tensor operator()(Index... i) const {
-    return index(value_, {std::int64_t(i)...});
-  }
+  requires(std::is_integral_v<Index>&&...) Tensor operator()(Index... i) const { return value_(i...); }
   /// The log density of the value, summed over all its dims.
   Tensor log_prob() const;
 
