@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models.hpp"
+#include "variate/core/quote_input.hpp"
 
 namespace variate::cli {
 namespace {
@@ -26,7 +27,7 @@ bool parse_number(const std::string& text, double& v) {
 const CLI::Validator kOpenUnitInterval(
     [](std::string& text) -> std::string {
       double v = 0;
-      if (!parse_number(text, v)) return "expected a number strictly between 0 and 1, got '" + text + "'";
+      if (!parse_number(text, v)) return "expected a number strictly between 0 and 1, got " + quote_input(text);
       return v > 0 && v < 1 ? std::string() : "must be strictly between 0 and 1, got " + text;
     },
     "in (0, 1)");
@@ -34,7 +35,7 @@ const CLI::Validator kOpenUnitInterval(
 const CLI::Validator kPositiveNumber(
     [](std::string& text) -> std::string {
       double v = 0;
-      if (!parse_number(text, v)) return "expected a number greater than 0, got '" + text + "'";
+      if (!parse_number(text, v)) return "expected a number greater than 0, got " + quote_input(text);
       return v > 0 && std::isfinite(v) ? std::string() : "must be a finite number greater than 0, got " + text;
     },
     "> 0");
@@ -42,7 +43,7 @@ const CLI::Validator kPositiveNumber(
 const CLI::Validator kNonNegativeNumber(
     [](std::string& text) -> std::string {
       double v = 0;
-      if (!parse_number(text, v)) return "expected a number at least 0, got '" + text + "'";
+      if (!parse_number(text, v)) return "expected a number at least 0, got " + quote_input(text);
       return v >= 0 && std::isfinite(v) ? std::string() : "must be a finite number at least 0, got " + text;
     },
     ">= 0");
@@ -51,7 +52,7 @@ const CLI::Validator kSeed(
     [](std::string& text) -> std::string {
       const bool digits = !text.empty() && text.size() <= 20 &&
                           std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
-      if (!digits) return "expected a whole number from 0 to 18446744073709551615, got '" + text + "'";
+      if (!digits) return "expected a whole number from 0 to 18446744073709551615, got " + quote_input(text);
       try {
         (void)std::stoull(text);
       } catch (const std::exception&) {
@@ -74,7 +75,7 @@ CLI::Validator whole_number(long long minimum, long long maximum) {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != text.size() || used == 0) return "expected a whole number, got '" + text + "'";
+        if (used != text.size() || used == 0) return "expected a whole number, got " + quote_input(text);
         if (v < minimum) return "must be at least " + std::to_string(minimum) + ", got " + text;
         if (v > maximum) return "must be at most " + std::to_string(maximum) + ", got " + text;
         return {};

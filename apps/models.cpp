@@ -8,6 +8,7 @@
 
 #include "matrix_factorization.hpp"
 #include "variate/autodiff/ops.hpp"
+#include "variate/core/quote_input.hpp"
 #include "variate/data/data_file.hpp"
 #include "variate/data/digits.hpp"
 #include "variate/data/idx.hpp"
@@ -61,7 +62,11 @@ const data::DataArray& variable(const data::DataFile& file, const std::string& p
   const auto it = file.find(name);
   if (it == file.end()) {
     std::string present;
-    for (const auto& [n, _] : file) present += (present.empty() ? "" : ", ") + n;
+    constexpr std::size_t kShown = 3;  // names are quoted and cut, so the message stays one short line
+    std::size_t shown = 0;
+    for (const auto& [n, _] : file)
+      if (shown++ < kShown) present += (present.empty() ? "" : ", ") + quote_input(n);
+    if (file.size() > kShown) present += ", ... (" + std::to_string(file.size()) + " in all)";
     data_error(path, "variable '", name, "' is missing; expected ", expected,
                " (the file has: ", present.empty() ? "no variables" : present, ")");
   }
@@ -214,6 +219,11 @@ Model digits_softmax(const ModelOptions& o) {
                  *lo + (is_json(o.data_path) ? 1 : 0));
     classes = *hi + 1;
     if (classes < 2) data_error(o.data_path, "all labels are the same; expected at least two classes");
+    // K sizes the weights (D x K) and every draw; more classes than rows means a mistyped label.
+    if (classes > x.dim(0))
+      data_error(o.data_path, "the largest label, ", *hi + (is_json(o.data_path) ? 1 : 0), ", makes K = ", classes,
+                 " classes, more than the ", x.dim(0), " rows of data (--data); expected labels ",
+                 is_json(o.data_path) ? "1..K" : "0..K-1", " with K at most the number of rows");
     if (is_json(o.data_path)) {
       const data::DataFile file = data::read_cmdstan_json(o.data_path);
       check_size(file, o.data_path, "K", classes, "the largest label");
@@ -365,7 +375,7 @@ Model make_model(const std::string& name, const ModelOptions& options) {
   }
   std::string known;
   for (const ModelInfo& m : model_catalog()) known += (known.empty() ? "" : ", ") + m.name;
-  detail::fail("unknown model '", name, "'; the models are: ", known);
+  detail::fail("unknown model ", quote_input(name), "; the models are: ", known);
 }
 
 HeldOutAccuracy held_out_accuracy(const Model& model,

@@ -1,6 +1,7 @@
 #include "sample_config.hpp"
 
 #include "variate/core/error.hpp"
+#include "variate/core/quote_input.hpp"
 #include "variate/inference/draw_file.hpp"
 #include "version.hpp"
 
@@ -27,12 +28,12 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.warmup >= 0, "sample", "--warmup must be at least 0, got ", o.warmup);
   VARIATE_CHECK(o.draws >= 1, "sample", "--draws must be at least 1, got ", o.draws);
   VARIATE_CHECK(o.threads >= 0, "sample", "--threads must be at least 0 (0 = one per core), got ", o.threads);
-  VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc", "sample", "--sampler must be nuts or hmc, got '", o.sampler,
-                "'");
-  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense", "sample", "--metric must be diag or dense, got '", o.metric,
-                "'");
-  VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got '",
-                o.precision, "'");
+  VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc", "sample", "--sampler must be nuts or hmc, got ",
+                quote_input(o.sampler));
+  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense", "sample", "--metric must be diag or dense, got ",
+                quote_input(o.metric));
+  VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got ",
+                quote_input(o.precision));
   VARIATE_CHECK(o.max_depth >= 1 && o.max_depth <= 30, "sample", "--max-depth must be in 1..30, got ", o.max_depth);
   VARIATE_CHECK(o.adapt_delta > 0 && o.adapt_delta < 1, "sample",
                 "--adapt-delta must be strictly between 0 and 1, got ", o.adapt_delta);
@@ -42,7 +43,7 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
                 o.leapfrog_steps, " with --sampler ", o.sampler);
   VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
   VARIATE_CHECK(o.sharded_draws == "gather" || o.sharded_draws == "per-device", "sample",
-                "--sharded-draws must be gather or per-device, got '", o.sharded_draws, "'");
+                "--sharded-draws must be gather or per-device, got ", quote_input(o.sharded_draws));
   inference::SamplerOptions s;
   s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
   s.nuts.max_tree_depth = o.max_depth;

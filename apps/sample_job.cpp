@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "draw_layout.hpp"
@@ -16,8 +17,10 @@
 #include "sample_timing.hpp"
 #include "shard_output.hpp"
 #include "stop_signals.hpp"
+#include "variate/data/data_fingerprint.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
+#include "variate/inference/sample_memory.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
 #include "variate/inference/unconstrained.hpp"
@@ -52,6 +55,23 @@ void check_model(const SampleContext& job) {
   VARIATE_CHECK(!(o.predictive || o.log_lik) || job.at.devices == 1, "sample",
                 "--predictive and --log-lik need the whole data set on one device; they are not supported with ",
                 "--devices ", job.at.devices);
+}
+
+// Before anything sized by the run is allocated: whether the machine has the memory the run needs
+// (its data are loaded, so the memory available excludes them).
+void check_memory(const SampleContext& job, const DrawLayout& layout) {
+  const SampleJobOptions& o = job.options;
+  const std::optional<double> available = inference::available_memory_bytes();
+  const inference::SampleMemory need = inference::estimate_sample_memory(
+      o.chains, o.draws, job.space.dimension(), std::int64_t(layout.columns.size()), o.metric == "dense");
+  if (!available || need.total() <= *available) return;
+  using inference::byte_text;
+  detail::fail("sample: the run needs about ", byte_text(need.total()), " of memory (", byte_text(need.draws),
+               " for the kept draws, ", byte_text(need.metric), " for the metric) but the machine has ",
+               byte_text(*available), " available; ",
+               need.metric > need.draws
+                   ? "use --metric diag (a dense metric is dimension^2 per chain) or fewer --chains"
+                   : "lower --draws or --chains (every kept draw is held in memory)");
 }
 
 // The run's description, before the files are opened.
@@ -115,6 +135,7 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   const inference::Target target = inference::make_target(job.space, dtype_of(o));
   check_model(job);
   const DrawLayout layout = plan_draw_layout(job);
+  check_memory(job, layout);
   const fs::path dir = writer ? prepare_sample_output(o.output, job.model.name, o.overwrite)
                               : fs::path(o.output);  // after the data: a data error leaves no folder
   print_plan(out, job, layout);
@@ -168,7 +189,10 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   distribute::Mesh mesh = mpi ? distribute::Mesh::mpi("data", o.devices) : distribute::Mesh(o.devices, "data");
   const int threads = o.threads > 0 ? o.threads : mesh.threads_per_device();
   const int ranks = mesh.size() / mesh.local_device_count();
+  // Each rank read --data on its own machine: the same shapes but other values would run to the end.
+  const std::uint64_t data_fingerprint = mpi ? data::data_fingerprint(o.data) : 0;
   const std::vector<int> codes = mesh.run([&] {
+    if (mpi) distribute::check_replicated(data_fingerprint, "data", "sample: the data each MPI rank read (--data)");
     const Placement at{
         .device = distribute::axis_index("data"), .devices = mesh.size(), .ranks = ranks, .threads = threads};
     std::ostream discard(nullptr);                        // one per device: streams are not thread-safe

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <optional>
 
 #include "variate/core/error.hpp"
+#include "variate/core/quote_input.hpp"
 #include "variate/data/stan_csv.hpp"
 #include "variate/inference/summary.hpp"
 #include "write_file.hpp"
@@ -21,7 +23,8 @@ std::string column_mismatch(const data::StanCsv& first, const data::StanCsv& oth
   const auto& b = other.columns;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
     if (a[i] != b[i])
-      return "column " + std::to_string(i + 1) + " is '" + b[i] + "' but '" + a[i] + "' in " + first.path;
+      return "column " + std::to_string(i + 1) + " is " + quote_input(b[i]) + " but " + quote_input(a[i]) + " in " +
+             first.path;
   if (a.size() != b.size())
     return "it has " + std::to_string(b.size()) + " columns but " + first.path + " has " + std::to_string(a.size());
   return {};
@@ -35,6 +38,7 @@ int run_summary_job(const SummaryJobOptions& o, std::ostream& out) {
   std::vector<std::string> empty;  // files without draws, such as chains an interrupted run never started
   for (const std::string& path : o.files) {
     data::StanCsv f = data::read_stan_csv(path);
+    if (!f.warning.empty()) std::cerr << "variate summary: warning: " + f.warning + "\n";
     const std::string mismatch = files.empty() ? std::string() : column_mismatch(files.front(), f);
     VARIATE_CHECK(mismatch.empty(), "summary", f.path, " does not match the other files: ", mismatch);
     if (f.draws.empty()) {

@@ -41,7 +41,9 @@ int main(int argc, char** argv) {
     return commands.front().run();
   } catch (const std::exception& e) {  // variate::Error and anything else: one message, no abort
     std::cout.flush();
-    std::cerr << "variate: error: " << e.what() << '\n';
+    // One write: the ranks of an MPI job share a terminal, and pieces written apart interleave
+    // there ("variate: error: variate: error: ...").
+    std::cerr << "variate: error: " + std::string(e.what()) + "\n";
     return 1;
   }
 }

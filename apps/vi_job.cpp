@@ -10,6 +10,7 @@
 #include "output_files.hpp"
 #include "sample_report.hpp"
 #include "variate/autodiff/ops.hpp"
+#include "variate/core/quote_input.hpp"
 #include "variate/data/stan_csv.hpp"
 #include "variate/inference/pareto_smoothing.hpp"
 #include "variate/inference/summary.hpp"
@@ -32,8 +33,8 @@ std::string number(double v, int precision = 15) {
 }
 
 void check_options(const ViJobOptions& o) {
-  VARIATE_CHECK(o.family == "meanfield" || o.family == "fullrank", "vi",
-                "--family must be meanfield or fullrank, got '", o.family, "'");
+  VARIATE_CHECK(o.family == "meanfield" || o.family == "fullrank", "vi", "--family must be meanfield or fullrank, got ",
+                quote_input(o.family));
   VARIATE_CHECK(o.steps >= 1, "vi", "--steps must be at least 1, got ", o.steps);
   VARIATE_CHECK(o.particles >= 1, "vi", "--particles must be at least 1, got ", o.particles);
   VARIATE_CHECK(o.draws >= 1, "vi", "--draws must be at least 1, got ", o.draws);

@@ -11,8 +11,6 @@
 
 namespace variate::cli::vae {
 
-namespace {
-
 MeanAndError mean_and_error(const std::vector<double>& values) {
   double total = 0;
   for (double v : values) total += v;
@@ -21,6 +19,8 @@ MeanAndError mean_and_error(const std::vector<double>& values) {
   for (double v : values) squares += (v - mean) * (v - mean);
   return {mean, values.size() > 1 ? std::sqrt(squares / (n - 1) / n) : 0.0};
 }
+
+namespace {
 
 // Each image's bound, `chunk` images at a time, with a fresh key per chunk.
 template <class PerChunk>

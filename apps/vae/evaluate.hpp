@@ -4,6 +4,7 @@
 // -log (1/K) sum_k p(x, z_k) / q(z_k | x), the IWAE paper's test measure (K = 5000 there).
 #include <cstdint>
 #include <iosfwd>
+#include <vector>
 
 #include "programs.hpp"
 
@@ -14,6 +15,9 @@ struct MeanAndError {
   /// The standard error of the mean over the images (their spread / sqrt(count)).
   double standard_error = 0;
 };
+
+/// The mean of `values` and its standard error.
+MeanAndError mean_and_error(const std::vector<double>& values);
 
 /// The mean over `images` (0/1, (n, pixels)) of each image's bound, computed `chunk` images at a time.
 MeanAndError mean_bound(const Vae& vae, const Tensor& images, const Bound& bound, random::Key key,

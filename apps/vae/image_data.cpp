@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "programs.hpp"
+#include "image_batches.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/core/error.hpp"
 #include "variate/data/digits.hpp"
@@ -59,8 +59,9 @@ ImageData digits(DType dtype, std::int64_t train_images) {
 ImageData load_image_data(const std::string& model, const std::string& data_dir, DType dtype,
                           std::int64_t train_images) {
   VARIATE_CHECK(train_images != 0 && train_images >= -1, kJob, "--train-images must be >= 1, got ", train_images);
-  if (model == "vae-mnist") return mnist(data_dir, dtype, train_images);
-  VARIATE_CHECK(model == "vae-digits", kJob, "unknown --model '", model, "'; expected vae-mnist or vae-digits");
+  if (model == "vae-mnist" || model == "image-transformer") return mnist(data_dir, dtype, train_images);
+  VARIATE_CHECK(model == "vae-digits" || model == "image-transformer-digits", kJob, "unknown --model '", model,
+                "'; expected vae-mnist, vae-digits, image-transformer or image-transformer-digits");
   return digits(dtype, train_images);
 }
 

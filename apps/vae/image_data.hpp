@@ -1,5 +1,5 @@
 #pragma once
-// The gray-level images a VAE trains on: MNIST from its IDX files, or the embedded 8 x 8 digits
+// The gray-level images the image models train on: MNIST from its IDX files, or the embedded 8 x 8 digits
 // (small enough for tests and quick runs). Training binarizes them afresh at every step
 // (programs.hpp, binarize); the test images are binarized once, with a key of their own, so that
 // every run is scored on the same 0/1 images.
@@ -17,13 +17,13 @@ struct ImageData {
   std::int64_t rows = 0, cols = 0;
 };
 
-/// The default --data-dir of vae-mnist, relative to the working directory (the repository root).
+/// The default --data-dir of vae-mnist and image-transformer, relative to the working directory (the repository root).
 inline const char* const kDefaultMnistDir = "../shared/data/mnist";
 
-/// "vae-mnist" (LeCun's 60000 / 10000 split, from `data_dir`, or kDefaultMnistDir when empty) or
-/// "vae-digits" (the embedded 1797 digits: the first 1500 train, the rest test; pixels 0..16 scaled
-/// to [0, 1]). `train_images` >= 0 keeps only that many training images (quick runs). A missing
-/// MNIST directory is an error naming it and the files it should hold.
+/// "vae-mnist" or "image-transformer" (LeCun's 60000 / 10000 split, from `data_dir`, or
+/// kDefaultMnistDir when empty) or "vae-digits" or "image-transformer-digits" (the embedded 1797 digits: the first 1500
+/// train, the rest test; pixels 0..16 scaled to [0, 1]). `train_images` >= 0 keeps only that many training images
+/// (quick runs). A missing MNIST directory is an error naming it and the files it should hold.
 ImageData load_image_data(const std::string& model, const std::string& data_dir, DType dtype,
                           std::int64_t train_images);
 

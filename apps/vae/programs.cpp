@@ -1,6 +1,5 @@
 #include "programs.hpp"
 
-#include "variate/random/samplers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
 namespace variate::cli::vae {
@@ -20,10 +19,6 @@ inference::ElboEstimate minibatch_bound(const Vae& vae, const Tensor& x, const B
   if (bound.kind == BoundKind::iwae)
     return inference::iwae_bound(model, guide, key, {.particles = bound.particles, .batch_ndims = 1});
   return inference::elbo(model, guide, key, {.particles = bound.particles, .analytic_kl = true, .batch_ndims = 1});
-}
-
-Tensor binarize(const Tensor& gray, random::Key key) {
-  return cast(lt(random::uniform(key, gray.shape(), gray.dtype()), gray), gray.dtype());
 }
 
 }  // namespace variate::cli::vae

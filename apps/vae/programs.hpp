@@ -24,8 +24,4 @@ struct Bound {
 /// lower variance), or the importance-weighted bound with K particles per image.
 inference::ElboEstimate minibatch_bound(const Vae& vae, const Tensor& x, const Bound& bound, random::Key key);
 
-/// x's images drawn as 0/1 pixels, each 1 with probability its gray level in [0, 1], from `key`
-/// (dynamic binarization: training draws afresh at every step, so each epoch sees new images).
-Tensor binarize(const Tensor& gray, random::Key key);
-
 }  // namespace variate::cli::vae

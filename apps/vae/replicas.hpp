@@ -1,43 +1,61 @@
 #pragma once
-// The VAE and its Adam optimizer on every device of a thread mesh (`variate train --devices N`):
+// A model and its Adam optimizer on every device of a thread mesh (`variate train --devices N`):
 // identical replicas trained data-parallel (distribute/data_parallel.hpp), each device taking its
-// slice of every minibatch, the gradients summed over the devices in one all-reduce per step.
-//
-// Draws: each step binarizes the whole minibatch from the step's key and every device keeps its
-// rows, so the images are those of a one-device run whatever the device count. The bound's noise is
-// drawn per device, on its own rows, from the step's key folded with the slice's position, so runs on
-// different device counts follow different (equally valid) noise; on one device it is exactly the
-// one-device run's. A checkpoint resumes on any device count.
+// slice of every minibatch, the gradients summed over the devices in one all-reduce per step. The
+// VAE and the image Transformer train this way; the loss says what a model's share of a minibatch
+// is (image_batches.hpp gives each device its rows of the minibatch binarized as a whole).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
-#include "networks.hpp"
-#include "programs.hpp"
+#include "variate/distribute/data_parallel.hpp"
 #include "variate/distribute/mesh.hpp"
-#include "variate/nn/train.hpp"
+#include "variate/nn/optim.hpp"
+#include "variate/nn/schedule.hpp"
 
 namespace variate::cli::vae {
 
+template <class Model>
 class Replicas {
  public:
-  /// `layout`: the IAF posterior's layers (all on the replica's own device).
-  Replicas(int devices, const Architecture& architecture, PosteriorKind posterior, random::Key init_key,
-           double learning_rate, const FlowLayout& layout);
-  ~Replicas();
+  /// `make` builds one replica; every call must give the same model (the same key).
+  Replicas(int devices, const std::function<std::unique_ptr<Model>()>& make, const nn::Schedule& learning_rate,
+           const nn::AdamOptions& adam)
+      : mesh_(devices, "data") {
+    for (int d = 0; d < devices; ++d) replicas_.push_back(std::make_unique<Replica>(make(), learning_rate, adam));
+  }
 
   /// Device 0's replica (the others hold the same parameters).
-  const Vae& vae() const;
-  std::int64_t parameter_count() const;
+  const Model& model() const { return *replicas_[0]->model; }
+  std::int64_t parameter_count() const { return replicas_[0]->params.count(); }
   int devices() const { return mesh_.size(); }
 
-  /// Trains every replica up to options.epochs epochs over `images` (gray levels, binarized at each
-  /// step), minimizing the negative bound per image; options.batch_size must be a multiple of the
-  /// device count. `key` is the run's key (minibatches, binarization, the bound's noise).
-  nn::TrainResult train(const Tensor& images, const Bound& bound, random::Key key, const nn::TrainOptions& options);
+  /// The device's share of the global loss of a minibatch for its replica, at optimizer step `step`
+  /// (for keys that change from step to step).
+  using Loss = std::function<Tensor(const Model& model, const distribute::BatchShard& shard, std::int64_t step)>;
+
+  /// Trains every replica up to options.epochs epochs over `examples` examples; options.batch_size
+  /// must be a multiple of the device count. `key` is the run's key (it orders the minibatches).
+  nn::TrainResult train(std::int64_t examples, random::Key key, const Loss& loss, const nn::TrainOptions& options) {
+    const auto results = mesh_.run([&] {
+      Replica& r = *replicas_[std::size_t(distribute::axis_index("data"))];
+      const distribute::ShardLoss shard_loss = [&](const distribute::BatchShard& shard) {
+        return loss(*r.model, shard, r.adam.steps_taken());
+      };
+      return distribute::train_data_parallel(r.adam, examples, key, shard_loss, options, "data");
+    });
+    return results[0];
+  }
 
  private:
-  struct Replica;
+  struct Replica {
+    Replica(std::unique_ptr<Model> m, const nn::Schedule& learning_rate, const nn::AdamOptions& options)
+        : model(std::move(m)), params(*model), adam(params, learning_rate, options) {}
+    std::unique_ptr<Model> model;
+    nn::Parameters params;
+    nn::Adam adam;
+  };
   distribute::Mesh mesh_;
   std::vector<std::unique_ptr<Replica>> replicas_;
 };

@@ -1,4 +1,4 @@
-// `variate train`: a VAE on dynamically binarized images.
+// `variate train`: a VAE or an Image Transformer on dynamically binarized images.
 #include <iostream>
 #include <memory>
 
@@ -12,12 +12,15 @@ namespace variate::cli {
 Command add_train_command(CLI::App& app) {
   auto o = std::make_shared<vae::TrainJobOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "train", "train a deep generative model: a VAE on dynamically binarized images (the IWAE paper's architecture)");
+      "train",
+      "train a deep generative model on dynamically binarized images: a VAE (the IWAE paper's architecture) or an "
+      "Image Transformer (an autoregressive decoder-only Transformer over the pixels in raster order)");
   cmd->add_option("--model", o->model,
-                  "vae-mnist: MNIST from --data-dir; vae-digits: the embedded 8 x 8 digits (quick runs, tests)")
-      ->check(CLI::IsMember({"vae-mnist", "vae-digits"}))
+                  "vae-mnist: the VAE on MNIST from --data-dir; vae-digits: on the embedded 8 x 8 digits (quick runs, "
+                  "tests); image-transformer, image-transformer-digits: the Image Transformer on the same")
+      ->check(CLI::IsMember({"vae-mnist", "vae-digits", "image-transformer", "image-transformer-digits"}))
       ->capture_default_str();
-  cmd->add_option("--bound", o->bound, "elbo or iwae: the bound maximized")
+  cmd->add_option("--bound", o->bound, "VAE: elbo or iwae, the bound maximized")
       ->check(CLI::IsMember({"elbo", "iwae"}))
       ->capture_default_str();
   cmd->add_option("--particles", o->particles,
@@ -45,13 +48,15 @@ Command add_train_command(CLI::App& app) {
       ->check(kSeed)
       ->capture_default_str();
   cmd->add_option("--data-dir", o->data_dir,
-                  std::string("vae-mnist: the directory of MNIST's IDX files (default ") + vae::kDefaultMnistDir + ")");
+                  std::string("vae-mnist, image-transformer: the directory of MNIST's IDX files (default ") +
+                      vae::kDefaultMnistDir + ")");
   cmd->add_option("--output-dir", o->output_dir,
-                  "checkpoint (resumed from when present), run.json, curve.csv, samples.png, reconstructions.png, "
-                  "test_nll.json")
+                  "checkpoint (resumed from when present), run.json, curve.csv, samples.png, reconstructions.png (the "
+                  "VAE), test_nll.json")
       ->capture_default_str();
   cmd->add_option("--eval-samples", o->eval_samples,
-                  "importance samples per test image for the test NLL after training (0: skip it)")
+                  "VAE: importance samples per test image for the test NLL after training (0: skip it; the Image "
+                  "Transformer's NLL is exact)")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   cmd->add_option("--eval-images", o->eval_images, "test images scored (the first this many)")
@@ -76,6 +81,21 @@ Command add_train_command(CLI::App& app) {
                   "activations and gradients passed between them (encoder and decoder on device 0; at most "
                   "--flow-layers)")
       ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--layers", o->layers, "Image Transformer: Transformer blocks")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1000)))
+      ->capture_default_str();
+  cmd->add_option("--embed-dim", o->embed_dim, "Image Transformer: the width of every position's embedding")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20))
+      ->capture_default_str();
+  cmd->add_option("--heads", o->heads, "Image Transformer: attention heads (--embed-dim a multiple of it)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20))
+      ->capture_default_str();
+  cmd->add_option("--block-length", o->block_length,
+                  "Image Transformer: local attention in blocks of this many pixels, each attending to its own "
+                  "block and the one before (a divisor of the pixel count, or at least it: causal attention over "
+                  "the whole image; 0: two image rows)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 30))
       ->capture_default_str();
   cmd->add_option("--placement", o->placement,
                   "with --flow-devices: contiguous (blocks of consecutive flow layers) or round-robin (layer k on "

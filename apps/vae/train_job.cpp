@@ -7,14 +7,11 @@
 #include <iomanip>
 #include <sstream>
 
-#include "../write_file.hpp"
-#include "evaluate.hpp"
-#include "figures.hpp"
 #include "image_data.hpp"
-#include "replicas.hpp"
+#include "image_transformer.hpp"
 #include "run_record.hpp"
 #include "training_curve.hpp"
-#include "vae_training.hpp"
+#include "vae_trainers.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/core/error.hpp"
 
@@ -34,6 +31,16 @@ Bound parse_bound(const TrainJobOptions& o) {
   return {kind, o.particles > 0 ? o.particles : (kind == BoundKind::iwae ? 5 : 1)};
 }
 
+void check_image_transformer_options(const TrainJobOptions& o) {
+  VARIATE_CHECK(o.flow_devices == 1, kJob,
+                "--flow-devices splits the VAE's IAF posterior; the Image Transformer "
+                "trains data parallel with --devices");
+  VARIATE_CHECK(o.layers >= 1, kJob, "--layers must be >= 1, got ", o.layers);
+  VARIATE_CHECK(o.heads >= 1 && o.embed_dim >= 1 && o.embed_dim % o.heads == 0, kJob, "--embed-dim ", o.embed_dim,
+                " must be a positive multiple of --heads ", o.heads);
+  VARIATE_CHECK(o.block_length >= 0, kJob, "--block-length must be >= 0 (0: two image rows), got ", o.block_length);
+}
+
 void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.epochs >= 0, kJob, "--epochs must be >= 0, got ", o.epochs);
   VARIATE_CHECK(o.minutes >= 0, kJob, "--minutes must be >= 0, got ", o.minutes);
@@ -47,6 +54,7 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", kJob, "unknown --precision '", o.precision,
                 "'; expected f64 or f32");
   VARIATE_CHECK(!o.output_dir.empty(), kJob, "--output-dir must not be empty");
+  if (is_image_transformer(o.model)) return check_image_transformer_options(o);
   VARIATE_CHECK(o.flow_layers >= 1, kJob, "--flow-layers must be >= 1, got ", o.flow_layers);
   VARIATE_CHECK(o.flow_devices >= 1, kJob, "--flow-devices must be >= 1, got ", o.flow_devices);
   VARIATE_CHECK(o.placement == "contiguous" || o.placement == "round-robin", kJob, "unknown --placement '", o.placement,
@@ -60,30 +68,26 @@ void check_options(const TrainJobOptions& o) {
                 o.flow_layers, " flow layers (--flow-layers); each device must hold at least one");
 }
 
-// The flow's layers and, with --devices > 1, the device of each (the encoder and decoder on 0).
-FlowLayout flow_layout(const TrainJobOptions& o) {
-  FlowLayout layout;
-  layout.layers = o.flow_layers;
-  if (o.flow_devices > 1)
-    layout.devices = distribute::place_layers(o.flow_layers, o.flow_devices,
-                                              o.placement == "round-robin" ? distribute::LayerPlacement::round_robin
-                                                                           : distribute::LayerPlacement::contiguous);
-  return layout;
-}
-
 // The options the checkpoint depends on (the rest, epochs, minutes and evaluation, may change).
-RunRecord run_record(const TrainJobOptions& o, const Bound& bound) {
+RunRecord run_record(const TrainJobOptions& o) {
   std::ostringstream rate;
   rate << std::setprecision(17) << o.learning_rate;
   RunRecord record{{"--model", o.model},
-                   {"--bound", o.bound},
-                   {"--particles", std::to_string(bound.particles)},
-                   {"--posterior", o.posterior},
                    {"--batch", std::to_string(o.batch)},
                    {"--learning-rate", rate.str()},
                    {"--seed", std::to_string(o.seed)},
                    {"--precision", o.precision},
                    {"--train-images", std::to_string(o.train_images)}};
+  if (is_image_transformer(o.model)) {
+    record["--layers"] = std::to_string(o.layers);
+    record["--embed-dim"] = std::to_string(o.embed_dim);
+    record["--heads"] = std::to_string(o.heads);
+    record["--block-length"] = std::to_string(o.block_length);
+    return record;
+  }
+  record["--bound"] = o.bound;
+  record["--particles"] = std::to_string(parse_bound(o).particles);
+  record["--posterior"] = o.posterior;
   // Recorded only when not the default, so that the records of earlier runs still match. The
   // devices and the placement fix which parameters each device's checkpoint holds.
   if (o.flow_layers != 2) record["--flow-layers"] = std::to_string(o.flow_layers);
@@ -108,133 +112,31 @@ void prepare_output_dir(const std::filesystem::path& dir, const RunRecord& recor
     write_run_record(record_path, record);
 }
 
-std::string describe_model(const TrainJobOptions& o, const Architecture& a, const Bound& bound,
-                           std::int64_t parameters) {
-  std::ostringstream s;
-  s << "VAE " << a.pixels << "-" << a.hidden << "-" << a.hidden << "-" << a.latent << " (tanh), " << o.posterior
-    << " posterior, ";
-  if (o.posterior == "iaf" && (o.flow_layers != 2 || o.flow_devices > 1)) {
-    s << o.flow_layers << " flow layers";
-    if (o.flow_devices > 1)
-      s << " on " << o.flow_devices << " thread devices (" << o.placement << "; encoder and decoder on device 0)";
-    s << ", ";
-  }
-  s << parameters << " parameters, " << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO")
-    << " with " << bound.particles << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr "
-    << o.learning_rate << ", beta2 0.999, eps 1e-4), batch " << o.batch;
-  if (o.devices > 1) s << " over " << o.devices << " devices (data parallel)";
-  return s.str();
-}
-
-// The K-sample test NLL after `epochs` epochs: printed, and written to test_nll.json.
-void report_test_nll(const TrainJobOptions& o, const Vae& vae, const Tensor& eval_images, random::Key key,
-                     std::int64_t epochs, std::ostream& out, std::ostream& log) {
-  const auto start = Clock::now();
-  const MeanAndError nll =
-      test_negative_log_likelihood(vae, eval_images, o.eval_samples, random::fold_in(key, "test nll"), &log);
-  const double seconds = seconds_since(start);
-  out << "test NLL (K = " << o.eval_samples << " importance samples, " << eval_images.dim(0)
-      << " test images): " << std::fixed << std::setprecision(2) << nll.mean << " +- " << nll.standard_error
-      << " nats (" << std::setprecision(1) << seconds << " s)" << std::defaultfloat << std::setprecision(6) << "\n";
-  const std::filesystem::path path = std::filesystem::path(o.output_dir) / "test_nll.json";
-  write_file(kJob, path.string(), [&](std::ostream& file) {
-    file << std::setprecision(10) << "{\"epochs\": " << epochs << ", \"samples\": " << o.eval_samples
-         << ", \"images\": " << eval_images.dim(0) << ", \"nll\": " << nll.mean
-         << ", \"standard_error\": " << nll.standard_error << ", \"seconds\": " << seconds << "}\n";
-  });
-}
-
-// How the job trains the VAE: data parallel over --devices (replicas.hpp) or with its flow's layers
-// over --flow-devices (vae_training.hpp). On one device both are the one-device run.
-class Trainer {
- public:
-  virtual ~Trainer() = default;
-  /// The VAE to evaluate (device 0's).
-  virtual const Vae& vae() const = 0;
-  virtual std::int64_t parameter_count() const = 0;
-  virtual nn::TrainResult train(const nn::TrainOptions& options) = 0;
-};
-
-class DataParallel final : public Trainer {
- public:
-  DataParallel(const TrainJobOptions& o, const Architecture& architecture, PosteriorKind posterior,
-               const Tensor& images, const Bound& bound, random::Key key)
-      : replicas_(o.devices, architecture, posterior, random::fold_in(key, "init"), o.learning_rate, flow_layout(o)),
-        images_(images),
-        bound_(bound),
-        key_(key) {}
-  const Vae& vae() const override { return replicas_.vae(); }
-  std::int64_t parameter_count() const override { return replicas_.parameter_count(); }
-  nn::TrainResult train(const nn::TrainOptions& options) override {
-    return replicas_.train(images_, bound_, key_, options);
-  }
-
- private:
-  Replicas replicas_;
-  Tensor images_;
-  Bound bound_;
-  random::Key key_;
-};
-
-class ModelParallel final : public Trainer {
- public:
-  ModelParallel(const TrainJobOptions& o, const Architecture& architecture, PosteriorKind posterior,
-                const Tensor& images, const Bound& bound, random::Key key)
-      : vae_(architecture, posterior, random::fold_in(key, "init"), flow_layout(o)),
-        training_(vae_, o.learning_rate),
-        images_(images),
-        bound_(bound),
-        key_(key) {}
-  const Vae& vae() const override { return vae_; }
-  std::int64_t parameter_count() const override { return training_.parameter_count(); }
-  nn::TrainResult train(const nn::TrainOptions& options) override {
-    const random::Key binarize_key = random::fold_in(key_, "binarize"), bound_key = random::fold_in(key_, "bound");
-    const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {
-      const std::int64_t step = training_.home_optimizer().steps_taken();
-      const Tensor rows = Tensor::from(batch, Shape{std::int64_t(batch.size())});
-      const Tensor x = binarize(take(images_, rows), random::fold_in(binarize_key, std::uint64_t(step)));
-      return -minibatch_bound(vae_, x, bound_, random::fold_in(bound_key, std::uint64_t(step))).surrogate /
-             double(batch.size());
-    };
-    return training_.train(images_.dim(0), key_, loss, bound_.particles, options);
-  }
-
- private:
-  Vae vae_;
-  VaeTraining training_;
-  Tensor images_;
-  Bound bound_;
-  random::Key key_;
-};
-
-std::unique_ptr<Trainer> make_trainer(const TrainJobOptions& o, const Architecture& architecture,
-                                      PosteriorKind posterior, const Tensor& images, const Bound& bound,
-                                      random::Key key) {
-  if (o.flow_devices > 1) return std::make_unique<ModelParallel>(o, architecture, posterior, images, bound, key);
-  return std::make_unique<DataParallel>(o, architecture, posterior, images, bound, key);
+std::unique_ptr<Trainer> make_trainer(const TrainJobOptions& o, const ImageData& images, random::Key key) {
+  if (is_image_transformer(o.model)) return make_image_transformer_trainer(o, images.train, images.cols, key);
+  return make_vae_trainer(o, parse_bound(o), images.train, key);
 }
 
 }  // namespace
 
+bool is_image_transformer(const std::string& model) {
+  return model == "image-transformer" || model == "image-transformer-digits";
+}
+
 int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log) {
   check_options(o);
-  const Bound bound = parse_bound(o);
-  const PosteriorKind posterior = posterior_kind(o.posterior);
+  const RunRecord record = run_record(o);
   const DType dtype = o.precision == "f32" ? DType::f32 : DType::f64;
   const ImageData images = load_image_data(o.model, o.data_dir, dtype, o.train_images);
   const Tensor eval_images = slice(images.test_binary, 0, 0, std::min(o.eval_images, images.test_binary.dim(0)));
   out << "data: " << images.description << "\n";
 
   const std::filesystem::path dir = o.output_dir, checkpoint = dir / "checkpoint";
-  prepare_output_dir(dir, run_record(o, bound));
+  prepare_output_dir(dir, record);
 
   const random::Key key(o.seed);
-  Architecture architecture;
-  architecture.pixels = images.train.dim(1);
-  architecture.dtype = dtype;
-  const std::unique_ptr<Trainer> trainer = make_trainer(o, architecture, posterior, images.train, bound, key);
-  const Vae& vae = trainer->vae();
-  out << "model: " << describe_model(o, architecture, bound, trainer->parameter_count()) << "\n";
+  const std::unique_ptr<Trainer> trainer = make_trainer(o, images, key);
+  out << "model: " << trainer->describe() << "\n";
 
   const std::int64_t n = images.train.dim(0);
   const std::int64_t per_epoch = (n + o.batch - 1) / o.batch;
@@ -247,7 +149,6 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   if (resumed_epoch > 0) out << "resumed from " << checkpoint.string() << " after epoch " << resumed_epoch << "\n";
 
   TrainingCurve curve(dir / "curve.csv", resumed_epoch);
-  const random::Key eval_key = random::fold_in(key, "evaluate");
   const auto run_start = Clock::now();
   double trained = 0;  // seconds of training in this run
   std::int64_t epoch = resumed_epoch;
@@ -261,7 +162,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
     const nn::TrainResult result = trainer->train(train);
     const double seconds = seconds_since(start);
     trained += seconds;
-    const MeanAndError test = mean_bound(vae, eval_images, bound, random::fold_in(eval_key, std::uint64_t(epoch)));
+    const MeanAndError test = trainer->test_bound(eval_images, epoch + 1);
     curve.append({epoch + 1, -result.epoch_loss, test.mean, curve.seconds() + seconds});
     log << "epoch " << epoch + 1 << "/" << o.epochs << ": train bound " << std::fixed << std::setprecision(2)
         << -result.epoch_loss << ", test bound " << test.mean << " nats/image, " << std::setprecision(0)
@@ -272,12 +173,12 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
       << " s of training, " << seconds_since(run_start) << " s with evaluation), " << epoch << " in all"
       << std::defaultfloat << std::setprecision(6) << "\n";
 
-  write_samples_png(dir / "samples.png", vae, random::fold_in(key, "samples"), images.rows, images.cols);
-  write_reconstructions_png(dir / "reconstructions.png", vae, eval_images, images.rows, images.cols);
-  out << "wrote " << (dir / "curve.csv").string() << ", " << (dir / "samples.png").string() << ", "
-      << (dir / "reconstructions.png").string() << "\n";
+  std::string written = (dir / "curve.csv").string();
+  for (const auto& figure : trainer->write_figures(dir, eval_images, images.rows, images.cols))
+    written += ", " + figure.string();
+  out << "wrote " << written << "\n";
 
-  if (o.eval_samples > 0) report_test_nll(o, vae, eval_images, key, epoch, out, log);
+  trainer->report_test_nll(dir, eval_images, epoch, out, log);
   return 0;
 }
 

@@ -1,9 +1,11 @@
 #pragma once
-// `variate train --model vae-mnist`: trains the VAE (networks.hpp, programs.hpp) on dynamically
-// binarized images with Adam on the ELBO or the IWAE bound, epoch by epoch, writing into the output
-// directory a checkpoint after each epoch (a later run with the same options resumes from it, bit
-// for bit), the training curve, PNGs of samples and reconstructions, and the test negative
-// log-likelihood estimated with importance sampling.
+// `variate train`: trains a deep generative model on dynamically binarized images with Adam, epoch
+// by epoch, writing into the output directory a checkpoint after each epoch (a later run with the
+// same options resumes from it, bit for bit), the training curve, PNG figures and the test negative
+// log-likelihood. The models: the VAE (`--model vae-mnist|vae-digits`; networks.hpp, programs.hpp)
+// on the ELBO or the IWAE bound, its NLL estimated with importance sampling; and the Image
+// Transformer (`--model image-transformer|image-transformer-digits`; image_transformer.hpp) on the
+// exact log-likelihood.
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -11,7 +13,7 @@
 namespace variate::cli::vae {
 
 struct TrainJobOptions {
-  std::string model = "vae-mnist";  // or vae-digits
+  std::string model = "vae-mnist";  // or vae-digits, image-transformer, image-transformer-digits
   std::string bound = "elbo";       // or iwae
   int particles = 0;                // 0: 1 for the ELBO, 5 for IWAE
   std::string posterior = "gaussian";
@@ -30,7 +32,15 @@ struct TrainJobOptions {
   int devices = 1;                       // thread devices the minibatch is split over (replicas.hpp)
   int flow_devices = 1;                  // > 1: the IAF posterior's flow layers split over thread devices
   std::string placement = "contiguous";  // or round-robin: which device holds which flow layer
+  // The Image Transformer's size.
+  std::int64_t layers = 4;
+  std::int64_t embed_dim = 64;
+  std::int64_t heads = 2;
+  std::int64_t block_length = 0;  // pixels per attention block; 0: two image rows; >= the image's pixels: none
 };
+
+/// Whether `model` is one of the Image Transformer's (else the VAE's).
+bool is_image_transformer(const std::string& model);
 
 /// Runs the job: results to `out`, progress to `log`; returns the exit code. Throws variate::Error
 /// for bad options, missing data, unwritable files and a checkpoint of another run's options.

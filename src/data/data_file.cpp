@@ -12,6 +12,7 @@
 
 #include "data/read_text.hpp"
 #include "variate/core/error.hpp"
+#include "variate/core/quote_input.hpp"
 
 namespace variate::data {
 
@@ -32,7 +33,11 @@ std::string_view trim(std::string_view s) {
 // Walks one variable's value, checking that it is a rectangular array of numbers.
 class JsonArrayReader {
  public:
-  JsonArrayReader(const std::string& path, const std::string& name) : path_(path), name_(name) {}
+  JsonArrayReader(const std::string& path, const std::string& name)
+      : path_(path), name_(name), quoted_name_(quote_input(name)) {
+    // Positions show the name ("y[1]") unless quoting had to escape or cut it; then the index alone.
+    if (quoted_name_ == "'" + name + "'") shown_name_ = name;
+  }
 
   DataArray read(const Json& value) {
     // The first element at each depth fixes the shape; check() then holds every element to it.
@@ -50,7 +55,7 @@ class JsonArrayReader {
 
   // "y[1][0]", or "y" itself at the top.
   std::string position() const {
-    std::string text = name_;
+    std::string text = shown_name_;
     for (std::int64_t i : index_) {
       text += '[';
       text += std::to_string(i);
@@ -61,7 +66,7 @@ class JsonArrayReader {
 
   // The element at this depth whose size fixed the shape: y[0][0] for depth 2.
   std::string first_position(std::size_t depth) const {
-    std::string text = name_;
+    std::string text = shown_name_;
     for (std::size_t k = 0; k < depth; ++k) text += "[0]";
     return text;
   }
@@ -83,7 +88,7 @@ class JsonArrayReader {
     if (depth < rank) {
       const auto expected = static_cast<std::size_t>(array_.shape[depth]);
       if (!j.is_array() || j.size() != expected) {
-        detail::fail(op, ": ", path_, ": variable '", name_, "' is not a rectangular array: ", position(), " is ",
+        detail::fail(op, ": ", path_, ": variable ", quoted_name_, " is not a rectangular array: ", position(), " is ",
                      j.is_array() ? "an array of " + std::to_string(j.size()) + " elements" : std::string(kind(j)),
                      ", expected an array of ", expected, " elements like ", first_position(depth));
       }
@@ -97,7 +102,7 @@ class JsonArrayReader {
     }
     if (j.is_number()) {
       const double x = j.get<double>();
-      VARIATE_CHECK(std::isfinite(x), op, path_, ": variable '", name_, "': ", position(), " is ", x,
+      VARIATE_CHECK(std::isfinite(x), op, path_, ": variable ", quoted_name_, ": ", position(), " is ", x,
                     ", expected a finite number");
       array_.integer = array_.integer && j.is_number_integer();
       array_.values.push_back(x);
@@ -108,25 +113,33 @@ class JsonArrayReader {
       // CmdStan reads these strings as special values; model data must be finite.
       constexpr std::string_view kSpecial[] = {"NaN", "Inf", "-Inf", "+Inf", "Infinity", "-Infinity", "+Infinity"};
       const bool special = std::find(std::begin(kSpecial), std::end(kSpecial), s) != std::end(kSpecial);
-      VARIATE_CHECK(!special, op, path_, ": variable '", name_, "': ", position(), " is \"", s,
+      VARIATE_CHECK(!special, op, path_, ": variable ", quoted_name_, ": ", position(), " is \"", s,
                     "\" (not finite), expected a finite number: data for a model must be finite");
     }
     std::string found = kind(j);
-    if (j.is_string()) found += " (" + j.dump() + ")";
+    if (j.is_string()) found += " (" + quote_input(j.get_ref<const std::string&>()) + ")";
     if (depth == 0) {
-      detail::fail(op, ": ", path_, ": variable '", name_, "' is ", found,
+      detail::fail(op, ": ", path_, ": variable ", quoted_name_, " is ", found,
                    ", expected a number or an array of numbers");
     }
-    detail::fail(op, ": ", path_, ": variable '", name_, "': ", position(), " is ", found,
+    detail::fail(op, ": ", path_, ": variable ", quoted_name_, ": ", position(), " is ", found,
                  j.is_array() ? ", expected a number like " + first_position(depth) + " (the array is not rectangular)"
                               : std::string(", expected a number"));
   }
 
   const std::string& path_;
   const std::string& name_;
+  std::string quoted_name_, shown_name_;
   DataArray array_;
   std::vector<std::int64_t> index_;
 };
+
+// nlohmann::json's message from "parse error at line L, column C: ..." on, without the exception's
+// id and the token it last read, which may be megabytes long (the line and column locate it).
+std::string parse_error_text(std::string_view what) {
+  if (const auto at = what.find("parse error"); at != std::string_view::npos) what.remove_prefix(at);
+  return std::string(what.substr(0, what.find("; last read: ")));
+}
 
 // ---------------------------------------------------------------------------------------------
 // CSV
@@ -166,7 +179,7 @@ DataFile read_cmdstan_json(const std::string& path) {
                   " deep; expected a variable of at most ", kMaxDimensions, " dimensions");
     if (depth == 1 && event == Json::parse_event_t::key) {
       const std::string& name = parsed.get_ref<const std::string&>();
-      VARIATE_CHECK(names.insert(name).second, op, path, ": variable '", name, "' is given twice");
+      VARIATE_CHECK(names.insert(name).second, op, path, ": variable ", quote_input(name), " is given twice");
     }
     return true;
   };
@@ -174,9 +187,9 @@ DataFile read_cmdstan_json(const std::string& path) {
   try {
     root = Json::parse(text, on_event);
   } catch (const Json::parse_error& e) {
-    detail::fail(op, ": ", path, ": invalid JSON at byte ", e.byte, ": ", e.what());
+    detail::fail(op, ": ", path, ": invalid JSON at byte ", e.byte, ": ", parse_error_text(e.what()));
   } catch (const Json::exception& e) {
-    detail::fail(op, ": ", path, ": cannot read the JSON: ", e.what());
+    detail::fail(op, ": ", path, ": cannot read the JSON: ", parse_error_text(e.what()));
   }
   VARIATE_CHECK(root.is_object(), op, path, ": the top level is ", root.type_name(),
                 ", expected an object {\"name\": value, ...}");
@@ -213,8 +226,8 @@ DataFile read_csv_table(const std::string& path) {
         VARIATE_CHECK(!name.empty(), op, path, ":", line_number, ": column ", c + 1,
                       " of the header has an empty name; expected a variable name");
         const auto [earlier, added] = seen.emplace(name, c + 1);
-        VARIATE_CHECK(added, op, path, ":", line_number, ": column name '", name, "' appears twice (columns ",
-                      earlier->second, " and ", c + 1, ")");
+        VARIATE_CHECK(added, op, path, ":", line_number, ": column name ", quote_input(name),
+                      " appears twice (columns ", earlier->second, " and ", c + 1, ")");
         names.emplace_back(name);
       }
       columns.resize(names.size(), DataArray{{0}, {}, true});
@@ -225,14 +238,15 @@ DataFile read_csv_table(const std::string& path) {
                   " fields, expected ", names.size(), " (one per column of the header on line ", header_line, ")");
     for (std::size_t c = 0; c < fields.size(); ++c) {
       const std::string_view field = fields[c];
-      VARIATE_CHECK(!field.empty(), op, path, ":", line_number, ": column '", names[c], "' (", c + 1,
+      VARIATE_CHECK(!field.empty(), op, path, ":", line_number, ": column ", quote_input(names[c]), " (", c + 1,
                     ") is empty, expected a number");
       double value = 0;
       const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-      VARIATE_CHECK(ec == std::errc{} && end == field.data() + field.size(), op, path, ":", line_number, ": column '",
-                    names[c], "' (", c + 1, "): '", field, "' is not a number");
-      VARIATE_CHECK(std::isfinite(value), op, path, ":", line_number, ": column '", names[c], "' (", c + 1,
-                    "): ", field, " is not finite, expected a finite number: data for a model must be finite");
+      VARIATE_CHECK(ec == std::errc{} && end == field.data() + field.size(), op, path, ":", line_number, ": column ",
+                    quote_input(names[c]), " (", c + 1, "): ", quote_input(field), " is not a number");
+      VARIATE_CHECK(std::isfinite(value), op, path, ":", line_number, ": column ", quote_input(names[c]), " (", c + 1,
+                    "): ", quote_input(field),
+                    " is not finite, expected a finite number: data for a model must be finite");
       DataArray& column = columns[c];
       column.values.push_back(value);
       column.integer = column.integer && integer_text(field);

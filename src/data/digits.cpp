@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "data/read_text.hpp"
+#include "variate/core/quote_input.hpp"
 
 namespace variate::data {
 
@@ -48,11 +49,11 @@ Dataset parse_csv(std::string_view text, const char* op, const std::string& sour
       double value = 0;
       const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
       if (field.empty() || ec != std::errc{} || end != field.data() + field.size()) {
-        detail::fail(op, ": ", source, ":", line_number, ": column ", row.size() + 1, ": '", field,
-                     "' is not a number");
+        detail::fail(op, ": ", source, ":", line_number, ": column ", row.size() + 1, ": ", quote_input(field),
+                     " is not a number");
       }
       if (!std::isfinite(value)) {
-        detail::fail(op, ": ", source, ":", line_number, ": column ", row.size() + 1, ": ", field,
+        detail::fail(op, ": ", source, ":", line_number, ": column ", row.size() + 1, ": ", quote_input(field),
                      " is not a finite number");
       }
       row.push_back(value);

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -15,10 +16,15 @@ namespace variate::detail {
 
 namespace {
 
+void check_size(std::size_t bytes, std::size_t max_bytes, const char* op, const std::string& source) {
+  VARIATE_CHECK(bytes <= max_bytes, op, source, ": holds more than ", max_bytes,
+                " bytes (after decompression), the limit for an input file; is it the file you meant?");
+}
+
 // window_bits as zlib's inflateInit2 takes them: 16 + MAX_WBITS for gzip, -MAX_WBITS for the raw
 // deflate data of a zip member.
 std::string inflate_all(std::span<const unsigned char> bytes, int window_bits, const char* format, const char* op,
-                        const std::string& source) {
+                        const std::string& source, std::size_t max_bytes) {
   z_stream stream{};
   VARIATE_CHECK(inflateInit2(&stream, window_bits) == Z_OK, op, source, ": cannot initialize zlib");
   const std::unique_ptr<z_stream, int (*)(z_stream*)> end(&stream, inflateEnd);
@@ -30,6 +36,7 @@ std::string inflate_all(std::span<const unsigned char> bytes, int window_bits, c
   int status = Z_OK;
   while (status == Z_OK) {
     const std::size_t done = text.size();
+    check_size(done, max_bytes, op, source);
     text.resize(done + (std::size_t(1) << 16));
     stream.next_out = reinterpret_cast<unsigned char*>(text.data() + done);
     stream.avail_out = static_cast<uInt>(text.size() - done);
@@ -38,6 +45,7 @@ std::string inflate_all(std::span<const unsigned char> bytes, int window_bits, c
   }
   VARIATE_CHECK(status == Z_STREAM_END, op, source, ": corrupt or truncated ", format,
                 " data (zlib: ", stream.msg ? stream.msg : "unexpected end of input", ")");
+  check_size(text.size(), max_bytes, op, source);
   return text;
 }
 
@@ -48,8 +56,9 @@ std::uint32_t le32(const std::string& b, std::size_t at) { return le16(b, at) | 
 
 }  // namespace
 
-std::string gunzip(std::span<const unsigned char> bytes, const char* op, const std::string& source) {
-  return inflate_all(bytes, 16 + MAX_WBITS, "gzip", op, source);
+std::string gunzip(std::span<const unsigned char> bytes, const char* op, const std::string& source,
+                   std::size_t max_bytes) {
+  return inflate_all(bytes, 16 + MAX_WBITS, "gzip", op, source, max_bytes);
 }
 
 bool is_zip(const std::string& contents) { return contents.rfind(std::string("PK\x03\x04", 4), 0) == 0; }
@@ -57,7 +66,7 @@ bool is_zip(const std::string& contents) { return contents.rfind(std::string("PK
 // The zip layout (PKWARE's APPNOTE.TXT, sections 4.3.7, 4.3.12 and 4.3.16): the end-of-central-
 // directory record at the end names the central directory, whose entries give each member's
 // method, sizes, CRC-32 and local header; the member's data follow its local header.
-std::string unzip_single(const std::string& zip, const char* op, const std::string& path) {
+std::string unzip_single(const std::string& zip, const char* op, const std::string& path, std::size_t max_bytes) {
   const auto need = [&](bool ok, const char* what) {
     VARIATE_CHECK(ok, op, path, ": not a readable zip archive (", what, ")");
   };
@@ -107,13 +116,14 @@ std::string unzip_single(const std::string& zip, const char* op, const std::stri
   const std::size_t data = m.local + 30 + le16(zip, m.local + 26) + le16(zip, m.local + 28);
   need(data + m.compressed <= zip.size(), "a member that runs past the end of the file");
   const std::span<const unsigned char> bytes(reinterpret_cast<const unsigned char*>(zip.data()) + data, m.compressed);
+  check_size(m.size, max_bytes, op, source);
   std::string text;
   if (m.method == 0) {
     text.assign(zip, data, m.compressed);
   } else {
     VARIATE_CHECK(m.method == 8, op, source, ": compression method ", m.method,
                   " is not supported; expected stored (0) or deflate (8)");
-    text = inflate_all(bytes, -MAX_WBITS, "zip", op, source);
+    text = inflate_all(bytes, -MAX_WBITS, "zip", op, source, max_bytes);
   }
   VARIATE_CHECK(text.size() == m.size, op, source, ": the member inflates to ", text.size(), " bytes, but ", m.size,
                 " are recorded");
@@ -122,8 +132,19 @@ std::string unzip_single(const std::string& zip, const char* op, const std::stri
   return text;
 }
 
+void check_readable_kind(const std::string& path, const char* op) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_type type = fs::status(path, ec).type();
+  if (ec || type == fs::file_type::not_found) return;  // opening it names the problem
+  VARIATE_CHECK(type == fs::file_type::regular || type == fs::file_type::fifo, op, "'", path, "' is ",
+                type == fs::file_type::directory ? "a folder" : "not a regular file (a device or a socket)",
+                "; expected a data file");
+}
+
 // zlib passes plain files through gzread unchanged and decompresses gzip ones.
-std::string read_text_file(const std::string& path, const char* op) {
+std::string read_text_file(const std::string& path, const char* op, std::size_t max_bytes) {
+  check_readable_kind(path, op);
   errno = 0;
   const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), gzclose);
   VARIATE_CHECK(file != nullptr, op, "cannot open file '", path, "': ", errno ? std::strerror(errno) : "out of memory");
@@ -131,6 +152,7 @@ std::string read_text_file(const std::string& path, const char* op) {
   constexpr unsigned kChunk = 1u << 16;
   for (;;) {
     const std::size_t done = text.size();
+    check_size(done, max_bytes, op, path);
     text.resize(done + kChunk);
     const int n = gzread(file.get(), text.data() + done, kChunk);
     if (n <= 0) {
@@ -141,7 +163,10 @@ std::string read_text_file(const std::string& path, const char* op) {
         detail::fail(op, ": cannot read file '", path, "': ", code == Z_ERRNO ? std::strerror(errno) : message);
       }
       text.resize(done);
-      return is_zip(text) ? unzip_single(text, op, path) : text;
+      if (is_zip(text)) text = unzip_single(text, op, path, max_bytes);
+      // Editors on Windows start UTF-8 text with a byte-order mark; it is not part of the data.
+      if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+      return text;
     }
     text.resize(done + static_cast<std::size_t>(n));
   }

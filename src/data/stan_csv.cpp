@@ -1,5 +1,8 @@
 #include "variate/data/stan_csv.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -12,6 +15,7 @@
 
 #include "data/read_text.hpp"
 #include "variate/core/error.hpp"
+#include "variate/core/quote_input.hpp"
 
 namespace variate::data {
 
@@ -125,19 +129,31 @@ StanCsvWriter::StanCsvWriter(const std::string& path, const std::vector<std::pai
   }
 
   errno = 0;
-  out_.open(path, std::ios::binary | std::ios::trunc);
-  VARIATE_CHECK(out_.is_open(), op, "cannot open file '", path,
-                "' for writing: ", errno ? std::strerror(errno) : "unknown error");
-  write_line(header);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  VARIATE_CHECK(fd_ >= 0, op, "cannot open file '", path, "' for writing: ", std::strerror(errno));
+  write_lines(header);
 }
 
-void StanCsvWriter::write_line(std::string_view line) {
-  errno = 0;
-  out_ << line << '\n';
-  // Flushing every line hands it to the operating system, so an interrupted run keeps it.
-  out_.flush();
-  VARIATE_CHECK(out_.good(), "StanCsvWriter", "cannot write to file '", path_,
-                "': ", errno ? std::strerror(errno) : "unknown error");
+StanCsvWriter::~StanCsvWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+// One write per call (a loop only if the system takes part of it), so the file holds whole lines
+// whenever the process stops. A failed write cuts off the part that did reach the file.
+void StanCsvWriter::write_lines(std::string& lines) {
+  lines += '\n';
+  for (std::size_t done = 0; done < lines.size();) {
+    const ssize_t n = ::write(fd_, lines.data() + done, lines.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      if (done > 0 && ::ftruncate(fd_, off_t(written_)) == 0) ::lseek(fd_, off_t(written_), SEEK_SET);
+      detail::fail("StanCsvWriter: cannot write to file '", path_, "': ", std::strerror(error),
+                   "; it keeps the lines written before");
+    }
+    done += std::size_t(n);
+  }
+  written_ += lines.size();
 }
 
 void StanCsvWriter::write_adaptation(const StanCsvAdaptation& adaptation) {
@@ -164,7 +180,7 @@ void StanCsvWriter::write_adaptation(const StanCsvAdaptation& adaptation) {
       }
     }
   }
-  write_line(block);
+  write_lines(block);
 }
 
 void StanCsvWriter::write_row(std::span<const double> values) {
@@ -175,7 +191,7 @@ void StanCsvWriter::write_row(std::span<const double> values) {
     if (i > 0) buffer_ += ',';
     append_double(buffer_, values[i]);
   }
-  write_line(buffer_);
+  write_lines(buffer_);
 }
 
 void StanCsvWriter::write_timing(double warmup_seconds, double sampling_seconds) {
@@ -192,7 +208,8 @@ void StanCsvWriter::write_timing(double warmup_seconds, double sampling_seconds)
         << "# " << indent << sampling_seconds << " seconds (Sampling)\n"
         << "# " << indent << warmup_seconds + sampling_seconds << " seconds (Total)\n"
         << "# ";
-  write_line(block.str());
+  std::string text = block.str();
+  write_lines(text);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,8 +295,8 @@ StanCsv read_stan_csv(const std::string& path) {
           state = State::none;
           if (!comment.starts_with(kStep)) break;
           const auto step = parse_double(trim(comment.substr(kStep.size())));
-          VARIATE_CHECK(step.has_value(), op, path, ":", line_number, ": the step size '",
-                        trim(comment.substr(kStep.size())), "' is not a number");
+          VARIATE_CHECK(step.has_value(), op, path, ":", line_number, ": the step size ",
+                        quote_input(trim(comment.substr(kStep.size()))), " is not a number");
           csv.adaptation.step_size = *step;
           state = State::metric_kind;
           continue;
@@ -300,8 +317,8 @@ StanCsv read_stan_csv(const std::string& path) {
         case State::diagonal: {
           auto metric = parse_list(comment);
           VARIATE_CHECK(metric.has_value(), op, path, ":", line_number,
-                        ": expected the diagonal of the inverse mass matrix (numbers separated by commas), found '",
-                        line, "'");
+                        ": expected the diagonal of the inverse mass matrix (numbers separated by commas), found ",
+                        quote_input(line));
           csv.adaptation.inverse_metric = std::move(*metric);
           state = State::none;
           continue;
@@ -339,8 +356,8 @@ StanCsv read_stan_csv(const std::string& path) {
         VARIATE_CHECK(!fields[c].empty(), op, path, ":", line_number, ": column ", c + 1,
                       " of the header has an empty name");
         const auto [earlier, added] = seen.emplace(fields[c], c + 1);
-        VARIATE_CHECK(added, op, path, ":", line_number, ": column name '", fields[c], "' appears twice (columns ",
-                      earlier->second, " and ", c + 1, ")");
+        VARIATE_CHECK(added, op, path, ":", line_number, ": column name ", quote_input(fields[c]),
+                      " appears twice (columns ", earlier->second, " and ", c + 1, ")");
         csv.columns.emplace_back(fields[c]);
       }
       have_header = true;
@@ -354,14 +371,23 @@ StanCsv read_stan_csv(const std::string& path) {
                   "draws");
     state = State::none;
     split_fields(line, fields);
+    // A run stopped by a crash or a full disk may leave its last row without its line end, cut
+    // short anywhere, even inside a number. (A short row that has its line end was written so.)
+    if (newline == std::string_view::npos && fields.size() <= csv.columns.size()) {
+      std::ostringstream warning;
+      warning << path << ":" << line_number << ": the last row is cut short (no line end, " << fields.size() << " of "
+              << csv.columns.size() << " fields; the run writing it was interrupted or its disk was full); skipped it";
+      csv.warning = warning.str();
+      break;
+    }
     VARIATE_CHECK(fields.size() == csv.columns.size(), op, path, ":", line_number, ": found ", fields.size(),
                   " fields, expected ", csv.columns.size(), " (one per column of the header on line ", header_line,
                   ")");
     std::vector<double> row(fields.size());
     for (std::size_t c = 0; c < fields.size(); ++c) {
       const auto value = parse_double(fields[c]);
-      VARIATE_CHECK(value.has_value(), op, path, ":", line_number, ": column '", csv.columns[c], "' (", c + 1, "): '",
-                    fields[c], "' is not a number");
+      VARIATE_CHECK(value.has_value(), op, path, ":", line_number, ": column ", quote_input(csv.columns[c]), " (",
+                    c + 1, "): ", quote_input(fields[c]), " is not a number");
       row[c] = *value;
     }
     rows.push_back(std::move(row));
@@ -381,8 +407,8 @@ StanCsv read_stan_csv(const std::string& path) {
       const std::string* value = csv.config_value(key);
       if (value == nullptr) return fallback;
       const auto n = parse_count(*value);
-      VARIATE_CHECK(n.has_value() && *n >= least, op, path, ": config ", key, " = '", *value,
-                    "' is not an integer >= ", least);
+      VARIATE_CHECK(n.has_value() && *n >= least, op, path, ": config ", key, " = ", quote_input(*value),
+                    " is not an integer >= ", least);
       return *n;
     };
     const std::int64_t num_warmup = count("num_warmup", 1000, 0);

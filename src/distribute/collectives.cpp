@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <sstream>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -207,6 +208,20 @@ void psum_in_place(std::span<double> values, std::string_view axis, const char* 
   const Tensor x = Tensor::from(std::span<const double>(values), Shape{std::int64_t(values.size())});
   const Tensor total = sum_over_devices(what, comm, x);
   std::copy_n(total.data<double>(), values.size(), values.data());
+}
+
+void check_replicated(std::uint64_t value, std::string_view axis, const char* what) {
+  Communicator& comm = detail::communicator(what, axis);
+  const Tensor mine = Tensor::from(std::vector<std::int64_t>{std::int64_t(value)}, Shape{1});
+  const std::span<const Tensor> all = comm.exchange(what, mine);
+  const auto value_of = [&](std::size_t i) { return std::uint64_t(all[i].data<std::int64_t>()[0]); };
+  for (std::size_t i = 1; i < all.size(); ++i)
+    if (value_of(i) != value_of(0)) {
+      std::ostringstream out;
+      out << what << ": device " << i << " of axis '" << comm.axis() << "' holds 0x" << std::hex << value_of(i)
+          << " but device 0 holds 0x" << value_of(0) << "; every device must hold the same";
+      throw Error(out.str());
+    }
 }
 
 }  // namespace variate::distribute

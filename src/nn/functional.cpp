@@ -116,4 +116,52 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
   return matmul(softmax(scores, -1), v);
 }
 
+Tensor local_causal_mask(std::int64_t blocks, std::int64_t block) {
+  // Column s < block is key s of the previous block (there is none before block 0); column
+  // block + j is key j of the query's own block, visible up to the query's own position i.
+  const Tensor i = reshape(Tensor::arange(block, DType::f64), {1, block, 1});
+  const Tensor s = reshape(Tensor::arange(2 * block, DType::f64), {1, 1, 2 * block});
+  const Tensor b = reshape(Tensor::arange(blocks, DType::f64), {blocks, 1, 1});
+  const Tensor previous = logical_and(lt(s, Tensor::scalar(double(block))), gt(b, Tensor::scalar(0.0)));
+  return logical_or(previous, logical_and(ge(s, Tensor::scalar(double(block))), le(s - double(block), i)));
+}
+
+namespace {
+
+// x (..., T, d) -> (..., T / block, block, d).
+Tensor in_blocks(const Tensor& x, std::int64_t block) {
+  Shape shape = x.shape();
+  const int r = shape.rank();
+  shape[r - 2] = x.dim(-2) / block;
+  shape.insert(r - 1, block);
+  return reshape(x, shape);
+}
+
+// The blocks of x (..., n, block, d), each preceded by the one before it (zeros before the first):
+// (..., n, 2 block, d).
+Tensor with_previous_block(const Tensor& x) {
+  const int axis = x.rank() - 3;
+  Shape first = x.shape();
+  first[axis] = 1;
+  const Tensor previous = concat({Tensor::zeros(first, x.dtype()), slice(x, axis, 0, x.dim(axis) - 1)}, axis);
+  return concat({previous, x}, axis + 1);
+}
+
+}  // namespace
+
+Tensor local_causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t block) {
+  VARIATE_CHECK(q.rank() >= 2 && q.shape() == k.shape() && q.shape() == v.shape(), "local_causal_attention",
+                "q, k and v must have one shape (..., T, d), got ", q.shape(), ", ", k.shape(), " and ", v.shape());
+  const std::int64_t t = q.dim(-2);
+  VARIATE_CHECK(block >= 1 && t % block == 0, "local_causal_attention", "the block length must divide the ", t,
+                " positions, got ", block);
+  if (block == t) return scaled_dot_product_attention(q, k, v, causal_mask(t));
+  const Tensor keys = with_previous_block(in_blocks(k, block)), values = with_previous_block(in_blocks(v, block));
+  // Scaling the queries costs less than scaling the scores: 2 block keys per query against d.
+  Tensor scores = matmul(in_blocks(q * (1 / std::sqrt(double(q.dim(-1)))), block), keys, false, true);
+  const Tensor hidden = Tensor::scalar(-std::numeric_limits<double>::infinity(), scores.dtype());
+  scores = where(local_causal_mask(t / block, block), scores, hidden);
+  return reshape(matmul(softmax(scores, -1), values), q.shape());
+}
+
 }  // namespace variate::nn

@@ -194,7 +194,7 @@ TEST(ShardedDrawsCliOptions, CtrlCKeepsAlignedFilesAndTheManifest) {
   const std::string log = dir / "log.txt", output = dir / "out";
   const auto run = variate::testing::interrupt_after_rows(
       {"sample", "--model", "movielens", "--data", data, "--devices", "2", "--chains", "1", "--warmup", "20", "--draws",
-       "100000000", "--sharded-draws", "per-device", "--output", output},
+       "1000000", "--sharded-draws", "per-device", "--output", output},
       log, device_file(output, 1, 1), 30);
   ASSERT_TRUE(run.stopped) << "the run did not stop within 20 s of SIGINT";
   const std::string& text = run.log;

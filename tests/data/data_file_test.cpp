@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "data/read_text.hpp"
 #include "support/expect_error.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -144,7 +146,7 @@ TEST_F(DataFileTest, MalformedJsonValuesAreErrorsNamingTheVariableAndPosition) {
   EXPECT_ERROR(read_cmdstan_json(write("bool_in.json", R"({"flags": [1, false]})")),
                "variable 'flags': flags[1] is a boolean, expected a number");
   EXPECT_ERROR(read_cmdstan_json(write("string.json", R"({"name": "abc"})")),
-               "variable 'name' is a string (\"abc\"), expected a number");
+               "variable 'name' is a string ('abc'), expected a number");
   EXPECT_ERROR(read_cmdstan_json(write("object.json", R"({"obj": {"a": 1}})")), "variable 'obj' is an object");
   EXPECT_ERROR(read_cmdstan_json(write("null.json", R"({"x": [1, null]})")), "variable 'x': x[1] is null");
 
@@ -206,8 +208,8 @@ TEST_F(DataFileTest, MalformedCsvTablesAreErrorsNamingLineAndColumn) {
                "text.csv:3: column 'b' (2): 'four' is not a number");
   EXPECT_ERROR(read_csv_table(write("gap.csv", "a,b\n1, \n")), "gap.csv:2: column 'b' (2) is empty, expected a number");
   EXPECT_ERROR(read_csv_table(write("nan.csv", "a,b\nnan,2\n")),
-               "nan.csv:2: column 'a' (1): nan is not finite, expected a finite number");
-  EXPECT_ERROR(read_csv_table(write("inf.csv", "a,b\n1,-inf\n")), "inf.csv:2: column 'b' (2): -inf is not finite");
+               "nan.csv:2: column 'a' (1): 'nan' is not finite, expected a finite number");
+  EXPECT_ERROR(read_csv_table(write("inf.csv", "a,b\n1,-inf\n")), "inf.csv:2: column 'b' (2): '-inf' is not finite");
   EXPECT_ERROR(read_csv_table(write("empty.csv", "\n\n")), "empty.csv: the file is empty");
   const std::string absent = path("absent.csv");
   EXPECT_ERROR(read_csv_table(absent), "read_csv_table: cannot open file '" + absent + "'");
@@ -260,6 +262,70 @@ TEST_F(DataFileTest, ReadsPosteriordbData) {
   EXPECT_EQ(at(data, "J").values, Values{8});
   EXPECT_EQ(at(data, "y").values, (Values{28, 8, -3, 7, -1, 1, 18, 12}));
   EXPECT_TRUE(at(data, "sigma").integer);
+}
+
+// Editors on Windows start UTF-8 files with a byte-order mark: both formats read past it.
+TEST_F(DataFileTest, AByteOrderMarkIsAcceptedInJsonAndCsv) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const DataFile json = read_cmdstan_json(write("bom.json", bom + R"({"y": [1, 2]})"));
+  EXPECT_EQ(json.at("y").values, (Values{1, 2}));
+  const DataFile csv = read_csv_table(write("bom.csv", bom + "y,x\n1,2\n"));
+  ASSERT_EQ(csv.count("y"), 1u);
+  EXPECT_EQ(csv.at("y").values, (Values{1}));
+  const DataFile gz = read_csv_table(write_gzip("bom.csv.gz", bom + "y\n3\n"));
+  EXPECT_EQ(gz.at("y").values, (Values{3}));
+}
+
+// /dev/zero, /dev/urandom or a folder named as data would be read forever or make no sense.
+TEST_F(DataFileTest, DevicesAndFoldersAreRefused) {
+  EXPECT_ERROR(read_csv_table("/dev/zero"), "read_csv_table: '/dev/zero' is not a regular file (a device");
+  EXPECT_ERROR(read_cmdstan_json("/dev/urandom"), "'/dev/urandom' is not a regular file");
+  std::filesystem::create_symlink("/dev/zero", path("zero.csv"));
+  EXPECT_ERROR(read_data_file(path("zero.csv")), "zero.csv' is not a regular file");
+  std::filesystem::create_directory(path("folder.json"));
+  EXPECT_ERROR(read_data_file(path("folder.json")), "folder.json' is a folder; expected a data file");
+}
+
+// A small file that inflates past the limit (lowered here from its 2 GiB) is refused while it
+// inflates, whether gzip, zip or gzip in memory.
+TEST_F(DataFileTest, CompressedDataInflatingPastTheLimitIsRefused) {
+  const std::string zeros(1 << 20, '0');
+  const std::string gz = write_gzip("bomb.csv.gz", "y\n" + zeros + "\n");
+  ASSERT_LT(std::filesystem::file_size(gz), 10000u);
+  constexpr std::size_t kLimit = 1 << 16;
+  EXPECT_ERROR(detail::read_text_file(gz, "test", kLimit),
+               "test: " + gz + ": holds more than 65536 bytes (after decompression), the limit for an input file");
+  EXPECT_EQ(detail::read_text_file(gz, "test").size(), zeros.size() + 3);
+  const std::string zip = write_zip("bomb.json.zip", {{"bomb.json", zeros}}, true);
+  EXPECT_ERROR(detail::read_text_file(zip, "test", kLimit), "holds more than 65536 bytes");
+  std::ifstream in(gz, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::span<const unsigned char> raw(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  EXPECT_ERROR(detail::gunzip(raw, "test", "memory", kLimit), "test: memory: holds more than 65536 bytes");
+}
+
+// Whatever the input holds, a bad input gives one line of at most 300 characters.
+TEST_F(DataFileTest, ErrorsQuoteInputBoundedAndEscaped) {
+  const std::string huge(5'000'000, 'a');
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"long_field.csv", "y\n" + huge + "\n"},
+      {"long_name.csv", huge + ",y," + huge + "\n1,2,x\n"},
+      {"control.csv", "y\n1\r2\x00\n"},
+      {"long_string.json", R"({"y": ")" + huge + R"("})"},
+      {"long_key.json", R"({")" + huge + R"(": [1, "a"]})"},
+      {"control.json", "{\"y\": \"a\rb\"}"},
+      {"bad_token.json", R"({"y": ")" + huge + "\r"},
+      {"nul.json", std::string("{\"y\": 1\0}", 10)},
+  };
+  for (const auto& [name, contents] : cases) {
+    const std::string message = testing::error_of([&] { read_data_file(write(name, contents)); });
+    EXPECT_NE(message.find(name), std::string::npos) << message.substr(0, 300);
+    EXPECT_LE(message.size(), 300u) << name << ": " << message.substr(0, 400);
+    EXPECT_EQ(message.find_first_of(std::string("\r\n\0", 3)), std::string::npos) << name << ": " << message;
+  }
+  EXPECT_ERROR(read_csv_table(write("cr.csv", "y\n1\r2\n")), "column 'y' (1): '1\\r2' is not a number");
+  const std::string shown = std::string(80, 'a') + "'... (5000000 bytes) is not a number";
+  EXPECT_ERROR(read_csv_table(path("long_field.csv")), ": column 'y' (1): '" + shown);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/heap_allocations.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace variate::data {
@@ -138,6 +139,16 @@ TEST_F(IdxFile, ErrorsNameTheFileAndWhatWasExpected) {
 
   const std::string trailing = write("trailing.idx", idx_bytes(0x08, {3}, u8_data(4)));
   EXPECT_ERROR(read_idx(trailing), trailing + ": the file goes on after the 3 bytes of data its header promises");
+}
+
+// A header is not trusted with memory: a 22-byte file whose header promises 64 MiB makes read_idx
+// allocate about what the file holds before it finds the truncation (it allocated the 64 MiB,
+// which made the IDX fuzzer crawl at a few inputs a second).
+TEST_F(IdxFile, TruncatedDataCostsWhatTheFileHolds) {
+  const std::string truncated = write("truncated.idx", idx_bytes(0x08, {std::uint32_t(1) << 26}, u8_data(14)));
+  variate::testing::reset_largest_heap_allocation();
+  EXPECT_ERROR(read_idx(truncated), "promises 67108864 bytes of data, found 14");
+  EXPECT_LE(variate::testing::largest_heap_allocation(), std::size_t(1) << 20);
 }
 
 TEST_F(IdxFile, DamagedGzipFilesAreErrors) {

@@ -86,6 +86,10 @@ TEST_F(MovieLensFiles, RatingErrorsNameTheLine) {
   expect_error("1\t2\t5\t1\n2\t2\t5\t1\n1\t2\t4\t2\n",
                ":3: user 1 rates item 2 again (first on line 1); expected each pair once");
   expect_error("\n \n", ": no ratings; expected tab-separated lines 'user item rating timestamp'");
+  // Ids size a dense users x movies matrix: 2^31 would ask for terabytes.
+  expect_error("2147483648\t2\t5\t881250949\n", ":1: user id 2147483648 is out of range, expected 1..2147483647");
+  expect_error("1\t2\t5\t1\n2147483647\t3\t5\t1\n",
+               ":2: user id 2147483647 is larger than the 3 lines of ratings in the file; expected ids 1, 2, ...");
 }
 
 TEST_F(MovieLensFiles, TitleErrorsNameTheLine) {

@@ -1,11 +1,16 @@
 #include "variate/data/stan_csv.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -268,9 +273,72 @@ TEST_F(StanCsvFile, InterruptedRunKeepsEveryRowWritten) {
   out.write_row(std::vector<double>{-3, 0.3});
   csv = read_stan_csv(path("interrupted.csv"));
   EXPECT_EQ(csv.column("mu"), (std::vector<double>{0.1, 0.2, 0.3}));
+}
 
-  // A line cut off before its last field is reported rather than read short.
-  EXPECT_ERROR(read_stan_csv(write("torn.csv", "lp__,mu\n-1,0.1\n-2")), "torn.csv:3: found 1 fields, expected 2");
+// What a crash or a full disk leaves: the file ends inside its last row, even inside a number.
+TEST_F(StanCsvFile, SkipsACutLastRowWithAWarning) {
+  {
+    StanCsvWriter out(path("whole.csv"), {{"model", "m"}}, {"lp__", "mu"});
+    out.write_adaptation({0.8, {1.5}, false});
+    out.write_row(std::vector<double>{-1.25, 0.125});
+    out.write_row(std::vector<double>{-2.5, 0.375});
+  }
+  std::ifstream in(path("whole.csv"), std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(whole.ends_with("-2.5,0.375\n"));
+  const std::string cut_line = "8";  // after # model, the header, 4 lines of adaptation and the first row
+  // The last row cut to "-2.5,0.375" (every field, no line end), "-2.5,0.3" (inside a number),
+  // "-2.5,0" and "-2.5" (one field of two).
+  for (const std::size_t cut : {std::size_t(1), std::size_t(3), std::size_t(5), std::size_t(7)}) {
+    const std::string file = write("cut.csv", whole.substr(0, whole.size() - cut));
+    const StanCsv csv = read_stan_csv(file);
+    EXPECT_EQ(csv.column("mu"), (std::vector<double>{0.125})) << "cut " << cut;
+    EXPECT_NE(csv.warning.find(file + ":" + cut_line + ": the last row is cut short"), std::string::npos)
+        << csv.warning;
+  }
+  EXPECT_EQ(read_stan_csv(path("whole.csv")).warning, "");
+  EXPECT_EQ(read_stan_csv(path("whole.csv")).column("mu"), (std::vector<double>{0.125, 0.375}));
+  // A short row that has its line end was written so: still an error.
+  EXPECT_ERROR(read_stan_csv(write("short.csv", "lp__,mu\n-1,0.1\n-2\n")), "short.csv:3: found 1 fields, expected 2");
+}
+
+// A write that fails (here the file size limit, as a full disk fails with ENOSPC) stops the writer
+// with an error naming the file, and the file keeps whole lines only. In a child process, whose
+// file size limit the test may lower.
+TEST_F(StanCsvFile, AFailedWriteIsAnErrorAndLeavesWholeRows) {
+  const std::string file = path("limited.csv"), message_file = path("message.txt");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // the write then fails with EFBIG instead of killing the process
+    const rlimit limit{1000, 1000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    std::string message = "(no error)";
+    try {
+      StanCsvWriter out(file, {{"model", "m"}}, {"lp__", "mu", "sigma"});
+      for (int i = 0; i < 1000; ++i) out.write_row(std::vector<double>{-1.0 / 3 - i, 2.0 / 3, 0.1 * i});
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    std::ofstream(message_file) << message;
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  std::ifstream message_in(message_file);
+  const std::string message((std::istreambuf_iterator<char>(message_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(message.find("StanCsvWriter: cannot write to file '" + file + "': File too large"), std::string::npos)
+      << message;
+  std::ifstream in(file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_GT(text.size(), 900u);
+  EXPECT_LE(text.size(), 1000u);
+  EXPECT_TRUE(text.ends_with("\n"));
+  const StanCsv csv = read_stan_csv(file);
+  EXPECT_EQ(csv.warning, "");
+  EXPECT_GT(csv.draws.size(), 10u);
+  for (std::size_t i = 0; i < csv.draws.size(); ++i) EXPECT_EQ(csv.draws[i][2], 0.1 * double(i));
 }
 
 TEST_F(StanCsvFile, SeparatesSavedWarmupDraws) {

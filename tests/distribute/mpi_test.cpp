@@ -260,6 +260,28 @@ TEST(MpiMesh, AnExceptionOnRankOneReachesEveryRank) {
   for (const Tensor& t : totals) EXPECT_EQ(t.item(), double(mesh.size()));
 }
 
+// Ranks that read other data (same shapes, other values) fail together before computing with it.
+TEST_P(ThreadsPerRank, CheckReplicatedFailsAlikeOnEveryRankWhenTheDataDiffer) {
+  Mesh mesh = Mesh::mpi("data", GetParam());
+  const auto same = within_deadline(
+      [&] { return error_of([&] { mesh.run([] { check_replicated(0x1234, "data", "test: the data"); }); }); });
+  EXPECT_EQ(same, "(no variate::Error thrown)");
+  if (mesh.size() / GetParam() < 2) GTEST_SKIP() << "needs 2 ranks (run under mpirun -np 2)";
+  const std::string rank_one = std::to_string(GetParam());  // its first device
+  const std::string differs = within_deadline([&] {
+    return error_of([&] {
+      mesh.run([&] {
+        const bool second_rank = axis_index("data") / GetParam() == 1;
+        check_replicated(second_rank ? 0xBAD : 0x600D, "data", "test: the data each rank read");
+      });
+    });
+  });
+  EXPECT_NE(differs.find("test: the data each rank read: device " + rank_one +
+                         " of axis 'data' holds 0xbad but device 0 holds 0x600d; every device must hold the same"),
+            std::string::npos)
+      << differs;
+}
+
 TEST(MpiMesh, AnExceptionOnOneThreadOfARankReachesEveryRank) {
   Mesh mesh = Mesh::mpi("data", 2);
   const int bad = mesh.size() - 1;  // the last thread of the last rank

@@ -8,10 +8,14 @@
 
 namespace {
 std::atomic<std::int64_t> allocations{0};
-}
+std::atomic<std::size_t> largest{0};
+}  // namespace
 
 void* operator new(std::size_t n) {
   allocations.fetch_add(1, std::memory_order_relaxed);
+  for (std::size_t seen = largest.load(std::memory_order_relaxed);
+       n > seen && !largest.compare_exchange_weak(seen, n, std::memory_order_relaxed);) {
+  }
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
@@ -21,5 +25,7 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace variate::testing {
 
 std::int64_t heap_allocations() { return allocations.load(); }
+std::size_t largest_heap_allocation() { return largest.load(); }
+void reset_largest_heap_allocation() { largest.store(0); }
 
 }  // namespace variate::testing

@@ -19,7 +19,6 @@
 // Array-valued quantities take one column each element, named "beta.1.2" (1-based indices), in
 // column-major order: the first index varies fastest.
 #include <cstdint>
-#include <fstream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,10 +36,12 @@ struct StanCsvAdaptation {
 };
 
 /// Writes a Stan CSV file as draws are made, so that a run that is interrupted leaves a readable
-/// file with every row written so far: each line reaches the operating system before the call that
-/// writes it returns. Doubles are written in the shortest form that reads back bit-exactly (CmdStan
-/// itself writes 6 significant digits unless asked for more); NaN as "nan", infinities as "inf"
-/// and "-inf".
+/// file with every row written so far: each line (or comment block) reaches the operating system in
+/// one write before the call that writes it returns, so a crash leaves whole lines only. A write
+/// that fails (a full disk: ENOSPC, a file size limit: EFBIG) throws variate::Error naming the file
+/// and the cause, after cutting the file back to its last whole line. Doubles are written in the
+/// shortest form that reads back bit-exactly (CmdStan itself writes 6 significant digits unless
+/// asked for more); NaN as "nan", infinities as "inf" and "-inf".
 ///
 ///   StanCsvWriter out("chain_1.csv", {{"model", "bernoulli_model"}, {"method", "sample"},
 ///                                     {"    num_samples", "1000"}},
@@ -71,16 +72,22 @@ class StanCsvWriter {
   /// Writes CmdStan's closing "Elapsed Time" block (warm-up, sampling and total seconds).
   void write_timing(double warmup_seconds, double sampling_seconds);
 
+  ~StanCsvWriter();
+  StanCsvWriter(const StanCsvWriter&) = delete;
+  StanCsvWriter& operator=(const StanCsvWriter&) = delete;
+
   /// The file being written.
   const std::string& path() const { return path_; }
 
  private:
-  void write_line(std::string_view line);
+  // Appends '\n' to `lines` and writes them whole.
+  void write_lines(std::string& lines);
 
   std::string path_;
   std::size_t columns_;
-  std::ofstream out_;
-  std::string buffer_;  // reused by write_row
+  int fd_ = -1;
+  std::size_t written_ = 0;  // bytes of whole lines in the file
+  std::string buffer_;       // reused by write_row
 };
 
 /// The contents of a Stan CSV file.
@@ -100,6 +107,8 @@ struct StanCsv {
   /// or metric after it, and the unit metric no matrix.
   StanCsvAdaptation adaptation;
   bool has_adaptation = false;  // whether the file has a "# Adaptation terminated" line
+  /// Why a cut last row was skipped ("path:line: the last row is cut short ..."), or empty.
+  std::string warning;
 
   /// The value of the first config entry named `key`, or nullptr when the file has none.
   const std::string* config_value(std::string_view key) const;
@@ -112,7 +121,9 @@ struct StanCsv {
 /// detected from the content). Comment lines may appear anywhere and blank lines and Windows line
 /// ends are accepted. Only config lines before the column names are kept; after them, the
 /// adaptation block is parsed and other comments (the timing block) are skipped, so a file whose
-/// run was interrupted reads as far as it goes.
+/// run was interrupted reads as far as it goes. A last row without its line end is what a crash or
+/// a full disk leaves (it may end inside a number, so it is not read even when it has every field):
+/// it is skipped and `warning` says so.
 ///
 /// Warm-up rows: CmdStan writes saved warm-up draws (config save_warmup = 1 or true) above the
 /// adaptation block, so rows above "# Adaptation terminated" go to `warmup_draws`. In a file without

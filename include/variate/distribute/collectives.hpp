@@ -19,6 +19,7 @@
 // the same kernels, so results are bitwise identical on every device and across runs, whatever the
 // thread timing. Devices whose inputs differ in shape or dtype all throw variate::Error naming the
 // op, the devices and the shapes.
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -72,5 +73,11 @@ Tensor ppermute(const Tensor& x, std::string_view axis, std::span<const Transfer
 /// names the sum, so that devices reaching different sums get an error naming both instead of
 /// adding unrelated numbers.
 void psum_in_place(std::span<double> values, std::string_view axis, const char* what);
+
+/// Checks that every device of `axis` passes the same `value` (a fingerprint of what must be
+/// replicated, such as the data each MPI rank read): otherwise throws variate::Error, the same on
+/// every device, starting with `what` (a string literal) and naming the first device that differs
+/// from device 0 and both values. Not differentiable.
+void check_replicated(std::uint64_t value, std::string_view axis, const char* what);
 
 }  // namespace variate::distribute

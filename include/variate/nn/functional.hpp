@@ -33,5 +33,14 @@ Tensor causal_mask(std::int64_t length);
 /// softmax(q k^T / sqrt(d) where mask else -inf) v over the last two dims, q (..., T, d), k and
 /// v (..., S, d); `mask` (T, S) bool or undefined for none. Every query must see some key.
 Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask = Tensor());
+/// Causal attention within blocks, the Image Transformer's local 1D attention (Parmar et al. 2018,
+/// section 3.2): the T positions of q, k and v (..., T, d) are cut into blocks of `block` (T a
+/// multiple of it); a query attends to the keys of its own block up to itself and to every key of
+/// the block before. Position t thus sees t's block and the previous one, so a stack of n layers
+/// sees about n blocks back, at a cost linear in T. block == T is causal attention over everything.
+Tensor local_causal_attention(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t block);
+/// (blocks, block, 2 block) bool: local_causal_attention's mask of query i of a block over the
+/// keys of the previous block (the first `block` columns) and of its own.
+Tensor local_causal_mask(std::int64_t blocks, std::int64_t block);
 
 }  // namespace variate::nn

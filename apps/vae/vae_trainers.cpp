@@ -1,0 +1,171 @@
+#include "vae_trainers.hpp"
+
+#include <chrono>
+#include <iomanip>
+#include <sstream>
+
+#include "../write_file.hpp"
+#include "figures.hpp"
+#include "image_batches.hpp"
+#include "replicas.hpp"
+#include "vae_training.hpp"
+#include "variate/autodiff/ops.hpp"
+
+namespace variate::cli::vae {
+
+namespace {
+
+constexpr const char* kJob = "variate train";
+const nn::AdamOptions kAdam{.beta1 = 0.9, .beta2 = 0.999, .eps = 1e-4};
+
+// The flow's layers and, with --flow-devices > 1, the device of each (the encoder and decoder on 0).
+FlowLayout flow_layout(const TrainJobOptions& o) {
+  FlowLayout layout;
+  layout.layers = o.flow_layers;
+  if (o.flow_devices > 1)
+    layout.devices = distribute::place_layers(o.flow_layers, o.flow_devices,
+                                              o.placement == "round-robin" ? distribute::LayerPlacement::round_robin
+                                                                           : distribute::LayerPlacement::contiguous);
+  return layout;
+}
+
+std::string describe_model(const TrainJobOptions& o, const Architecture& a, const Bound& bound,
+                           std::int64_t parameters) {
+  std::ostringstream s;
+  s << "VAE " << a.pixels << "-" << a.hidden << "-" << a.hidden << "-" << a.latent << " (tanh), " << o.posterior
+    << " posterior, ";
+  if (o.posterior == "iaf" && (o.flow_layers != 2 || o.flow_devices > 1)) {
+    s << o.flow_layers << " flow layers";
+    if (o.flow_devices > 1)
+      s << " on " << o.flow_devices << " thread devices (" << o.placement << "; encoder and decoder on device 0)";
+    s << ", ";
+  }
+  s << parameters << " parameters, " << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO")
+    << " with " << bound.particles << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr "
+    << o.learning_rate << ", beta2 0.999, eps 1e-4), batch " << o.batch;
+  if (o.devices > 1) s << " over " << o.devices << " devices (data parallel)";
+  return s.str();
+}
+
+// What both ways of training share: the scores, figures and test NLL of the VAE.
+class VaeTrainer : public Trainer {
+ public:
+  VaeTrainer(const TrainJobOptions& o, const Bound& bound, random::Key key) : o_(o), bound_(bound), key_(key) {}
+  /// The VAE to evaluate (device 0's).
+  virtual const Vae& vae() const = 0;
+  virtual std::int64_t parameter_count() const = 0;
+
+  std::string describe() const override { return describe_model(o_, vae().architecture, bound_, parameter_count()); }
+  // Epoch e's bound is drawn with the key numbered e - 1 (the numbering of earlier releases).
+  MeanAndError test_bound(const Tensor& images, std::int64_t epoch) override {
+    const random::Key key = random::fold_in(random::fold_in(key_, "evaluate"), std::uint64_t(epoch - 1));
+    return mean_bound(vae(), images, bound_, key);
+  }
+  std::vector<std::filesystem::path> write_figures(const std::filesystem::path& dir, const Tensor& images,
+                                                   std::int64_t image_rows, std::int64_t image_cols) override {
+    write_samples_png(dir / "samples.png", vae(), random::fold_in(key_, "samples"), image_rows, image_cols);
+    write_reconstructions_png(dir / "reconstructions.png", vae(), images, image_rows, image_cols);
+    return {dir / "samples.png", dir / "reconstructions.png"};
+  }
+  // The K-sample importance-sampled estimate (none with --eval-samples 0).
+  void report_test_nll(const std::filesystem::path& dir, const Tensor& images, std::int64_t epochs, std::ostream& out,
+                       std::ostream& log) override {
+    if (o_.eval_samples == 0) return;
+    const auto start = std::chrono::steady_clock::now();
+    const MeanAndError nll =
+        test_negative_log_likelihood(vae(), images, o_.eval_samples, random::fold_in(key_, "test nll"), &log);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out << "test NLL (K = " << o_.eval_samples << " importance samples, " << images.dim(0)
+        << " test images): " << std::fixed << std::setprecision(2) << nll.mean << " +- " << nll.standard_error
+        << " nats (" << std::setprecision(1) << seconds << " s)" << std::defaultfloat << std::setprecision(6) << "\n";
+    write_file(kJob, (dir / "test_nll.json").string(), [&](std::ostream& file) {
+      file << std::setprecision(10) << "{\"epochs\": " << epochs << ", \"samples\": " << o_.eval_samples
+           << ", \"images\": " << images.dim(0) << ", \"nll\": " << nll.mean
+           << ", \"standard_error\": " << nll.standard_error << ", \"seconds\": " << seconds << "}\n";
+    });
+  }
+
+ protected:
+  const TrainJobOptions& o_;
+  Bound bound_;
+  random::Key key_;
+};
+
+// Draws: each step binarizes the whole minibatch from the step's key and every device keeps its
+// rows, so the images are those of a one-device run whatever the device count. The bound's noise is
+// drawn per device, on its own rows, from the step's key folded with the slice's position, so runs
+// on different device counts follow different (equally valid) noise; on one device it is exactly
+// the one-device run's. A checkpoint resumes on any device count.
+class DataParallel final : public VaeTrainer {
+ public:
+  DataParallel(const TrainJobOptions& o, const Architecture& architecture, PosteriorKind posterior,
+               const Tensor& images, const Bound& bound, random::Key key)
+      : VaeTrainer(o, bound, key),
+        replicas_(
+            o.devices,
+            [&] {
+              return std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"), flow_layout(o));
+            },
+            o.learning_rate, kAdam),
+        images_(images) {}
+  const Vae& vae() const override { return replicas_.model(); }
+  std::int64_t parameter_count() const override { return replicas_.parameter_count(); }
+  nn::TrainResult train(const nn::TrainOptions& options) override {
+    const random::Key binarize_key = random::fold_in(key_, "binarize"), bound_key = random::fold_in(key_, "bound");
+    const bool one_device = replicas_.devices() == 1;
+    const Replicas<Vae>::Loss loss = [&](const Vae& vae, const distribute::BatchShard& shard, std::int64_t step) {
+      if (shard.examples.empty()) return Tensor::zeros(Shape{}, vae.architecture.dtype);
+      const Tensor x = binarized_shard(images_, shard, random::fold_in(binarize_key, std::uint64_t(step)));
+      random::Key noise = random::fold_in(bound_key, std::uint64_t(step));
+      if (!one_device) noise = random::fold_in(noise, std::uint64_t(shard.offset));
+      return -minibatch_bound(vae, x, bound_, noise).surrogate / double(shard.global_size());
+    };
+    return replicas_.train(images_.dim(0), key_, loss, options);
+  }
+
+ private:
+  Replicas<Vae> replicas_;
+  Tensor images_;
+};
+
+class ModelParallel final : public VaeTrainer {
+ public:
+  ModelParallel(const TrainJobOptions& o, const Architecture& architecture, PosteriorKind posterior,
+                const Tensor& images, const Bound& bound, random::Key key)
+      : VaeTrainer(o, bound, key),
+        vae_(architecture, posterior, random::fold_in(key, "init"), flow_layout(o)),
+        training_(vae_, o.learning_rate),
+        images_(images) {}
+  const Vae& vae() const override { return vae_; }
+  std::int64_t parameter_count() const override { return training_.parameter_count(); }
+  nn::TrainResult train(const nn::TrainOptions& options) override {
+    const random::Key binarize_key = random::fold_in(key_, "binarize"), bound_key = random::fold_in(key_, "bound");
+    const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {
+      const std::int64_t step = training_.home_optimizer().steps_taken();
+      const Tensor rows = Tensor::from(batch, Shape{std::int64_t(batch.size())});
+      const Tensor x = binarize(take(images_, rows), random::fold_in(binarize_key, std::uint64_t(step)));
+      return -minibatch_bound(vae_, x, bound_, random::fold_in(bound_key, std::uint64_t(step))).surrogate /
+             double(batch.size());
+    };
+    return training_.train(images_.dim(0), key_, loss, bound_.particles, options);
+  }
+
+ private:
+  Vae vae_;
+  VaeTraining training_;
+  Tensor images_;
+};
+
+}  // namespace
+
+std::unique_ptr<Trainer> make_vae_trainer(const TrainJobOptions& o, const Bound& bound, const Tensor& images,
+                                          random::Key key) {
+  Architecture architecture;
+  architecture.pixels = images.dim(1);
+  architecture.dtype = images.dtype();
+  const PosteriorKind posterior = posterior_kind(o.posterior);
+  if (o.flow_devices > 1) return std::make_unique<ModelParallel>(o, architecture, posterior, images, bound, key);
+  return std::make_unique<DataParallel>(o, architecture, posterior, images, bound, key);
+}
+
+}  // namespace variate::cli::vae
