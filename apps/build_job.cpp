@@ -14,18 +14,13 @@ namespace variate::cli {
 namespace fs = std::filesystem;
 namespace {
 
-struct VariatePaths {
-  fs::path include_dir, library_dir;
-};
-
-// An installed tool finds the headers and the library beside its bin/ directory; a tool in its
-// build tree, those it was built with.
-VariatePaths variate_paths() {
-  const fs::path prefix = fs::canonical("/proc/self/exe").parent_path().parent_path();
-  const fs::path installed_include = prefix / VARIATE_INSTALL_INCLUDEDIR;
-  if (fs::exists(installed_include / "variate/variate.hpp"))
-    return {installed_include, prefix / VARIATE_INSTALL_LIBDIR};
-  return {VARIATE_BUILD_INCLUDE_DIR, VARIATE_BUILD_LIBRARY_DIR};
+// The tool in its build tree uses the headers it was built with; an installed one, those beside
+// its bin/ directory.
+fs::path include_dir() {
+  const fs::path tool_dir = fs::canonical("/proc/self/exe").parent_path();
+  std::error_code unused;
+  if (fs::equivalent(tool_dir, VARIATE_BUILD_TOOL_DIR, unused)) return VARIATE_BUILD_INCLUDE_DIR;
+  return tool_dir.parent_path() / VARIATE_INSTALL_INCLUDEDIR;
 }
 
 // Runs the command without a shell (no quoting of paths) and returns its exit status.
@@ -53,9 +48,9 @@ int run_build_job(const BuildJobOptions& o, std::ostream& out) {
   const fs::path output = o.output.empty() ? fs::path(o.source).replace_extension(".so") : fs::path(o.output);
   const char* cxx = std::getenv("CXX");
   const std::string compiler = !o.compiler.empty() ? o.compiler : (cxx != nullptr && *cxx) ? cxx : VARIATE_COMPILER;
-  const VariatePaths paths = variate_paths();
-  // -fopenmp as the library's own targets carry it; the plugin links the shared library so that
-  // other programs (BridgeStan's clients, Python) can load it alone.
+  // The plugin leaves variate's symbols undefined: the tool that loads it holds the whole library
+  // and exports it, so plugin and tool share one copy (one tape, one tracer stack). -fopenmp as the
+  // library's own targets carry it.
   const std::vector<std::string> command = {compiler,
                                             "-std=c++20",
                                             "-O2",
@@ -63,13 +58,10 @@ int run_build_job(const BuildJobOptions& o, std::ostream& out) {
                                             "-shared",
                                             "-fopenmp",
                                             "-DVARIATE_BUILDING_PLUGIN",
-                                            "-I" + paths.include_dir.string(),
+                                            "-I" + include_dir().string(),
                                             o.source,
                                             "-o",
-                                            output.string(),
-                                            "-L" + paths.library_dir.string(),
-                                            "-Wl,-rpath," + paths.library_dir.string(),
-                                            "-lvariate"};
+                                            output.string()};
   const auto start = std::chrono::steady_clock::now();
   const int status = run_command(command);
   if (status == 127) detail::fail("build: cannot run the compiler '", compiler, "'; set CXX to a C++20 compiler");

@@ -1,7 +1,7 @@
 #pragma once
 // `variate build MODEL.cpp`: compiles a model file (variate/models/model.hpp) into a plugin, a
-// shared library that `variate sample --model-file` loads, against the headers and the shared
-// library of this variate (installed, or the build tree it was built in).
+// shared library that `variate sample --model-file` loads, against the headers of this variate
+// (installed, or the build tree it was built in).
 #include <ostream>
 #include <string>
 
@@ -9,7 +9,7 @@ namespace variate::cli {
 
 struct BuildJobOptions {
   std::string source;
-  std::string output;  // empty: the source's name with .so, next to it
+  std::string output;    // empty: the source's name with .so, next to it
   std::string compiler;  // empty: $CXX, else the compiler that built variate
 };
 

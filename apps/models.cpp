@@ -358,9 +358,9 @@ const std::vector<ModelInfo>& model_catalog() {
 Model make_model(const std::string& name, const ModelOptions& options) {
   VARIATE_CHECK(options.dtype == DType::f64 || options.dtype == DType::f32, "make_model",
                 "precision must be f64 or f32, got ", variate::name(options.dtype));
+  if (!options.model_file.empty()) return plugin(options);
   if (name == "digits-softmax") return digits_softmax(options);
   if (name == "logistic") return logistic(options);
-  if (!options.model_file.empty()) return plugin(options);
   if (const models::BuiltinModel* b = models::find_builtin_model(name)) return builtin(*b, options);
   if (name == "mnist-softmax") return mnist_softmax(options);
   if (name == "movielens") {

@@ -34,12 +34,11 @@ endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/variate.pc.in ${PROJECT_BINARY_DIR}/variate.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/variate.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# `variate build` compiles plugins against the installed headers and library, found beside the
-# tool, or, for a tool still in its build tree, against this tree's. Plugins link libvariate.so;
-# loaded into the tool, their calls resolve to the tool's own copy of every library symbol (the
-# whole static library, exported), so that one tape and one tracer stack serve both.
+# `variate build` compiles plugins against this build tree's headers or, for an installed tool, those
+# beside its bin/ directory. A plugin leaves variate's symbols undefined: the tool holds the whole
+# static library and exports it, so that plugin and tool share one copy of every global (one tape,
+# one tracer stack).
 target_compile_definitions(variate_cli PRIVATE VARIATE_COMPILER="${CMAKE_CXX_COMPILER}"
-  VARIATE_INSTALL_INCLUDEDIR="${CMAKE_INSTALL_INCLUDEDIR}" VARIATE_INSTALL_LIBDIR="${CMAKE_INSTALL_LIBDIR}"
-  VARIATE_BUILD_INCLUDE_DIR="${PROJECT_SOURCE_DIR}/include" VARIATE_BUILD_LIBRARY_DIR="$<TARGET_FILE_DIR:variate_shared>")
+  VARIATE_INSTALL_INCLUDEDIR="${CMAKE_INSTALL_INCLUDEDIR}" VARIATE_BUILD_TOOL_DIR="$<TARGET_FILE_DIR:variate_cli>"
+  VARIATE_BUILD_INCLUDE_DIR="${PROJECT_SOURCE_DIR}/include")
 set_target_properties(variate_cli PROPERTIES ENABLE_EXPORTS ON)
-add_dependencies(variate_cli variate_shared)

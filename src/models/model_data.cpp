@@ -86,8 +86,8 @@ Tensor ModelData::integers(const std::string& name, const std::vector<std::int64
   if (!a.integer) detail::fail(source_, ": variable '", name, "' has real values; expected integers");
   for (std::size_t i = 0; i < a.values.size(); ++i)
     if (!(a.values[i] >= double(lower) && a.values[i] <= double(upper)))
-      detail::fail(source_, ": variable '", name, "' has ", a.values[i], " at position ", i + 1, "; expected values in [",
-                   lower, ", ", upper, "]");
+      detail::fail(source_, ": variable '", name, "' has ", a.values[i], " at position ", i + 1,
+                   "; expected values in [", lower, ", ", upper, "]");
   return to_tensor(a, DType::i64);
 }
 

@@ -24,9 +24,9 @@ Plugin load_plugin(const std::string& path) {
                  "' exports no variate model; expected a library built by `variate build` from a file that ends "
                  "with VARIATE_MODEL(function)");
   }
-  if (*abi != kPluginAbiVersion) {
-    dlclose(handle);
-    detail::fail("load_plugin: '", path, "' was built for plugin interface version ", *abi, ", this variate has ",
+  if (const int version = *abi; version != kPluginAbiVersion) {
+    dlclose(handle);  // `abi` points into the library: read before
+    detail::fail("load_plugin: '", path, "' was built for plugin interface version ", version, ", this variate has ",
                  kPluginAbiVersion, "; rebuild it with this variate's `variate build`");
   }
   const PluginEntry* e = entry();

@@ -72,7 +72,8 @@ TEST_F(PluginCli, DataMissingAVariableOrOfTheWrongShapeIsOneClearError) {
   EXPECT_NE(none.output.find("variable 'y' is missing"), std::string::npos) << none.output;
   EXPECT_NE(none.output.find("pass --data FILE"), std::string::npos) << none.output;
   const std::string wrong = dir_->write("wrong.json", R"({"y": [1, 2, 3], "sigma": [1, 2]})");
-  const CliOutcome shape = run_cli("sample --model-file " + plugin() + " --data " + wrong + " --output " + (*dir_ / "w"));
+  const CliOutcome shape =
+      run_cli("sample --model-file " + plugin() + " --data " + wrong + " --output " + (*dir_ / "w"));
   EXPECT_EQ(shape.exit_code, 1);
   EXPECT_NE(shape.output.find("wrong.json: variable 'sigma' has shape (2); expected shape (3)"), std::string::npos)
       << shape.output;
@@ -103,7 +104,8 @@ TEST_F(PluginCli, ALibraryWithoutAModelOrOfAnotherInterfaceVersionIsRefused) {
 
 TEST_F(PluginCli, ACompileErrorShowsTheCompilersMessageWithTheModelFilesLine) {
   const ScratchDir dir("cli_plugin_error");
-  const std::string source = dir.write("broken.cpp", "#include \"variate/models/model.hpp\"\n\nint f() { return x; }\n");
+  const std::string source =
+      dir.write("broken.cpp", "#include \"variate/models/model.hpp\"\n\nint f() { return x; }\n");
   const CliOutcome r = run_cli("build " + source);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("broken.cpp:3"), std::string::npos) << r.output;

@@ -35,7 +35,8 @@ TEST(ModelData, ReadsIntegersAndRealArraysInTheRunsPrecision) {
 }
 
 TEST(ModelData, AMissingVariableIsAnErrorListingThoseThereAre) {
-  EXPECT_ERROR(schools().values("yy", {3}), "schools.json: variable 'yy' is missing; expected real values of shape (3)");
+  EXPECT_ERROR(schools().values("yy", {3}),
+               "schools.json: variable 'yy' is missing; expected real values of shape (3)");
   EXPECT_ERROR(schools().values("yy", {3}), "(there are: J, sigma, x, y)");
 }
 

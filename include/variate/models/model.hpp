@@ -49,15 +49,15 @@ struct PluginEntry {
 // Exports `function` from a plugin built by `variate build` (which defines VARIATE_BUILDING_PLUGIN);
 // in a built-in model's file, compiled into the library, it only checks the function's signature.
 #ifdef VARIATE_BUILDING_PLUGIN
-#define VARIATE_MODEL(function)                                                                     \
-  extern "C" __attribute__((visibility("default"))) const int variate_plugin_abi_version =          \
-      variate::models::kPluginAbiVersion;                                                           \
+#define VARIATE_MODEL(function)                                                                                 \
+  extern "C" __attribute__((visibility("default"))) const int variate_plugin_abi_version =                      \
+      variate::models::kPluginAbiVersion;                                                                       \
   extern "C" __attribute__((visibility("default"))) const variate::models::PluginEntry* variate_model_entry() { \
-    static const variate::models::PluginEntry entry{#function, &function};                          \
-    return &entry;                                                                                  \
+    static const variate::models::PluginEntry entry{#function, &function};                                      \
+    return &entry;                                                                                              \
   }
 #else
-#define VARIATE_MODEL(function)                                                             \
-  static_assert(std::is_same_v<decltype(&function), variate::models::ModelFunction>, #function \
-                " must be variate::models::Definition " #function "(const variate::models::ModelData&)");
+#define VARIATE_MODEL(function)                                                      \
+  static_assert(std::is_same_v<decltype(&function), variate::models::ModelFunction>, \
+                #function " must be variate::models::Definition " #function "(const variate::models::ModelData&)");
 #endif

@@ -16,14 +16,17 @@ int main() {
   const auto log_joint = variate::tracing::make_log_joint(model);
   const double mu = 0.25;
   const auto [value, grads] = variate::value_and_grad(
-      [&](const variate::Tensor& m) { return log_joint({{"mu", m}}); }, variate::Tensor::scalar(mu));
+      [&](const variate::Tensor& m) {
+        return log_joint({{"mu", m}});
+      },
+      variate::Tensor::scalar(mu));
   const double lp = value.item(), grad = grads[0].item();
   const double expected_lp =
       -1.5 * std::log(2 * std::numbers::pi) - 0.5 * (mu * mu + (0.5 - mu) * (0.5 - mu) + (1.5 - mu) * (1.5 - mu));
   const double expected_grad = -mu + (0.5 - mu) + (1.5 - mu);
   if (std::abs(lp - expected_lp) > 1e-12 || std::abs(grad - expected_grad) > 1e-12) {
-    std::fprintf(stderr, "log joint %.17g (expected %.17g), gradient %.17g (expected %.17g)\n", lp,
-                 expected_lp, grad, expected_grad);
+    std::fprintf(stderr, "log joint %.17g (expected %.17g), gradient %.17g (expected %.17g)\n", lp, expected_lp, grad,
+                 expected_grad);
     return 1;
   }
   std::printf("log joint and gradient as expected\n");
