@@ -47,15 +47,6 @@ bool is_csv(const std::string& path) {
   return ends_with(p, ".csv") || ends_with(p, ".csv.gz");
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  if (shape.empty()) return "a scalar";
-  std::ostringstream out;
-  out << "shape (";
-  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
-  out << ')';
-  return out.str();
-}
-
 // A variable of a data file, checked for presence and rank; `expected` describes it for messages.
 const data::DataArray& variable(const data::DataFile& file, const std::string& path, const std::string& name,
                                 std::size_t rank, const std::string& expected) {
@@ -71,7 +62,7 @@ const data::DataArray& variable(const data::DataFile& file, const std::string& p
                " (the file has: ", present.empty() ? "no variables" : present, ")");
   }
   if (it->second.shape.size() != rank)
-    data_error(path, "variable '", name, "' has ", shape_text(it->second.shape), "; expected ", expected);
+    data_error(path, "variable '", name, "' has ", data::describe_shape(it->second.shape), "; expected ", expected);
   return it->second;
 }
 
@@ -82,7 +73,8 @@ void check_size(const data::DataFile& file, const std::string& path, const std::
   if (it == file.end()) return;
   const data::DataArray& a = it->second;
   if (!a.shape.empty() || !a.integer)
-    data_error(path, "variable '", name, "' must be an integer scalar (", what, "), got ", shape_text(a.shape));
+    data_error(path, "variable '", name, "' must be an integer scalar (", what, "), got ",
+               data::describe_shape(a.shape));
   if (std::int64_t(a.values[0]) != actual)
     data_error(path, "variable '", name, "' is ", std::int64_t(a.values[0]), " but ", what, " is ", actual);
 }

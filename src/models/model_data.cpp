@@ -1,7 +1,6 @@
 #include "variate/models/model_data.hpp"
 
 #include <cmath>
-#include <sstream>
 #include <utility>
 
 #include "variate/autodiff/ops.hpp"
@@ -9,15 +8,6 @@
 
 namespace variate::models {
 namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  if (shape.empty()) return "a scalar";
-  std::ostringstream out;
-  out << "shape (";
-  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
-  out << ')';
-  return out.str();
-}
 
 Tensor to_tensor(const data::DataArray& a, DType dtype) {
   return cast(Tensor::from(a.values, Shape(std::span<const std::int64_t>(a.shape))), dtype);
@@ -45,19 +35,20 @@ const data::DataArray& ModelData::find(const std::string& name, const std::strin
 void ModelData::check_shape(const std::string& name, const data::DataArray& a,
                             const std::vector<std::int64_t>& shape) const {
   if (a.shape != shape)
-    detail::fail(source_, ": variable '", name, "' has ", shape_text(a.shape), "; expected ", shape_text(shape));
+    detail::fail(source_, ": variable '", name, "' has ", data::describe_shape(a.shape), "; expected ",
+                 data::describe_shape(shape));
 }
 
 std::int64_t ModelData::integer(const std::string& name) const {
   const data::DataArray& a = find(name, "an integer");
   if (!a.shape.empty() || !a.integer)
     detail::fail(source_, ": variable '", name, "' must be an integer scalar, got ",
-                 a.integer ? shape_text(a.shape) : "a real value");
+                 a.integer ? data::describe_shape(a.shape) : "a real value");
   return std::int64_t(a.values[0]);
 }
 
 Tensor ModelData::values(const std::string& name, const std::vector<std::int64_t>& shape) const {
-  const data::DataArray& a = find(name, "real values of " + shape_text(shape));
+  const data::DataArray& a = find(name, "real values of " + data::describe_shape(shape));
   check_shape(name, a, shape);
   return to_tensor(a, dtype_);
 }
@@ -65,12 +56,12 @@ Tensor ModelData::values(const std::string& name, const std::vector<std::int64_t
 Tensor ModelData::vector(const std::string& name) const {
   const data::DataArray& a = find(name, "a vector");
   if (a.shape.size() != 1)
-    detail::fail(source_, ": variable '", name, "' has ", shape_text(a.shape), "; expected a vector");
+    detail::fail(source_, ": variable '", name, "' has ", data::describe_shape(a.shape), "; expected a vector");
   return to_tensor(a, dtype_);
 }
 
 Tensor ModelData::positive_values(const std::string& name, const std::vector<std::int64_t>& shape) const {
-  const data::DataArray& a = find(name, "positive values of " + shape_text(shape));
+  const data::DataArray& a = find(name, "positive values of " + data::describe_shape(shape));
   check_shape(name, a, shape);
   for (std::size_t i = 0; i < a.values.size(); ++i)
     if (!(a.values[i] > 0))
@@ -81,7 +72,7 @@ Tensor ModelData::positive_values(const std::string& name, const std::vector<std
 
 Tensor ModelData::integers(const std::string& name, const std::vector<std::int64_t>& shape, std::int64_t lower,
                            std::int64_t upper) const {
-  const data::DataArray& a = find(name, "integers of " + shape_text(shape));
+  const data::DataArray& a = find(name, "integers of " + data::describe_shape(shape));
   check_shape(name, a, shape);
   if (!a.integer) detail::fail(source_, ": variable '", name, "' has real values; expected integers");
   for (std::size_t i = 0; i < a.values.size(); ++i)
