@@ -83,14 +83,19 @@ CLI::Validator whole_number(long long minimum, long long maximum) {
       description);
 }
 
-CLI::Option* add_model_option(CLI::App& command, std::string& model) {
+void add_model_options(CLI::App& command, std::string& model, std::string& model_file) {
   std::vector<std::string> names;
   std::string help = "the model:";
   for (const ModelInfo& m : model_catalog()) {
     names.push_back(m.name);
     help += "\n  " + m.name + ": " + m.summary;
   }
-  return command.add_option("--model", model, help)->check(CLI::IsMember(names))->capture_default_str();
+  CLI::Option* by_name = command.add_option("--model", model, help)->check(CLI::IsMember(names))->capture_default_str();
+  command
+      .add_option("--model-file", model_file,
+                  "a model plugin (a shared library built by `variate build MODEL.cpp`) instead of a built-in model; "
+                  "its data come from --data")
+      ->excludes(by_name);
 }
 
 }  // namespace variate::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "matrix_factorization.hpp"
@@ -16,6 +17,8 @@
 #include "variate/distribute/sharded.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/categorical_logit_glm.hpp"
+#include "variate/models/builtin.hpp"
+#include "variate/models/plugin.hpp"
 #include "variate/random/samplers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -44,15 +47,6 @@ bool is_csv(const std::string& path) {
   return ends_with(p, ".csv") || ends_with(p, ".csv.gz");
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  if (shape.empty()) return "a scalar";
-  std::ostringstream out;
-  out << "shape (";
-  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
-  out << ')';
-  return out.str();
-}
-
 // A variable of a data file, checked for presence and rank; `expected` describes it for messages.
 const data::DataArray& variable(const data::DataFile& file, const std::string& path, const std::string& name,
                                 std::size_t rank, const std::string& expected) {
@@ -68,7 +62,7 @@ const data::DataArray& variable(const data::DataFile& file, const std::string& p
                " (the file has: ", present.empty() ? "no variables" : present, ")");
   }
   if (it->second.shape.size() != rank)
-    data_error(path, "variable '", name, "' has ", shape_text(it->second.shape), "; expected ", expected);
+    data_error(path, "variable '", name, "' has ", data::describe_shape(it->second.shape), "; expected ", expected);
   return it->second;
 }
 
@@ -79,7 +73,8 @@ void check_size(const data::DataFile& file, const std::string& path, const std::
   if (it == file.end()) return;
   const data::DataArray& a = it->second;
   if (!a.shape.empty() || !a.integer)
-    data_error(path, "variable '", name, "' must be an integer scalar (", what, "), got ", shape_text(a.shape));
+    data_error(path, "variable '", name, "' must be an integer scalar (", what, "), got ",
+               data::describe_shape(a.shape));
   if (std::int64_t(a.values[0]) != actual)
     data_error(path, "variable '", name, "' is ", std::int64_t(a.values[0]), " but ", what, " is ", actual);
 }
@@ -302,79 +297,32 @@ Model logistic(const ModelOptions& o) {
   return m;
 }
 
-Model eight_schools(const ModelOptions& o) {
-  std::vector<double> y = {28, 8, -3, 7, -1, 1, 18, 12}, sigma = {15, 10, 16, 11, 9, 11, 10, 18};
-  std::string source = "embedded (Rubin 1981): 8 schools";
-  if (!o.data_path.empty()) {
-    const data::DataFile file = data::read_data_file(o.data_path);
-    const data::DataArray& ya = variable(file, o.data_path, "y", 1, "a vector of J estimated effects");
-    const data::DataArray& sa = variable(file, o.data_path, "sigma", 1, "a vector of J positive standard errors");
-    if (sa.shape[0] != ya.shape[0])
-      data_error(o.data_path, "variable 'sigma' has ", sa.shape[0], " values but 'y' has ", ya.shape[0],
-                 "; expected one standard error per school");
-    if (ya.shape[0] < 1) data_error(o.data_path, "variable 'y' is empty; expected at least one school");
-    check_size(file, o.data_path, "J", ya.shape[0], "the length of y");
-    for (std::size_t j = 0; j < sa.values.size(); ++j)
-      if (!(sa.values[j] > 0))
-        data_error(o.data_path, "variable 'sigma' has ", sa.values[j], " at position ", j + 1,
-                   "; standard errors must be positive");
-    y = ya.values;
-    sigma = sa.values;
-    source = o.data_path + ": " + std::to_string(y.size()) + " schools";
-  }
-  const std::int64_t j = std::int64_t(y.size());
-  const Tensor y_t = cast(Tensor::from(y, Shape{j}), o.dtype), sigma_t = cast(Tensor::from(sigma, Shape{j}), o.dtype);
-  const Tensor zero = Tensor::scalar(0.0, o.dtype), one = Tensor::scalar(1.0, o.dtype),
-               five = Tensor::scalar(5.0, o.dtype);
-
+// A model written as a plugin is (variate/models/model.hpp), with its data read by name.
+Model from_definition(const std::string& name, models::Definition d, const std::string& data_source) {
   Model m;
-  m.name = "eight-schools";
-  m.description =
-      "eight schools, non-centered: mu ~ Normal(0, 5), tau ~ HalfCauchy(0, 5), theta_tilde ~ Normal(0, 1) [" +
-      std::to_string(j) + "], y ~ Normal(mu + tau theta_tilde, sigma); theta = mu + tau theta_tilde generated";
-  m.data = source;
-  m.program = [y_t, sigma_t, zero, one, five, j] {
-    auto mu = Normal(zero, five, "mu");
-    auto tau = HalfCauchy(zero, five, "tau");
-    auto theta_tilde = Normal(zero, one, "theta_tilde", {j});
-    // mu and tau are scalars, or (C) with a chain dimension: give them a trailing axis to broadcast.
-    const Tensor theta = expand_dims(mu, -1) + expand_dims(tau, -1) * theta_tilde;
-    Deterministic(theta, "theta");  // a generated quantity: written after the parameters
-    tracing::Condition observed({{"y", y_t}});
-    Normal(theta, sigma_t, "y");
-  };
-  m.main_parameters = {"mu", "tau"};
-  for (const auto& name : columns_of("theta_tilde", j, 10)) m.main_parameters.push_back(name);
+  m.name = name;
+  m.description = std::move(d.description);
+  m.data = data_source;
+  m.program = std::move(d.program);
+  m.main_parameters = std::move(d.main_parameters);
   return m;
 }
 
-Model beta_bernoulli(const ModelOptions& o) {
-  std::vector<double> y = {0, 1, 0, 0, 0, 0, 0, 0, 0, 1};
-  std::string source = "embedded (CmdStan's bernoulli example): N = 10";
-  if (!o.data_path.empty()) {
-    const data::DataFile file = data::read_data_file(o.data_path);
-    const data::DataArray& ya = variable(file, o.data_path, "y", 1, "a vector of N outcomes, each 0 or 1");
-    check_size(file, o.data_path, "N", ya.shape[0], "the length of y");
-    for (std::size_t i = 0; i < ya.values.size(); ++i)
-      if (ya.values[i] != 0 && ya.values[i] != 1)
-        data_error(o.data_path, "variable 'y' has ", ya.values[i], " at position ", i + 1, "; expected 0 or 1");
-    y = ya.values;
-    source = o.data_path + ": N = " + std::to_string(y.size());
-  }
-  const Tensor y_t = cast(Tensor::from(y, Shape{std::int64_t(y.size())}), o.dtype);
-  const Tensor one = Tensor::scalar(1.0, o.dtype);
+Model builtin(const models::BuiltinModel& b, const ModelOptions& o) {
+  if (o.data_path.empty())
+    return from_definition(b.name, b.function(models::ModelData(b.embedded_data, b.embedded_source, o.dtype)),
+                           b.embedded_source);
+  return from_definition(b.name, b.function(models::ModelData(data::read_data_file(o.data_path), o.data_path, o.dtype)),
+                         o.data_path);
+}
 
-  Model m;
-  m.name = "beta-bernoulli";
-  m.description = "Beta-Bernoulli: theta ~ Beta(1, 1), y ~ Bernoulli(theta)";
-  m.data = source;
-  m.program = [y_t, one] {
-    auto theta = Beta(one, one, "theta");
-    tracing::Condition observed({{"y", y_t}});
-    Bernoulli(Probs{expand_dims(theta, -1)}, "y");  // theta () or (C) against y (N)
-  };
-  m.main_parameters = {"theta"};
-  return m;
+Model plugin(const ModelOptions& o) {
+  const models::Plugin p = models::load_plugin(o.model_file);
+  const std::string name = std::filesystem::path(o.model_file).stem().string();
+  models::ModelData data = o.data_path.empty()
+                               ? models::ModelData({}, "the model file's data (none given: pass --data FILE)", o.dtype)
+                               : models::ModelData(data::read_data_file(o.data_path), o.data_path, o.dtype);
+  return from_definition(name, p.function(data), o.data_path.empty() ? "none" : o.data_path);
 }
 
 }  // namespace
@@ -383,8 +331,6 @@ const std::vector<ModelInfo>& model_catalog() {
   static const std::vector<ModelInfo> catalog = {
       {"digits-softmax", "softmax regression on the embedded digits (10 classes), or --data CSV/JSON"},
       {"logistic", "logistic regression, odd vs even digits, or --data CSV (label 0/1 last) or JSON {N, D, X, y}"},
-      {"eight-schools", "eight schools, non-centered; --data JSON or CSV with y and sigma"},
-      {"beta-bernoulli", "CmdStan's bernoulli example; --data JSON {N, y} or CSV column y"},
       {"mnist-softmax", "softmax regression on MNIST; --data DIR with the IDX files (default ../shared/data/mnist)"},
       {"movielens",
        "matrix factorization of MovieLens-100K's watch matrix; --data DIR (default "
@@ -393,16 +339,21 @@ const std::vector<ModelInfo>& model_catalog() {
        "matrix factorization of a synthetic watch matrix of MovieLens-1M's size "
        "(6040 x 3706, ~1M ones)"},
   };
-  return catalog;
+  static const std::vector<ModelInfo> with_builtins = [] {
+    std::vector<ModelInfo> all = catalog;
+    for (const models::BuiltinModel& m : models::builtin_models()) all.push_back({m.name, m.summary});
+    return all;
+  }();
+  return with_builtins;
 }
 
 Model make_model(const std::string& name, const ModelOptions& options) {
   VARIATE_CHECK(options.dtype == DType::f64 || options.dtype == DType::f32, "make_model",
                 "precision must be f64 or f32, got ", variate::name(options.dtype));
+  if (!options.model_file.empty()) return plugin(options);
   if (name == "digits-softmax") return digits_softmax(options);
   if (name == "logistic") return logistic(options);
-  if (name == "eight-schools") return eight_schools(options);
-  if (name == "beta-bernoulli") return beta_bernoulli(options);
+  if (const models::BuiltinModel* b = models::find_builtin_model(name)) return builtin(*b, options);
   if (name == "mnist-softmax") return mnist_softmax(options);
   if (name == "movielens") {
     const std::string dir = options.data_path.empty() ? "../shared/data/movielens-100k" : options.data_path;

@@ -19,6 +19,7 @@ namespace variate::cli {
 
 struct ModelOptions {
   std::string data_path;     // empty: the model's embedded data (or its default data folder)
+  std::string model_file;    // a plugin built by `variate build`: used instead of the name
   DType dtype = DType::f64;  // of the data and the prior parameters, so the density computes in it
 };
 
@@ -58,9 +59,9 @@ struct ModelInfo {
 };
 const std::vector<ModelInfo>& model_catalog();
 
-/// Builds a model by name, reading `options.data_path` if given. Throws variate::Error for an unknown
-/// name (listing the known ones) and for data that the model cannot use, naming the file, the
-/// variable and what was expected.
+/// Builds a model by name, or from `options.model_file`, reading `options.data_path` if given. Throws variate::Error
+/// for an unknown name (listing the known ones) and for data that the model cannot use, naming the file, the variable
+/// and what was expected.
 Model make_model(const std::string& name, const ModelOptions& options);
 
 /// Held-out accuracy of a classifier over posterior draws.

@@ -12,7 +12,7 @@ Command add_optimize_command(CLI::App& app) {
   auto o = std::make_shared<OptimizeJobOptions>();
   CLI::App* cmd = app.add_subcommand(
       "optimize", "find a model's posterior mode with L-BFGS (MAP), writing it as a row of Stan CSV");
-  add_model_option(*cmd, o->model);
+  add_model_options(*cmd, o->model, o->model_file);
   cmd->add_option("--data", o->data, "data file: CSV, or JSON in CmdStan's data format (default: embedded)");
   cmd->add_flag("--jacobian", o->jacobian,
                 "include the log Jacobian of the transforms to the unconstrained space (the mode of the density "

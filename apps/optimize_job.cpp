@@ -52,7 +52,7 @@ int run_optimize_job(const OptimizeJobOptions& o, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   VARIATE_CHECK(o.iterations >= 1, "optimize", "--iterations must be at least 1, got ", o.iterations);
   VARIATE_CHECK(o.history >= 1, "optimize", "--history must be at least 1, got ", o.history);
-  const Model model = make_model(o.model, {.data_path = o.data, .dtype = DType::f64});
+  const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = DType::f64});
   const fs::path file = output_file("optimize", o.output, model.name);  // before the search: a bad path fails fast
   out << "variate optimize: " << model.name << ", " << model.description << '\n'
       << "data: " << model.data << '\n'

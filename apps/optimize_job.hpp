@@ -12,8 +12,9 @@ namespace variate::cli {
 
 struct OptimizeJobOptions {
   std::string model = "eight-schools";
-  std::string data;       // empty: the model's embedded data
-  bool jacobian = false;  // include log|det J|: the mode of the unconstrained point's density
+  std::string model_file;  // a model plugin instead of `model`
+  std::string data;        // empty: the model's embedded data
+  bool jacobian = false;   // include log|det J|: the mode of the unconstrained point's density
   std::int64_t iterations = 2000;
   // CmdStan's tol_obj, tol_rel_obj (in units of the machine epsilon), tol_grad and tol_param.
   double tol_obj = 1e-12, tol_rel_obj = 1e4, tol_grad = 1e-8, tol_param = 1e-8;

@@ -14,7 +14,7 @@ Command add_sample_command(CLI::App& app) {
   auto o = std::make_shared<SampleJobOptions>();
   CLI::App* cmd = app.add_subcommand(
       "sample", "draw from a model's posterior with NUTS or HMC, writing Stan CSV files and a summary");
-  add_model_option(*cmd, o->model);
+  add_model_options(*cmd, o->model, o->model_file);
   cmd->add_option("--data", o->data, "data file: CSV, or JSON in CmdStan's data format (default: embedded)");
   cmd->add_option("--chains", o->chains, "number of chains")->check(whole_number(1, 4096))->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "warm-up iterations per chain (adaptation)")

@@ -175,7 +175,7 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
 int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& progress_out, bool interactive) {
   const auto wall_start = Clock::now();
   const inference::SamplerOptions so = sampler_options(o);
-  const Model model = make_model(o.model, {.data_path = o.data, .dtype = dtype_of(o)});
+  const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = dtype_of(o)});
   StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   const bool mpi = distribute::launched_with_mpi();
   if (o.devices == 1 && !mpi) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "version.hpp"
 
 int main(int argc, char** argv) {
   using namespace variate;
@@ -12,21 +13,23 @@ int main(int argc, char** argv) {
       "variate: probabilistic programming with random variables and tracing.\n"
       "Without a subcommand, runs `variate sample` (Bayesian softmax regression on the embedded digits)."};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("variate ") + cli::kVariateVersion);
   // The first is the main job, run when no subcommand is named.
   const std::vector<cli::Command> commands = {cli::add_sample_command(app),   cli::add_vi_command(app),
                                               cli::add_optimize_command(app), cli::add_summary_command(app),
-                                              cli::add_train_command(app),    cli::add_gradient_command(app)};
+                                              cli::add_train_command(app),    cli::add_gradient_command(app),
+                                              cli::add_build_command(app)};
 
   // No subcommand: the main job. Options without a subcommand are the sample command's.
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || (args[0].starts_with("-") && args[0] != "-h" && args[0] != "--help"))
+  if (args.empty() || (args[0].starts_with("-") && args[0] != "-h" && args[0] != "--help" && args[0] != "--version"))
     args.insert(args.begin(), "sample");
   std::vector<char*> argv2 = {argv[0]};
   for (auto& a : args) argv2.push_back(a.data());
   try {
     app.parse(int(argv2.size()), argv2.data());
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << "variate: error: " << e.what() << " (see variate " << (args.empty() ? "" : args[0] + " ")
               << "--help)\n";
     return 1;

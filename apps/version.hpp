@@ -3,6 +3,6 @@
 
 namespace variate::cli {
 
-constexpr const char* kVariateVersion = "0.1.0";  // the project version in CMakeLists.txt
+constexpr const char* kVariateVersion = VARIATE_VERSION;  // project(VERSION) in CMakeLists.txt
 
 }  // namespace variate::cli

@@ -12,7 +12,7 @@ Command add_vi_command(CLI::App& app) {
   auto o = std::make_shared<ViJobOptions>();
   CLI::App* cmd = app.add_subcommand(
       "vi", "fit a Gaussian approximation to a model's posterior with ADVI, writing its draws as Stan CSV");
-  add_model_option(*cmd, o->model);
+  add_model_options(*cmd, o->model, o->model_file);
   cmd->add_option("--data", o->data, "data file: CSV, or JSON in CmdStan's data format (default: embedded)");
   cmd->add_option("--family", o->family,
                   "meanfield (independent normals) or fullrank (a normal with a full covariance) on the "

@@ -123,7 +123,7 @@ void print_pareto_k(std::ostream& out, const std::vector<double>& log_ratios) {
 int run_vi_job(const ViJobOptions& o, std::ostream& out) {
   const auto wall_start = Clock::now();
   check_options(o);
-  const Model model = make_model(o.model, {.data_path = o.data, .dtype = DType::f64});
+  const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = DType::f64});
   const inference::Unconstrained space(model.program);
   const std::int64_t d = space.dimension();
   VARIATE_CHECK(d >= 1, "vi", "model '", model.name, "' has no continuous latent variables to fit");

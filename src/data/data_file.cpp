@@ -278,4 +278,11 @@ DataFile read_data_file(const std::string& path) {
       "table with a header row)");
 }
 
+std::string describe_shape(const std::vector<std::int64_t>& shape) {
+  if (shape.empty()) return "a scalar";
+  std::string text = "shape (";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + ')';
+}
+
 }  // namespace variate::data

@@ -18,6 +18,9 @@ struct DataArray {
   bool integer = false;
 };
 
+/// How error messages about data describe a shape: "a scalar" for {}, else "shape (2, 3)".
+std::string describe_shape(const std::vector<std::int64_t>& shape);
+
 /// A data file's arrays by name; std::less<> lets a std::string_view look names up.
 using DataFile = std::map<std::string, DataArray, std::less<>>;
 

@@ -1,0 +1,63 @@
+#pragma once
+// A model as the tool, the examples, the benchmarks, the tests and plugins all see it: a function
+// from data to a program (an ordinary C++ function creating random variables). A model plugin is
+// one C++ file with such a function and the line VARIATE_MODEL(function); `variate build FILE`
+// compiles it into a shared library that `variate sample --model-file` runs:
+//
+//   #include "variate/variate.hpp"
+//   using namespace variate;
+//   models::Definition eight_schools(const models::ModelData& data) {
+//     const std::int64_t J = data.integer("J");
+//     const Tensor y = data.values("y", {J}), sigma = data.positive_values("sigma", {J});
+//     return {.description = "eight schools, non-centered",
+//             .program = [=] { ... Normal(theta, sigma, "y"); },
+//             .main_parameters = {"mu", "tau"}};
+//   }
+//   VARIATE_MODEL(eight_schools)
+//
+// The built-in models (models/builtin.hpp) are files of this form, listed in a catalog with their
+// embedded data instead of exporting a symbol.
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "variate/models/model_data.hpp"
+#include "variate/tracing/program.hpp"
+
+namespace variate::models {
+
+struct Definition {
+  std::string description;  // one line: the model
+  tracing::Program program;
+  /// Stan column names printed after sampling besides lp__ (every parameter is summarized in
+  /// summary.csv); empty: the first few columns.
+  std::vector<std::string> main_parameters;
+};
+
+using ModelFunction = Definition (*)(const ModelData&);
+
+/// What a plugin exports. The tool checks kPluginAbiVersion (a plain C integer symbol) before it
+/// touches anything else, so a plugin built against other headers is refused, not run.
+inline constexpr int kPluginAbiVersion = 1;
+struct PluginEntry {
+  const char* name;  // the model function's name
+  ModelFunction function;
+};
+
+}  // namespace variate::models
+
+// Exports `function` from a plugin built by `variate build` (which defines VARIATE_BUILDING_PLUGIN);
+// in a built-in model's file, compiled into the library, it only checks the function's signature.
+#ifdef VARIATE_BUILDING_PLUGIN
+#define VARIATE_MODEL(function)                                                                                 \
+  extern "C" __attribute__((visibility("default"))) const int variate_plugin_abi_version =                      \
+      variate::models::kPluginAbiVersion;                                                                       \
+  extern "C" __attribute__((visibility("default"))) const variate::models::PluginEntry* variate_model_entry() { \
+    static const variate::models::PluginEntry entry{#function, &function};                                      \
+    return &entry;                                                                                              \
+  }
+#else
+#define VARIATE_MODEL(function)                                                      \
+  static_assert(std::is_same_v<decltype(&function), variate::models::ModelFunction>, \
+                #function " must be variate::models::Definition " #function "(const variate::models::ModelData&)");
+#endif
