@@ -1,0 +1,62 @@
+// `variate sample` and the library's inference::sample(model, data, options) are one sampler: the
+// same model, options and seed give the same draws from either (threaded and vectorized chains).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
+#include "variate/inference/sample_model.hpp"
+#include "variate/models/builtin.hpp"
+
+namespace {
+
+using variate::testing::CliOutcome;
+using variate::testing::run_cli;
+using variate::testing::ScratchDir;
+
+// The rows of draws of a Stan CSV file (no comments, no header).
+std::vector<std::string> draw_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> rows;
+  bool header = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!header) rows.push_back(line);
+    header = false;
+  }
+  return rows;
+}
+
+void expect_same_draws(bool vectorize) {
+  const ScratchDir dir(vectorize ? "cli_api_vectorized" : "cli_api_threaded");
+  const CliOutcome tool = run_cli("sample --model eight-schools --chains 2 --warmup 150 --draws 60 --seed 9" +
+                                  std::string(vectorize ? " --vectorize" : "") + " --output " + (dir / "tool"));
+  ASSERT_EQ(tool.exit_code, 0) << tool.output;
+
+  const variate::models::BuiltinModel& schools = *variate::models::find_builtin_model("eight-schools");
+  const variate::models::Definition model =
+      schools.function(variate::models::ModelData(schools.embedded_data, schools.embedded_source));
+  variate::inference::ModelSampleOptions options;
+  options.sampler.chains = 2;
+  options.sampler.num_warmup = 150;
+  options.sampler.num_draws = 60;
+  options.sampler.seed = 9;
+  options.sampler.vectorized = vectorize;
+  options.output = dir / "api";
+  options.name = "eight-schools";
+  variate::inference::sample(model.program, {}, options);
+
+  for (const char* chain : {"1", "2"}) {
+    const auto expected = draw_lines(dir / ("tool/eight-schools-" + std::string(chain) + ".csv"));
+    ASSERT_EQ(expected.size(), 60u);
+    EXPECT_EQ(draw_lines(dir / ("api/eight-schools-" + std::string(chain) + ".csv")), expected) << "chain " << chain;
+  }
+}
+
+TEST(SampleApiCli, TheToolAndTheLibraryGiveTheSameDrawsThreaded) { expect_same_draws(false); }
+TEST(SampleApiCli, TheToolAndTheLibraryGiveTheSameDrawsVectorized) { expect_same_draws(true); }
+
+}  // namespace
