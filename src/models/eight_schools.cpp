@@ -1,6 +1,7 @@
 // Eight schools (Rubin 1981), non-centered: the effect of coaching in J schools, each measured
 // with a known standard error. A built-in model, and a model plugin as it stands (`variate build`).
 #include "variate/autodiff/ops.hpp"
+#include "variate/core/error.hpp"
 #include "variate/models/model.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -9,6 +10,7 @@ namespace variate::models {
 Definition eight_schools(const ModelData& data) {
   const Tensor y = data.vector("y");
   const std::int64_t J = y.shape()[0];
+  VARIATE_CHECK(J >= 1, "eight_schools", data.source(), ": variable 'y' is empty; expected at least one school");
   data.check_size("J", J, "the length of y");
   const Tensor sigma = data.positive_values("sigma", {J});
   const DType dtype = data.dtype();

@@ -58,7 +58,12 @@ TEST(BuiltinModels, EachBuildsFromItsEmbeddedDataAndNamesWhatItReads) {
     EXPECT_FALSE(variate::tracing::ProgramJoint(d.program).sites().empty()) << m.name;
     EXPECT_ERROR(m.function(ModelData({}, "empty.json")), "empty.json: variable 'y' is missing");
   }
-  EXPECT_EQ(variate::models::find_builtin_model("eight-schools")->name, "eight-schools");
+  const variate::models::BuiltinModel& schools = *variate::models::find_builtin_model("eight-schools");
+  EXPECT_EQ(schools.name, "eight-schools");
+  EXPECT_ERROR(schools.function(ModelData({{"y", {.shape = {0}, .values = {}, .integer = true}},
+                                           {"sigma", {.shape = {0}, .values = {}, .integer = true}}},
+                                          "none.json")),
+               "none.json: variable 'y' is empty; expected at least one school");
   EXPECT_EQ(variate::models::find_builtin_model("no-such-model"), nullptr);
 }
 
