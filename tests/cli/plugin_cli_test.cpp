@@ -2,7 +2,6 @@
 // --model-file` runs it as it runs a built-in model. The built-in eight schools is such a file.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,23 +11,11 @@
 namespace {
 
 using variate::testing::CliOutcome;
+using variate::testing::draw_lines;
 using variate::testing::run_cli;
 using variate::testing::ScratchDir;
 
 const std::string kEightSchools = std::string(VARIATE_SOURCE_DIR) + "/src/models/eight_schools.cpp";
-
-// The rows of draws of a Stan CSV file (no comments, no header).
-std::vector<std::string> draw_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> rows;
-  bool header = true;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    if (!header) rows.push_back(line);
-    header = false;
-  }
-  return rows;
-}
 
 class PluginCli : public ::testing::Test {
  protected:

@@ -2,7 +2,6 @@
 // same model, options and seed give the same draws from either (threaded and vectorized chains).
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -14,21 +13,9 @@
 namespace {
 
 using variate::testing::CliOutcome;
+using variate::testing::draw_lines;
 using variate::testing::run_cli;
 using variate::testing::ScratchDir;
-
-// The rows of draws of a Stan CSV file (no comments, no header).
-std::vector<std::string> draw_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> rows;
-  bool header = true;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    if (!header) rows.push_back(line);
-    header = false;
-  }
-  return rows;
-}
 
 void expect_same_draws(bool vectorize) {
   const ScratchDir dir(vectorize ? "cli_api_vectorized" : "cli_api_threaded");

@@ -39,6 +39,19 @@ inline std::string read_text(const std::string& path) {
   return text.str();
 }
 
+/// The rows of draws of a Stan CSV file as text (no comments, no header), to compare runs exactly.
+inline std::vector<std::string> draw_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> rows;
+  bool header = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!header) rows.push_back(line);
+    header = false;
+  }
+  return rows;
+}
+
 /// The rows of draws in a Stan CSV file being written (lines that are not comments, less the header).
 inline int draw_rows(const std::string& path) {
   std::ifstream in(path);

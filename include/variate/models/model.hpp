@@ -30,7 +30,7 @@ struct Definition {
   std::string description;  // one line: the model
   tracing::Program program;
   /// Stan column names printed after sampling besides lp__ (every parameter is summarized in
-  /// summary.csv); empty: the first few columns.
+  /// summary.csv); empty: lp__ alone, then the worst R-hat and ESS of the rest.
   std::vector<std::string> main_parameters;
 };
 
