@@ -14,13 +14,17 @@ namespace variate::cli {
 namespace fs = std::filesystem;
 namespace {
 
-// The tool in its build tree uses the headers it was built with; an installed one, those beside
-// its bin/ directory.
-fs::path include_dir() {
+// Where the headers and the shared library are: the tool in its build tree uses those it was
+// built with; an installed one, those beside its bin/ directory.
+struct LibraryPlace {
+  fs::path include_dir, library_dir;
+};
+LibraryPlace library_place() {
   const fs::path tool_dir = fs::canonical("/proc/self/exe").parent_path();
   std::error_code unused;
-  if (fs::equivalent(tool_dir, VARIATE_BUILD_TOOL_DIR, unused)) return VARIATE_BUILD_INCLUDE_DIR;
-  return tool_dir.parent_path() / VARIATE_INSTALL_INCLUDEDIR;
+  if (fs::equivalent(tool_dir, VARIATE_BUILD_TOOL_DIR, unused))
+    return {VARIATE_BUILD_INCLUDE_DIR, VARIATE_BUILD_LIBRARY_DIR};
+  return {tool_dir.parent_path() / VARIATE_INSTALL_INCLUDEDIR, tool_dir.parent_path() / VARIATE_INSTALL_LIBDIR};
 }
 
 // Runs the command without a shell (no quoting of paths) and returns its exit status.
@@ -48,9 +52,10 @@ int run_build_job(const BuildJobOptions& o, std::ostream& out) {
   const fs::path output = o.output.empty() ? fs::path(o.source).replace_extension(".so") : fs::path(o.output);
   const char* cxx = std::getenv("CXX");
   const std::string compiler = !o.compiler.empty() ? o.compiler : (cxx != nullptr && *cxx) ? cxx : VARIATE_COMPILER;
-  // The plugin leaves variate's symbols undefined: the tool that loads it holds the whole library
-  // and exports it, so plugin and tool share one copy (one tape, one tracer stack). -fopenmp as the
-  // library's own targets carry it.
+  // The plugin links variate's shared library and finds it by its run path: the tool's own copy once
+  // loaded into the tool (one tape, one tracer stack), and loaded along by any other program, a
+  // BridgeStan client say. -fopenmp as the library's own targets carry it.
+  const LibraryPlace place = library_place();
   const std::vector<std::string> command = {compiler,
                                             "-std=c++20",
                                             "-O2",
@@ -58,8 +63,10 @@ int run_build_job(const BuildJobOptions& o, std::ostream& out) {
                                             "-shared",
                                             "-fopenmp",
                                             "-DVARIATE_BUILDING_PLUGIN",
-                                            "-I" + include_dir().string(),
+                                            "-I" + place.include_dir.string(),
                                             o.source,
+                                            (place.library_dir / VARIATE_LIBRARY_FILE).string(),
+                                            "-Wl,-rpath," + place.library_dir.string(),
                                             "-o",
                                             output.string()};
   const auto start = std::chrono::steady_clock::now();

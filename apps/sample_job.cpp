@@ -128,7 +128,7 @@ void report(std::ostream& out, const SampleContext& job, const DrawLayout& layou
 // The job on one device: every device of a mesh runs it (the sampler's collectives keep them in
 // step); only the writer (device 0) prints and writes the main files. Outside a mesh it is the
 // writer. With --sharded-draws per-device every device also writes its rows of the sharded sites.
-int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& progress_out, bool interactive,
+int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& progress_out, bool terminal,
                      Clock::time_point wall_start) {
   const SampleJobOptions& o = job.options;
   const bool writer = job.at.writer();
@@ -142,12 +142,12 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   DrawWriter draws(job, layout, dir);
   print_files(out, job.model, layout.per_device, dir);
 
-  Progress progress(progress_out, interactive, o.chains, o.warmup, o.draws);
+  Progress progress(progress_out, progress_style(o.progress, o.quiet, terminal), o.chains, o.warmup, o.draws);
   inference::SamplerOptions sampler = job.sampler;
   sampler.stop = StopSignalScope::flag();
   const inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& d) {
     draws.write(d);
-    if (d.warmup || writer) progress.update(d.chain, d.iteration);
+    if (d.warmup || writer) progress.update(d);
   });
   progress.finish();
   draws.close(result);
@@ -172,7 +172,7 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
 
 }  // namespace
 
-int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& progress_out, bool interactive) {
+int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& progress_out, bool terminal) {
   const auto wall_start = Clock::now();
   const inference::SamplerOptions so = sampler_options(o);
   const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = dtype_of(o)});
@@ -181,7 +181,7 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     const inference::Unconstrained space(model.program);
-    return sample_on_device({o, model, so, space, {.threads = threads}}, out, progress_out, interactive, wall_start);
+    return sample_on_device({o, model, so, space, {.threads = threads}}, out, progress_out, terminal, wall_start);
   }
   // Devices (threads, or MPI ranks x threads under mpirun), each running the whole job on its shard of
   // the data; the kernels of a device get --threads threads, or its share of the cores. Device 0
@@ -198,7 +198,7 @@ int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& p
     std::ostream discard(nullptr);                        // one per device: streams are not thread-safe
     const inference::Unconstrained space(model.program);  // on the device: it traces the device's shard
     return sample_on_device({o, model, so, space, at}, at.writer() ? out : discard,
-                            at.writer() ? progress_out : discard, at.writer() && interactive, wall_start);
+                            at.writer() ? progress_out : discard, at.writer() && terminal, wall_start);
   });
   return codes[0];
 }

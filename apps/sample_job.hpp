@@ -33,11 +33,14 @@ struct SampleJobOptions {
   std::string sharded_draws = "gather";
   bool predictive = false;  // a posterior predictive draw of each observed site per draw, as <site>_rep
   bool log_lik = false;     // the pointwise log-likelihood per draw, as log_lik.1 ... log_lik.N
+
+  std::string progress = "auto";  // auto | bars | lines | json (progress.hpp)
+  bool quiet = false;             // no progress at all
 };
 
-/// Runs the job: results to `out`, progress to `progress` (bars redrawn in place when
-/// `interactive`). Returns the exit code: 0, or 130 when interrupted by SIGINT (the files then hold
+/// Runs the job: results to `out`, progress to `progress` (`terminal`: whether it is one, for
+/// --progress auto). Returns the exit code: 0, or 130 when interrupted by SIGINT (the files then hold
 /// every draw made). Throws variate::Error for bad options, data or output folders.
-int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostream& progress, bool interactive);
+int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostream& progress, bool terminal);
 
 }  // namespace variate::cli

@@ -5,14 +5,6 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# The static library's objects, compiled once (position-independent) for both.
-add_library(variate_shared SHARED $<TARGET_OBJECTS:variate>)
-set_target_properties(variate_shared PROPERTIES OUTPUT_NAME variate EXPORT_NAME variate LINKER_LANGUAGE CXX
-                                                VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MINOR})
-target_include_directories(variate_shared PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-                                                 $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-target_link_libraries(variate_shared PRIVATE ${VARIATE_LINKED_LIBRARIES} PUBLIC OpenMP::OpenMP_CXX)
-target_compile_features(variate_shared PUBLIC cxx_std_20)
 set_target_properties(variate PROPERTIES EXPORT_NAME variate_static)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/variate TYPE INCLUDE)
@@ -34,11 +26,12 @@ endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/variate.pc.in ${PROJECT_BINARY_DIR}/variate.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/variate.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# `variate build` compiles plugins against this build tree's headers or, for an installed tool, those
-# beside its bin/ directory. A plugin leaves variate's symbols undefined: the tool holds the whole
-# static library and exports it, so that plugin and tool share one copy of every global (one tape,
-# one tracer stack).
+# `variate build` compiles plugins against this build tree's headers and shared library or, for an
+# installed tool, those beside its bin/ directory; the plugin links the shared library (the tool's
+# own, once loaded into it) and finds it by its run path.
 target_compile_definitions(variate_cli PRIVATE VARIATE_COMPILER="${CMAKE_CXX_COMPILER}"
-  VARIATE_INSTALL_INCLUDEDIR="${CMAKE_INSTALL_INCLUDEDIR}" VARIATE_BUILD_TOOL_DIR="$<TARGET_FILE_DIR:variate_cli>"
-  VARIATE_BUILD_INCLUDE_DIR="${PROJECT_SOURCE_DIR}/include")
-set_target_properties(variate_cli PROPERTIES ENABLE_EXPORTS ON)
+  VARIATE_INSTALL_INCLUDEDIR="${CMAKE_INSTALL_INCLUDEDIR}" VARIATE_INSTALL_LIBDIR="${CMAKE_INSTALL_LIBDIR}"
+  VARIATE_BUILD_TOOL_DIR="$<TARGET_FILE_DIR:variate_cli>" VARIATE_BUILD_INCLUDE_DIR="${PROJECT_SOURCE_DIR}/include"
+  VARIATE_BUILD_LIBRARY_DIR="$<TARGET_FILE_DIR:variate_shared>"
+  VARIATE_LIBRARY_FILE="$<TARGET_LINKER_FILE_NAME:variate_shared>")
+set_target_properties(variate_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")

@@ -122,6 +122,7 @@
 #include "variate/inference/unconstrained.hpp"
 #include "variate/inference/vi_advi.hpp"
 #include "variate/inference/vi_elbo.hpp"
+#include "variate/models/bridgestan.hpp"
 #include "variate/models/builtin.hpp"
 #include "variate/models/model.hpp"
 #include "variate/models/model_data.hpp"

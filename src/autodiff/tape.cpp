@@ -12,6 +12,7 @@
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape_bytes.hpp"
+#include "variate/autodiff/transforms.hpp"
 #include "variate/tensor/prim.hpp"
 
 namespace variate::autodiff {
@@ -257,8 +258,8 @@ Tensor TapeScope::differentiable_grad(const Tensor& root, const Tensor& tracked)
     Tensor grad = std::move(adjoints[std::size_t(n->out_slot)]);
     if (!grad.defined()) continue;
     if (n->second_order != SecondOrder::supported)
-      variate::detail::fail(rule_name(*n->rule_type),
-                            ": its derivative is not differentiable; hessian/hvp unsupported through it");
+      throw SecondOrderUnsupported(rule_name(*n->rule_type) +
+                                   ": its derivative is not differentiable; hessian/hvp unsupported through it");
     n->invoke(n->rule, BackwardContext(*n, grad, adjoints.data(), /*differentiable=*/true));
   }
   const auto slot = std::size_t(tracked.tape_ref().slot);

@@ -163,10 +163,16 @@ bool integer_text(std::string_view field) {
 }  // namespace
 
 DataFile read_cmdstan_json(const std::string& path) {
-  constexpr const char* op = "read_cmdstan_json";
-  const std::string text = detail::read_text_file(path, op);
-  VARIATE_CHECK(text.find_first_not_of(" \t\r\n") != std::string::npos, op, path,
+  const std::string text = detail::read_text_file(path, "read_cmdstan_json");
+  VARIATE_CHECK(text.find_first_not_of(" \t\r\n") != std::string::npos, "read_cmdstan_json", path,
                 ": the file is empty; expected a JSON object {\"name\": value, ...}");
+  return parse_cmdstan_json(text, path);
+}
+
+DataFile parse_cmdstan_json(std::string_view text, const std::string& source) {
+  constexpr const char* op = "read_cmdstan_json";
+  VARIATE_CHECK(text.find_first_not_of(" \t\r\n") != std::string_view::npos, op, source,
+                ": the text is empty; expected a JSON object {\"name\": value, ...}");
 
   // nlohmann::json keeps the last of repeated keys; a repeated variable is more likely a mistake.
   std::unordered_set<std::string> names;
@@ -175,12 +181,12 @@ DataFile read_cmdstan_json(const std::string& path) {
   constexpr int kMaxDimensions = 32;
   const Json::parser_callback_t on_event = [&](int depth, Json::parse_event_t event, Json& parsed) {
     const bool opens = event == Json::parse_event_t::array_start || event == Json::parse_event_t::object_start;
-    VARIATE_CHECK(!opens || depth <= kMaxDimensions, op, path, ": arrays nested more than ", kMaxDimensions,
+    VARIATE_CHECK(!opens || depth <= kMaxDimensions, op, source, ": arrays nested more than ", kMaxDimensions,
                   " deep; expected a variable of at most ", kMaxDimensions, " dimensions");
     if (depth == 1 && event == Json::parse_event_t::key) {
       const std::string& name = parsed.get_ref<const std::string&>();
-      VARIATE_CHECK(!name.empty(), op, path, ": a variable has an empty name; expected a variable name");
-      VARIATE_CHECK(names.insert(name).second, op, path, ": variable ", quote_input(name), " is given twice");
+      VARIATE_CHECK(!name.empty(), op, source, ": a variable has an empty name; expected a variable name");
+      VARIATE_CHECK(names.insert(name).second, op, source, ": variable ", quote_input(name), " is given twice");
     }
     return true;
   };
@@ -188,16 +194,16 @@ DataFile read_cmdstan_json(const std::string& path) {
   try {
     root = Json::parse(text, on_event);
   } catch (const Json::parse_error& e) {
-    detail::fail(op, ": ", path, ": invalid JSON at byte ", e.byte, ": ", parse_error_text(e.what()));
+    detail::fail(op, ": ", source, ": invalid JSON at byte ", e.byte, ": ", parse_error_text(e.what()));
   } catch (const Json::exception& e) {
-    detail::fail(op, ": ", path, ": cannot read the JSON: ", parse_error_text(e.what()));
+    detail::fail(op, ": ", source, ": cannot read the JSON: ", parse_error_text(e.what()));
   }
-  VARIATE_CHECK(root.is_object(), op, path, ": the top level is ", root.type_name(),
+  VARIATE_CHECK(root.is_object(), op, source, ": the top level is ", root.type_name(),
                 ", expected an object {\"name\": value, ...}");
 
   DataFile data;
   for (const auto& [name, value] : root.items()) {
-    data.emplace(name, JsonArrayReader(path, name).read(value));
+    data.emplace(name, JsonArrayReader(source, name).read(value));
   }
   return data;
 }

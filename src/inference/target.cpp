@@ -94,7 +94,7 @@ class EvaluationPool {
 
 }  // namespace
 
-Target make_target(Unconstrained unconstrained, DType dtype) {
+Target make_target(Unconstrained unconstrained, DType dtype, Jacobian jacobian) {
   VARIATE_CHECK(dtype == DType::f64 || dtype == DType::f32, "make_target", "expected dtype f64 or f32, got ",
                 name(dtype));
   Target target;
@@ -104,9 +104,9 @@ Target make_target(Unconstrained unconstrained, DType dtype) {
   auto pool = std::make_shared<EvaluationPool>();
   target.replayed_calls = [pool] { return pool->replays(); };
   auto space = std::make_shared<const Unconstrained>(std::move(unconstrained));
-  target.evaluate = [space, dtype, d = space->dimension(), pool](std::span<const double> positions, std::int64_t batch,
-                                                                 std::span<double> log_density,
-                                                                 std::span<double> gradient) {
+  target.evaluate = [space, dtype, jacobian, d = space->dimension(), pool](
+                        std::span<const double> positions, std::int64_t batch, std::span<double> log_density,
+                        std::span<double> gradient) {
     VARIATE_CHECK(batch >= 1 && std::int64_t(positions.size()) == batch * d &&
                       std::int64_t(log_density.size()) == batch && gradient.size() == positions.size(),
                   "Target::evaluate", "expected ", batch, " positions of dimension ", d, ", got ", positions.size(),
@@ -143,7 +143,7 @@ Target make_target(Unconstrained unconstrained, DType dtype) {
     }
     std::optional<KernelRecorder> recorder;
     if (slot == nullptr && pool->should_record()) recorder.emplace(input);
-    auto result = vjp([&space](const Tensor& x) { return space->log_density(x); },
+    auto result = vjp([&space, jacobian](const Tensor& x) { return space->log_density(x, jacobian); },
                       Tensor::ones(batch == 1 ? Shape{} : Shape{batch}, dtype), prim::cast(input, dtype));
     const Tensor lp = prim::cast(result.value, DType::f64);
     const Tensor g = prim::cast(result.grads[0], DType::f64);

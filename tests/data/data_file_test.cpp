@@ -158,6 +158,20 @@ TEST_F(DataFileTest, MalformedJsonValuesAreErrorsNamingTheVariableAndPosition) {
                "x[0][0] is \"-Infinity\" (not finite)");
 }
 
+TEST_F(DataFileTest, JsonTextReadsAsAFileWithItsContentDoes) {
+  const std::string text = R"({"N": 3, "y": [[1, 2.5], [3, 4]]})";
+  const DataFile from_text = parse_cmdstan_json(text, "the text");
+  const DataFile from_file = read_cmdstan_json(write("same.json", text));
+  ASSERT_EQ(from_text.size(), 2u);
+  for (const auto& [name, array] : from_file) {
+    EXPECT_EQ(from_text.at(name).shape, array.shape) << name;
+    EXPECT_EQ(from_text.at(name).values, array.values) << name;
+    EXPECT_EQ(from_text.at(name).integer, array.integer) << name;
+  }
+  EXPECT_ERROR(parse_cmdstan_json(R"({"y": [1, 2],)", "the data string"), "the data string: invalid JSON");
+  EXPECT_ERROR(parse_cmdstan_json("  ", "the data string"), "the data string: the text is empty");
+}
+
 TEST_F(DataFileTest, MalformedJsonFilesAreErrors) {
   const std::string bad = write("bad.json", "{\"N\": 3,\n \"y\": [1, 2,]}");
   EXPECT_ERROR(read_cmdstan_json(bad), "read_cmdstan_json: " + bad + ": invalid JSON at byte 22");

@@ -99,6 +99,13 @@ requires(std::is_same_v<Ts, Tensor>&&...) ValueAndGrad<sizeof...(Ts)> vjp(F&& f,
 /// meant for tests and small functions).
 Tensor jacobian(const std::function<Tensor(const Tensor&)>& f, const Tensor& x);
 
+/// Thrown by hvp and hessian when a backward rule on the way has no differentiable form: the
+/// caller may then fall back to differences of gradients, which every rule supports.
+class SecondOrderUnsupported : public Error {
+ public:
+  using Error::Error;
+};
+
 /// The Hessian-vector product H(x) v of a one-element function f, with v shaped like x: one forward
 /// pass and two sweeps, so it costs a few gradients whatever the size of x.
 ///

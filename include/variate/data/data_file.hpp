@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace variate::data {
@@ -34,6 +35,9 @@ using DataFile = std::map<std::string, DataArray, std::less<>>;
 /// accepts the strings "NaN", "Inf", "Infinity" and "-Infinity", but data for our models must be
 /// finite) or numbers too large for a double.
 DataFile read_cmdstan_json(const std::string& path);
+/// The same format given as text (data passed in memory, as BridgeStan's clients do); `source`
+/// names it in error messages.
+DataFile parse_cmdstan_json(std::string_view text, const std::string& source);
 
 /// Reads a CSV table, plain or gzip-compressed (detected from the content): a header row of column
 /// names, then rows of numbers; each column becomes a 1-D array with one value per row. Blank lines

@@ -33,7 +33,8 @@ struct Target {
 /// The target of `space.log_density`, evaluated in `dtype` (f64, or f32 for speed when the model's
 /// data are f32 too), sharded as `space` is. The sampler's state stays in double either way. The
 /// target keeps its own copy of the space. The first batch of each size is checked against its
-/// states evaluated alone, and a site that mixes the states up is an error naming it.
-Target make_target(Unconstrained space, DType dtype = DType::f64);
+/// states evaluated alone, and a site that mixes the states up is an error naming it. With
+/// Jacobian::excluded, the density of the constrained point (what BridgeStan's jacobian=false asks).
+Target make_target(Unconstrained space, DType dtype = DType::f64, Jacobian jacobian = Jacobian::included);
 
 }  // namespace variate::inference

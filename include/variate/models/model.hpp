@@ -46,8 +46,9 @@ struct PluginEntry {
 
 }  // namespace variate::models
 
-// Exports `function` from a plugin built by `variate build` (which defines VARIATE_BUILDING_PLUGIN);
-// in a built-in model's file, compiled into the library, it only checks the function's signature.
+// Exports `function` from a plugin built by `variate build` (which defines VARIATE_BUILDING_PLUGIN),
+// with BridgeStan's C interface to it (models/bridgestan.hpp); in a built-in model's file, compiled
+// into the library, it only checks the function's signature.
 #ifdef VARIATE_BUILDING_PLUGIN
 #define VARIATE_MODEL(function)                                                                                 \
   extern "C" __attribute__((visibility("default"))) const int variate_plugin_abi_version =                      \
@@ -55,9 +56,14 @@ struct PluginEntry {
   extern "C" __attribute__((visibility("default"))) const variate::models::PluginEntry* variate_model_entry() { \
     static const variate::models::PluginEntry entry{#function, &function};                                      \
     return &entry;                                                                                              \
-  }
+  }                                                                                                             \
+  VARIATE_BRIDGESTAN_EXPORTS(variate_model_entry)
 #else
 #define VARIATE_MODEL(function)                                                      \
   static_assert(std::is_same_v<decltype(&function), variate::models::ModelFunction>, \
                 #function " must be variate::models::Definition " #function "(const variate::models::ModelData&)");
+#endif
+
+#ifdef VARIATE_BUILDING_PLUGIN
+#include "variate/models/bridgestan.hpp"  // after PluginEntry, which it uses
 #endif
