@@ -25,6 +25,7 @@
 #include "machine_limits.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
+#include "variate/models/builtin.hpp"
 #include "variate/random/samplers.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
@@ -121,19 +122,6 @@ tracing::Program logistic(std::int64_t n, std::int64_t d, DType dtype) {
   };
 }
 
-tracing::Program eight_schools() {
-  const Tensor y = Tensor::vec({28, 8, -3, 7, -1, 1, 18, 12});
-  const Tensor sigma = Tensor::vec({15, 10, 16, 11, 9, 11, 10, 18});
-  return [=] {
-    auto mu = Normal(0.0, 5.0, "mu");
-    auto tau = HalfCauchy(0.0, 5.0, "tau");
-    auto theta_tilde = Normal(0.0, 1.0, "theta_tilde", {8});
-    tracing::Condition data({{"y", y}});
-    // Right-aligned broadcasting, so that a leading chain dimension works (vectorized chains).
-    Normal(expand_dims(mu, -1) + expand_dims(tau, -1) * theta_tilde, sigma, "y");
-  };
-}
-
 bool wanted(int argc, char** argv, const char* name) {
   bool any_model = false;
   for (int i = 1; i < argc; ++i) {
@@ -193,7 +181,7 @@ int main(int argc, char** argv) {
     if (wanted(argc, argv, "logistic")) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0}, seeds);
     if (wanted(argc, argv, "logistic-small")) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786}, seeds);
     if (wanted(argc, argv, "eight-schools") && c.dtype == DType::f64)
-      run("eight-schools", eight_schools(), c, {18600}, seeds);
+      run("eight-schools", models::builtin_definition("eight-schools").program, c, {18600}, seeds);
   }
   std::printf(
       "\nms/call: wall time per target call (a vectorized call evaluates all 4 chains); seed: the last two\n"

@@ -19,6 +19,7 @@
 
 #include "variate/autodiff/ops.hpp"
 #include "variate/inference/target.hpp"
+#include "variate/models/builtin.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -28,14 +29,6 @@ using namespace variate;
 
 const Tensor kY = Tensor::vec({28, 8, -3, 7, -1, 1, 18, 12});
 const Tensor kSigma = Tensor::vec({15, 10, 16, 11, 9, 11, 10, 18});
-
-void eight_schools_non_centered() {
-  auto mu = Normal(0.0, 5.0, "mu");
-  auto tau = HalfCauchy(0.0, 5.0, "tau");
-  auto theta_tilde = Normal(0.0, 1.0, "theta_tilde", {8});
-  tracing::Condition data({{"y", kY}});
-  Normal(expand_dims(mu, -1) + expand_dims(tau, -1) * theta_tilde, kSigma, "y");
-}
 
 void eight_schools_centered() {
   auto mu = Normal(0.0, 5.0, "mu");
@@ -91,9 +84,10 @@ int rounds(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Row rows[] = {{"eight-schools non-centered", eight_schools_non_centered, 1, 1},
-                      {"eight-schools non-centered", eight_schools_non_centered, 4, 1},
-                      {"eight-schools non-centered", eight_schools_non_centered, 1, 2},
+  const tracing::Program non_centered = models::builtin_definition("eight-schools").program;  // the built-in
+  const Row rows[] = {{"eight-schools non-centered", non_centered, 1, 1},
+                      {"eight-schools non-centered", non_centered, 4, 1},
+                      {"eight-schools non-centered", non_centered, 1, 2},
                       {"eight-schools centered", eight_schools_centered, 1, 1},
                       {"eight-schools centered", eight_schools_centered, 4, 1}};
   const int k = rounds(argc, argv);

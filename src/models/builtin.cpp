@@ -1,5 +1,7 @@
 #include "variate/models/builtin.hpp"
 
+#include "variate/core/error.hpp"
+
 namespace variate::models {
 namespace {
 
@@ -31,6 +33,16 @@ const BuiltinModel* find_builtin_model(const std::string& name) {
   for (const BuiltinModel& m : builtin_models())
     if (m.name == name) return &m;
   return nullptr;
+}
+
+Definition builtin_definition(const std::string& name, DType dtype) {
+  const BuiltinModel* model = find_builtin_model(name);
+  if (model == nullptr) {
+    std::string names;
+    for (const BuiltinModel& m : builtin_models()) names += (names.empty() ? "" : ", ") + m.name;
+    detail::fail("builtin_definition: no built-in model '", name, "'; the built-in models are ", names);
+  }
+  return model->function(ModelData(model->embedded_data, model->embedded_source, dtype));
 }
 
 }  // namespace variate::models

@@ -23,6 +23,7 @@
 #include "variate/distributions/sample.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
+#include "variate/models/builtin.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -113,16 +114,6 @@ void expect_moments(const ChainDraws& x, std::pair<double, double> truth, const 
 const std::vector<double> kY{28, 8, -3, 7, -1, 1, 18, 12};
 const std::vector<double> kSigma{15, 10, 16, 11, 9, 11, 10, 18};
 
-void eight_schools_noncentered() {
-  auto mu = Normal(0.0, 5.0, "mu");
-  auto tau = HalfCauchy(0.0, 5.0, "tau");
-  auto theta_tilde = Normal(0.0, 1.0, "theta_tilde", {8});
-  const Tensor theta = expand_dims(mu, -1) + expand_dims(tau, -1) * theta_tilde;
-  Deterministic(theta, "theta");
-  tracing::Condition data({{"y", Tensor::from(kY, Shape{8})}});
-  Normal(theta, Tensor::from(kSigma, Shape{8}), "y");
-}
-
 void eight_schools_centered() {
   auto mu = Normal(0.0, 5.0, "mu");
   auto tau = HalfCauchy(0.0, 5.0, "tau");
@@ -172,7 +163,8 @@ std::vector<std::pair<double, double>> eight_schools_truth() {
 
 TEST(ModelZoo, EightSchoolsNonCentered) {
   const auto truth = eight_schools_truth();
-  const Fit f = fit(eight_schools_noncentered, 11);
+  // The built-in model (models/builtin.hpp), as the tool samples it.
+  const Fit f = fit(models::builtin_definition("eight-schools").program, 11);
   expect_moments(draws_of(f, "mu"), truth[0], "mu");
   expect_moments(draws_of(f, "tau"), truth[1], "tau");
   // theta is a generated quantity, computed from each draw.

@@ -12,24 +12,13 @@
 #include "variate/autodiff/transforms.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
+#include "variate/models/builtin.hpp"
 #include "variate/tensor/replay.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
 namespace variate::inference {
 namespace {
-
-tracing::Program eight_schools() {
-  const Tensor y = Tensor::vec({28, 8, -3, 7, -1, 1, 18, 12});
-  const Tensor sigma = Tensor::vec({15, 10, 16, 11, 9, 11, 10, 18});
-  return [=] {
-    auto mu = Normal(0.0, 5.0, "mu");
-    auto tau = HalfCauchy(0.0, 5.0, "tau");
-    auto theta_tilde = Normal(0.0, 1.0, "theta_tilde", {8});
-    tracing::Condition data({{"y", y}});
-    Normal(expand_dims(mu, -1) + expand_dims(tau, -1) * theta_tilde, sigma, "y");
-  };
-}
 
 // exp(x) once x is positive, x otherwise: the host reads the value to choose.
 tracing::Program branching() {
@@ -75,7 +64,7 @@ void expect_same_draws(const SampleResult& a, const SampleResult& b) {
 }
 
 TEST(TargetReplay, TheEightSchoolsGradientIsReplayable) {
-  const Unconstrained space(eight_schools());
+  const Unconstrained space(models::builtin_definition("eight-schools").program);
   const Tensor input = Tensor::zeros(Shape{space.dimension()});
   KernelRecorder recorder(input);
   auto r = vjp([&](const Tensor& x) { return space.log_density(x); }, Tensor::ones(Shape{}), input);
@@ -83,7 +72,7 @@ TEST(TargetReplay, TheEightSchoolsGradientIsReplayable) {
 }
 
 TEST(TargetReplay, SamplingGivesTheSameDrawsWithAndWithoutReplay) {
-  const Unconstrained space(eight_schools());
+  const Unconstrained space(models::builtin_definition("eight-schools").program);
   for (bool vectorized : {false, true}) {
     SCOPED_TRACE(vectorized ? "vectorized" : "threaded");
     expect_same_draws(run(space, true, vectorized), run(space, false, vectorized));

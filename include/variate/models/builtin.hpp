@@ -22,5 +22,8 @@ struct BuiltinModel {
 const std::vector<BuiltinModel>& builtin_models();
 /// The built-in model of that name, or nullptr.
 const BuiltinModel* find_builtin_model(const std::string& name);
+/// The built-in model `name` on its embedded data (what `variate sample --model name` samples when
+/// no --data is given), in `dtype`. Throws naming the model and the built-in ones if there is none.
+Definition builtin_definition(const std::string& name, DType dtype = DType::f64);
 
 }  // namespace variate::models
