@@ -68,6 +68,9 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_flag("--log-lik", o->log_lik,
                 "write the pointwise log-likelihood of the observed sites at every draw, as the columns log_lik.1 "
                 "... log_lik.N (for LOO and WAIC: the loo package and ArviZ read them by that name)");
+  cmd->add_flag("--report", o->report,
+                "at the end, also write report.html to --output: plots and diagnostics of the draws (as `variate "
+                "report`)");
   cmd->add_flag("--vectorize", o->vectorize, "run all chains in one lockstep batch (one target call per step)");
   return {cmd, [o] { return run_sample_job(*o, std::cout, std::cerr, isatty(STDERR_FILENO) != 0); }};
 }
