@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "../run_draws.hpp"
 #include "../write_file.hpp"
 #include "report_data.hpp"
 #include "report_page.hpp"
+#include "saved_summary.hpp"
 #include "variate/core/error.hpp"
 #include "variate/core/quote_input.hpp"
 
@@ -73,7 +75,14 @@ std::vector<std::string> report_files(const std::vector<std::string>& paths) {
 fs::path write_report(const ReportJobOptions& o, std::ostream& out) {
   const std::vector<std::string> files = report_files(o.paths);
   const RunDraws run = read_run_draws(files, "report", std::cerr);
-  const nlohmann::json data = report::report_data(run, summarize_run(run), {.plotted = o.plotted, .pairs = o.pairs});
+  // Our runs save the summary of their draws beside them; other draws are summarized here.
+  const fs::path folder = fs::path(files.front()).parent_path();
+  const bool one_folder = std::all_of(files.begin(), files.end(),
+                                      [&](const std::string& f) { return fs::path(f).parent_path() == folder; });
+  std::optional<std::vector<inference::ParameterSummary>> summary;
+  if (one_folder) summary = report::saved_summary(folder, run);
+  if (!summary) summary = summarize_run(run);
+  const nlohmann::json data = report::report_data(run, *summary, {.plotted = o.plotted, .pairs = o.pairs});
   std::string prefix;
   const std::string name = fs::path(files.front()).filename().string();
   const std::string title = "variate report: " + (chain_number(name, prefix) >= 0 ? prefix : name);

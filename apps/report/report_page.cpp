@@ -83,6 +83,8 @@ std::string body(const std::string& title, const nlohmann::json& data) {
       << "<h2>Summary</h2>\n<p class=\"note\">R-hat above " << data["limits"]["rhat"].get<double>() << " and ESS below "
       << data["limits"]["ess"].get<double>()
       << " (100 per chain) are flagged (Vehtari et al. 2021). Click a heading to sort.</p>\n"
+      << "<p>Names containing <input id=\"summary-filter\" size=\"16\"> <span class=\"note\" "
+         "id=\"summary-shown\"></span></p>\n"
       << "<div class=\"table-box\"><table id=\"summary\"><thead><tr></tr></thead><tbody></tbody></table></div>\n";
   return html.str();
 }

@@ -71,10 +71,17 @@ const char* const kPageScript = R"js(
     if (column === "ESS_bulk" || column === "ESS_tail") return value < data.limits.ess;
     return false;
   }
+  // A large model's table shows its first rows only (the DOM of thousands of rows is what would
+  // make the page slow to open); sorting and the name filter reach the others.
   var rows = data.table.rows.slice(), columns = data.table.columns, sortColumn = -1, ascending = true;
+  var kShownRows = 500, filter = document.getElementById("summary-filter");
   function drawTable() {
     var body = document.querySelector("#summary tbody");
-    var lines = rows.map(function (row) {
+    var wanted = filter.value;
+    var matching = wanted ? rows.filter(function (row) { return String(row[0]).indexOf(wanted) >= 0; }) : rows;
+    document.getElementById("summary-shown").textContent = matching.length > kShownRows ?
+        "showing the first " + kShownRows + " of " + matching.length + " rows" : matching.length + " rows";
+    var lines = matching.slice(0, kShownRows).map(function (row) {
       return "<tr>" + row.map(function (value, j) {
         var text = j === 0 ? String(value).replace(/&/g, "&amp;").replace(/</g, "&lt;") : format(value);
         return "<td" + (flagged(columns[j], value) ? " class=\"flag\"" : "") + ">" + text + "</td>";
@@ -95,7 +102,8 @@ const char* const kPageScript = R"js(
         if (y === null) return -1;
         return (x < y ? -1 : 1) * (ascending ? 1 : -1);
       });
-      drawTable();
+      filter.oninput = drawTable;
+  drawTable();
     };
     head.appendChild(th);
   });
