@@ -17,9 +17,10 @@ TEST(RankHistogram, BinsFollowArviZ) {
 }
 
 TEST(RankHistogram, SeparatedChainsFillOppositeEnds) {
-  // Chain 1 holds the 4 smallest draws, chain 2 the 4 largest: ranks 1-4 and 5-8 over [0, 8].
+  // Chain 1 holds the 4 smallest draws, chain 2 the 4 largest: ranks 1-4 and 5-8 binned over [0, 8]
+  // into [0, 4) and [4, 8], as numpy.histogram bins them for ArviZ (so rank 4 goes up).
   const RankHistogram h = rank_histogram({{0.1, 0.4, 0.2, 0.3}, {5, 7, 6, 8}}, 2);
-  EXPECT_EQ(h.counts, (std::vector<std::vector<int>>{{4, 0}, {0, 4}}));
+  EXPECT_EQ(h.counts, (std::vector<std::vector<int>>{{3, 1}, {0, 4}}));
   EXPECT_EQ(h.edges, (std::vector<double>{0, 4, 8}));
   EXPECT_DOUBLE_EQ(h.expected, 2.0);
 }
