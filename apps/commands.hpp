@@ -19,6 +19,7 @@ struct Command {
 
 Command add_sample_command(CLI::App& app);
 Command add_summary_command(CLI::App& app);
+Command add_report_command(CLI::App& app);  // report/report_command.cpp
 Command add_gradient_command(CLI::App& app);
 Command add_vi_command(CLI::App& app);
 Command add_optimize_command(CLI::App& app);

@@ -105,7 +105,7 @@ std::filesystem::path prepare_sample_output(const std::string& dir, const std::s
   // and the new manifest lists which belong to the new run.
   const auto is_run_file = [&](std::string_view name) {
     return data::is_chain_file(name, model) || name == manifest_file_name(model) || name == "summary.csv" ||
-           name == "summary.json";
+           name == "summary.json" || name == "report.html";
   };
   return data::prepare_run_folder(dir, is_run_file, overwrite, "sample", "pass --overwrite");
 }

@@ -11,6 +11,7 @@
 #include "held_out_report.hpp"
 #include "models.hpp"
 #include "progress.hpp"
+#include "report/report_job.hpp"
 #include "sample_config.hpp"
 #include "sample_context.hpp"
 #include "sample_report.hpp"
@@ -108,6 +109,15 @@ void print_files(std::ostream& out, const Model& model, bool per_device, const f
   out << " summary.csv, summary.json in " << dir.string() << '\n' << std::flush;
 }
 
+// The HTML report of the main chain files (the devices' files of --sharded-draws per-device are not
+// read: their columns are summarized in summary.csv).
+void write_run_report(std::ostream& out, const std::string& model, int chains, const fs::path& dir) {
+  ReportJobOptions report;
+  report.output = (dir / "report.html").string();
+  for (int c = 1; c <= chains; ++c) report.paths.push_back((dir / (model + "-" + std::to_string(c) + ".csv")).string());
+  write_report(report, out);
+}
+
 // Summaries, diagnostics, the model's own report and accuracy, the summary files and the timing.
 void report(std::ostream& out, const SampleContext& job, const DrawLayout& layout, const DrawWriter& draws,
             const inference::SampleResult& result, std::vector<inference::ParameterSummary> sharded,
@@ -122,6 +132,7 @@ void report(std::ostream& out, const SampleContext& job, const DrawLayout& layou
   if (job.model.report && !layout.per_device) job.model.report->print(out);
   if (job.model.predict) print_held_out_accuracy(out, job, result, draws.kept()[0]);
   write_summary_files(dir, all, sampler);
+  if (o.report) write_run_report(out, job.model.name, o.chains, dir);
   print_timing(out, job, result, wall_start, layout.per_device, dir);
 }
 

@@ -33,6 +33,7 @@ struct SampleJobOptions {
   std::string sharded_draws = "gather";
   bool predictive = false;  // a posterior predictive draw of each observed site per draw, as <site>_rep
   bool log_lik = false;     // the pointwise log-likelihood per draw, as log_lik.1 ... log_lik.N
+  bool report = false;      // also write the HTML report (report/report_job.hpp) to output/report.html
 
   std::string progress = "auto";  // auto | bars | lines | json (progress.hpp)
   bool quiet = false;             // no progress at all

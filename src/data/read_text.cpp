@@ -150,6 +150,11 @@ std::string read_text_file(const std::string& path, const char* op, std::size_t 
   VARIATE_CHECK(file != nullptr, op, "cannot open file '", path, "': ", errno ? std::strerror(errno) : "out of memory");
   std::string text;
   constexpr unsigned kChunk = 1u << 16;
+  // A plain file's size is its text's: one allocation instead of doublings that copy a large file
+  // (chains of draws run to gigabytes) several times over. Compressed files grow from there.
+  std::error_code size_error;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, size_error);
+  if (!size_error && bytes < max_bytes) text.reserve(std::size_t(bytes) + kChunk);
   for (;;) {
     const std::size_t done = text.size();
     check_size(done, max_bytes, op, path);

@@ -1,0 +1,222 @@
+#include "report_script.hpp"
+
+namespace variate::cli::report {
+
+const char* const kModuleLoader = R"js(
+"use strict";
+var vegaModules = {}, vegaModuleName = "";
+function reportFailed(message) {
+  document.documentElement.setAttribute("data-report", "error");
+  var box = document.getElementById("report-errors");
+  if (box) { box.hidden = false; box.textContent += message + "\n"; }
+  else { window.reportPendingErrors = (window.reportPendingErrors || []).concat([message]); }
+}
+window.onerror = function (message, source, line) { reportFailed(message + " (line " + line + ")"); };
+window.onunhandledrejection = function (event) { reportFailed("unhandled: " + event.reason); };
+// The UMD builds call define(dependencies, factory) when define.amd is set.
+function define(dependencies, factory) {
+  var exports = {};
+  factory.apply(null, dependencies.map(function (name) {
+    if (name === "exports") return exports;
+    if (name === "vega-selections") name = "vega-selection";  // Debian names the file in the singular
+    if (!(name in vegaModules)) throw new Error(vegaModuleName + " needs " + name + ", which is not loaded");
+    return vegaModules[name];
+  }));
+  vegaModules[vegaModuleName] = exports;
+}
+define.amd = true;
+)js";
+
+const char* const kPageScript = R"js(
+"use strict";
+(function () {
+  // As the vega package's index: every module's exports in one namespace, transforms registered.
+  var vega = Object.assign.apply(null, [{}].concat(Object.values(vegaModules)));
+  Object.assign(vega.transforms, vegaModules["vega-transforms"], vegaModules["vega-view-transforms"],
+                vegaModules["vega-encode"]);
+  var data = JSON.parse(document.getElementById("report-data").textContent);
+  var specs = JSON.parse(document.getElementById("report-specs").textContent);
+  var chains = data.files.map(function (_, c) { return c + 1; });
+  var views = {}, rendering = [];
+  (window.reportPendingErrors || []).forEach(reportFailed);
+
+  function element(tag, text, className) {
+    var e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (className) e.className = className;
+    return e;
+  }
+  function format(x) {
+    if (x === null) return "\u2014";
+    if (typeof x !== "number") return x;
+    return Math.abs(x) >= 1e5 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(2) : String(+x.toPrecision(4));
+  }
+  function makeView(name, container, signals) {
+    var view = new vega.View(vega.parse(specs[name]), {renderer: "canvas", container: container, hover: true});
+    if ("chains" in (signals || {})) view.signal("chains", chains);
+    Object.keys(signals || {}).forEach(function (s) { if (s !== "chains") view.signal(s, signals[s]); });
+    return view;
+  }
+  function show(view, sets) {
+    Object.keys(sets).forEach(function (name) { view.data(name, sets[name]); });
+    var done = view.runAsync();
+    rendering.push(done);
+    return done;
+  }
+
+  // The summary table: click a heading to sort; flagged cells as Vehtari et al. (2021) flag them.
+  function flagged(column, value) {
+    if (value === null) return false;
+    if (column === "R_hat") return value > data.limits.rhat;
+    if (column === "ESS_bulk" || column === "ESS_tail") return value < data.limits.ess;
+    return false;
+  }
+  // A large model's table shows its first rows only (the DOM of thousands of rows is what would
+  // make the page slow to open); sorting and the name filter reach the others.
+  var rows = data.table.rows.slice(), columns = data.table.columns, sortColumn = -1, ascending = true;
+  var kShownRows = 500, filter = document.getElementById("summary-filter");
+  function drawTable() {
+    var body = document.querySelector("#summary tbody");
+    var wanted = filter.value;
+    var matching = wanted ? rows.filter(function (row) { return String(row[0]).indexOf(wanted) >= 0; }) : rows;
+    document.getElementById("summary-shown").textContent = matching.length > kShownRows ?
+        "showing the first " + kShownRows + " of " + matching.length + " rows" : matching.length + " rows";
+    var lines = matching.slice(0, kShownRows).map(function (row) {
+      return "<tr>" + row.map(function (value, j) {
+        var text = j === 0 ? String(value).replace(/&/g, "&amp;").replace(/</g, "&lt;") : format(value);
+        return "<td" + (flagged(columns[j], value) ? " class=\"flag\"" : "") + ">" + text + "</td>";
+      }).join("") + "</tr>";
+    });
+    body.innerHTML = lines.join("");
+  }
+  var head = document.querySelector("#summary thead tr");
+  columns.forEach(function (name, j) {
+    var th = element("th", name);
+    th.onclick = function () {
+      ascending = sortColumn === j ? !ascending : true;
+      sortColumn = j;
+      rows.sort(function (a, b) {
+        var x = a[j], y = b[j];
+        if (x === y) return 0;
+        if (x === null) return 1;
+        if (y === null) return -1;
+        return (x < y ? -1 : 1) * (ascending ? 1 : -1);
+      });
+      filter.oninput = drawTable;
+  drawTable();
+    };
+    head.appendChild(th);
+  });
+  drawTable();
+
+  // One parameter's trace, rank and density plots, switched by the chooser.
+  var byName = {};
+  data.parameters.forEach(function (p) { byName[p.name] = p; });
+  var chooser = document.getElementById("parameter");
+  data.parameters.forEach(function (p) { chooser.appendChild(element("option", p.name)).value = p.name; });
+  ["trace", "rank", "density"].forEach(function (kind) {
+    views[kind] = makeView(kind, "#" + kind + "-plot", {chains: true, parameter: ""});
+  });
+  function showParameter(name) {
+    var p = byName[name];
+    ["trace", "rank", "density"].forEach(function (kind) { views[kind].signal("parameter", name); });
+    var trace = [];
+    p.trace.forEach(function (values, c) {
+      values.forEach(function (v, i) { trace.push({chain: c + 1, iteration: i * p.step + 1, value: v}); });
+    });
+    show(views.trace, {trace: trace});
+    var ranks = [], uniform = [];
+    if (p.rank) {
+      var top = Math.max.apply(null, p.rank.counts.map(function (c) { return Math.max.apply(null, c); }));
+      p.rank.counts.forEach(function (counts, c) {
+        var base = p.rank.counts.length - 1 - c;  // chain 1 on top, as ArviZ
+        counts.forEach(function (n, b) {
+          ranks.push({chain: c + 1, lo: p.rank.edges[b], hi: p.rank.edges[b + 1], base: base, top: base + 0.9 * n / top});
+        });
+        uniform.push({height: base + 0.9 * p.rank.expected / top});
+      });
+    }
+    show(views.rank, {ranks: ranks, uniform: uniform});
+    var density = [];
+    if (p.density) p.density.y.forEach(function (ys, c) {
+      ys.forEach(function (y, i) { density.push({chain: c + 1, x: p.density.x[i], y: y}); });
+    });
+    show(views.density, {density: density});
+    document.getElementById("parameter-note").textContent =
+        p.rank ? (p.density ? "" : "constant draws: no density") : "non-finite draws: no rank plot or density";
+  }
+  chooser.onchange = function () { showParameter(chooser.value); };
+  if (data.parameters.length > 0) showParameter(data.parameters[0].name);
+  else document.getElementById("parameters").hidden = true;
+
+  // Pairs: one scatter plot per pair, divergent draws in red.
+  if (data.pairs) {
+    var grid = document.getElementById("pair-plots");
+    var names = data.pairs.names;
+    for (var a = 0; a < names.length; ++a) for (var b = a + 1; b < names.length; ++b) {
+      var cell = grid.appendChild(element("div", undefined, "cell"));
+      var points = data.pairs.divergent.map(function (d, i) {
+        return {x: data.pairs.values[a][i], y: data.pairs.values[b][i], divergent: d};
+      });
+      points.sort(function (p, q) { return p.divergent - q.divergent; });  // divergent drawn last, on top
+      show(makeView("pair", cell, {xlabel: names[a], ylabel: names[b]}), {points: points});
+    }
+  } else {
+    document.getElementById("pairs").hidden = true;
+  }
+
+  if (data.energy) {
+    var energy = data.energy.marginal.map(function (v) { return {kind: "marginal energy", value: v}; })
+        .concat(data.energy.transition.map(function (v) { return {kind: "energy transition", value: v}; }));
+    show(makeView("energy", "#energy-plot", {ebfmi: data.energy.ebfmi.map(format).join(", ")}), {energy: energy});
+  } else {
+    document.getElementById("energy").hidden = true;
+  }
+
+  // The sampler's health per chain, flagged as CmdStan's diagnose: any divergence, any transition
+  // at the maximum tree depth, E-BFMI below 0.3.
+  var s = data.sampler;
+  var health = document.querySelector("#sampler-table tbody");
+  chains.forEach(function (chain, c) {
+    var tr = health.appendChild(element("tr"));
+    tr.appendChild(element("td", String(chain)));
+    var cells = [[s.divergences[c], s.divergences[c] > 0], [s.max_treedepth_hits[c], s.max_treedepth_hits[c] > 0],
+                 [s.ebfmi[c], s.ebfmi[c] !== null && s.ebfmi[c] < 0.3], [s.step_sizes[c], false]];
+    cells.forEach(function (cell) {
+      tr.appendChild(element("td", cell[0] === undefined ? "\u2014" : format(cell[0]), cell[1] ? "flag" : ""));
+    });
+  });
+  if (s.step_sizes.length > 0)
+    show(makeView("step_size", "#step-size-plot", {chains: true}),
+         {step_size: s.step_sizes.map(function (v, c) { return {chain: c + 1, value: v}; })});
+  if (s.tree_depth) {
+    var depths = [];
+    s.tree_depth.counts.forEach(function (counts, c) {
+      counts.forEach(function (n, d) { depths.push({chain: c + 1, depth: d, count: n}); });
+    });
+    show(makeView("tree_depth", "#tree-depth-plot", {chains: true}), {tree_depth: depths});
+  }
+
+  Promise.all(rendering).then(function () {
+    if (document.documentElement.getAttribute("data-report") === "error") return;
+    document.documentElement.setAttribute("data-report", "rendered");
+    document.documentElement.setAttribute("data-render-ms", String(Math.round(performance.now())));
+  }, function (error) { reportFailed(String(error)); });
+})();
+)js";
+
+const char* const kPageStyle = R"css(
+body { font-family: sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+.files, .note { color: #555; font-size: 0.9em; }
+#report-errors { color: #b00; background: #fee; padding: 0.5em; white-space: pre-wrap; }
+table { border-collapse: collapse; font-size: 0.85em; }
+th, td { padding: 2px 8px; text-align: right; border-bottom: 1px solid #ddd; }
+td:first-child, th:first-child { text-align: left; }
+th { cursor: pointer; background: #f3f3f3; position: sticky; top: 0; }
+td.flag { background: #f8d0d0; font-weight: bold; }
+.table-box { max-height: 30em; overflow-y: auto; display: inline-block; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; }
+)css";
+
+}  // namespace variate::cli::report
