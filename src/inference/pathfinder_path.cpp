@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "lbfgs_start.hpp"
 #include "pathfinder_approximation.hpp"
@@ -17,7 +18,8 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 // The positions and gradients of log p along the L-BFGS path, the start first.
 struct Trajectory {
   std::vector<std::vector<double>> x, g;
-  nn::LbfgsResult lbfgs;
+  std::int64_t evaluations = 0;  // of log p and its gradient
+  std::string message;           // why L-BFGS stopped
 };
 
 Trajectory climb(const Unconstrained& space, const PathfinderOptions& o, random::Key key) {
@@ -30,26 +32,39 @@ Trajectory climb(const Unconstrained& space, const PathfinderOptions& o, random:
     for (double& v : t.g.back()) v = -v;  // L-BFGS minimizes -log p
   };
   try {
-    t.lbfgs = nn::minimize_lbfgs(params, [&] { return -space.log_density(point.point); },
-                                 {.max_iterations = o.iterations,
-                                  .history = o.history,
-                                  .gradient_tolerance = o.gradient,
-                                  .loss_tolerance = o.loss,
-                                  .relative_loss_tolerance = o.relative_loss * std::numeric_limits<double>::epsilon(),
-                                  .parameter_tolerance = o.parameter,
-                                  .on_iterate = record});
+    const nn::LbfgsResult r =
+        nn::minimize_lbfgs(params,
+                           [&] {
+                             ++t.evaluations;
+                             return -space.log_density(point.point);
+                           },
+                           {.max_iterations = o.iterations,
+                            .history = o.history,
+                            .gradient_tolerance = o.gradient,
+                            .loss_tolerance = o.loss,
+                            .relative_loss_tolerance = o.relative_loss * std::numeric_limits<double>::epsilon(),
+                            .parameter_tolerance = o.parameter,
+                            .on_iterate = record});
+    t.message = r.message;
   } catch (const Error& e) {
-    ::variate::detail::fail("pathfinder: L-BFGS failed: log p could not be evaluated at a point the search tried: ",
-                            e.what());
+    // The model refused a point the line search tried (a scale that underflowed to 0 deep in a
+    // funnel's neck, say): the path ends there, and its iterates so far still give approximations.
+    t.message = "stopped after " + std::to_string(t.x.size() - 1) +
+                " iterations: log p could not be evaluated at a point the line search tried: " + e.what();
   }
   return t;
 }
 
-// log p at an unconstrained point; -inf where the model gives no finite density (a draw there
-// gets no weight).
+// log p at an unconstrained point; -inf where the model gives no finite density or refuses the
+// point (a scale that underflows to 0 in a funnel's neck): a draw there gets no weight, and an
+// iterate whose ELBO draws meet one is not chosen.
 double log_p_at(const Unconstrained& space, std::span<const double> point) {
-  const double lp = space.log_density(Tensor::from(point, Shape{std::int64_t(point.size())})).item();
-  return std::isfinite(lp) ? lp : kMinusInfinity;
+  try {
+    const double lp = space.log_density(Tensor::from(point, Shape{std::int64_t(point.size())})).item();
+    return std::isfinite(lp) ? lp : kMinusInfinity;
+  } catch (const Error&) {
+    return kMinusInfinity;
+  }
 }
 
 // The draws of q for `count` standard normal vectors from `key`: positions, log q and log p.
@@ -81,9 +96,9 @@ PathDraws run_pathfinder_path(const Unconstrained& space, const PathfinderOption
   const Trajectory t = climb(space, o, random::fold_in(key, "init"));
   PathDraws out;
   PathfinderPath& path = out.path;
-  path.iterations = t.lbfgs.iterations;
-  path.gradients = t.lbfgs.evaluations;
-  path.message = t.lbfgs.message;
+  path.iterations = std::int64_t(t.x.size()) - 1;
+  path.gradients = t.evaluations;
+  path.message = t.message;
   InverseHessianEstimate h(space.dimension(), o.history);
   std::optional<PathfinderGaussian> best;
   double best_elbo = kMinusInfinity;
@@ -109,7 +124,7 @@ PathDraws run_pathfinder_path(const Unconstrained& space, const PathfinderOption
     }
   }
   VARIATE_CHECK(best.has_value(), "pathfinder",
-                "no iterate of the L-BFGS path has an approximation with a finite ELBO (L-BFGS: ", t.lbfgs.message,
+                "no iterate of the L-BFGS path has an approximation with a finite ELBO (L-BFGS: ", t.message,
                 "; ", t.x.size() - 1, " iterates); the log density may be non-finite around its mode, or the start "
                 "may already be the mode");
   path.mean = best->mean();

@@ -13,9 +13,10 @@ struct PathDraws {
   std::vector<double> log_p, log_q;  // per draw; log p is -inf where the model gives no density
 };
 
-/// Runs one path on `space` from a start drawn from `key`. Throws naming what failed when no finite
-/// start is found, when log p throws at a point L-BFGS tries, or when no iterate has an
-/// approximation with a finite ELBO (L-BFGS made no step, say).
+/// Runs one path on `space` from a start drawn from `key`. A log p that throws at a point L-BFGS
+/// tries ends the path there (PathfinderPath::message says so). Throws naming what failed when no
+/// finite start is found, or when no iterate has an approximation with a finite ELBO (L-BFGS made
+/// no step, say).
 PathDraws run_pathfinder_path(const Unconstrained& space, const PathfinderOptions& options, random::Key key);
 
 }  // namespace variate::inference::detail

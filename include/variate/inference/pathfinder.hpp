@@ -72,10 +72,11 @@ struct PathfinderResult {
   std::int64_t log_density_evaluations = 0;  // all paths
 };
 
-/// Runs Pathfinder on the posterior of `model` (its data conditioned inside it). Throws for
-/// invalid options (naming them), a model without continuous latent sites or with a discrete one
-/// (naming the site), when a path finds no finite start, or when a path's L-BFGS fails before its
-/// first step.
+/// Runs Pathfinder on the posterior of `model` (its data conditioned inside it). A path whose log p
+/// throws at a point L-BFGS tries ends there and keeps its iterates so far. Throws for invalid
+/// options (naming them), a model without continuous latent sites or with a discrete one (naming the
+/// site), when a path finds no finite start, or when no iterate of a path has an approximation with
+/// a finite ELBO (its L-BFGS made no step, say).
 PathfinderResult pathfinder(const tracing::Program& model, const PathfinderOptions& options = {});
 
 }  // namespace variate::inference
