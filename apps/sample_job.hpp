@@ -33,6 +33,7 @@ struct SampleJobOptions {
   std::string sharded_draws = "gather";
   bool predictive = false;  // a posterior predictive draw of each observed site per draw, as <site>_rep
   bool log_lik = false;     // the pointwise log-likelihood per draw, as log_lik.1 ... log_lik.N
+  std::string init = "random";  // random | pathfinder (pathfinder_init.hpp)
 };
 
 /// Runs the job: results to `out`, progress to `progress` (bars redrawn in place when
