@@ -73,7 +73,7 @@ TEST(PathfinderCli, InitializesSampleWithFewerGradientsThanAWarmup) {
   EXPECT_LT(pathfinder, (target_calls - after_warmup) / 2) << "per chain, a 1000-iteration warm-up";
   for (int chain = 1; chain <= 2; ++chain) {
     const variate::data::StanCsv csv =
-        variate::data::read_stan_csv(dir / "out" / ("eight-schools-" + std::to_string(chain) + ".csv"));
+        variate::data::read_stan_csv(dir / ("out/eight-schools-" + std::to_string(chain) + ".csv"));
     ASSERT_EQ(csv.draws.size(), 100u);
     for (const auto& row : csv.draws)
       for (double v : row) EXPECT_TRUE(std::isfinite(v));
