@@ -54,8 +54,8 @@ void print_paths(std::ostream& out, const inference::PathfinderResult& r) {
 }
 
 void print_k_hat(std::ostream& out, double k_hat, std::size_t pool) {
-  out << "\nPareto k-hat of the pooled draws' importance ratios p/q (PSIS, " << pool << " draws): "
-      << std::setprecision(3) << k_hat << '\n';
+  out << "\nPareto k-hat of the pooled draws' importance ratios p/q (PSIS, " << pool
+      << " draws): " << std::setprecision(3) << k_hat << '\n';
   if (std::isnan(k_hat))
     out << "  not available: a fit needs a tail of 5 ratios, so at least 21 draws in the pool\n";
   else if (k_hat > 0.7)
@@ -77,10 +77,10 @@ int run_pathfinder_job(const PathfinderJobOptions& o, std::ostream& out) {
   out << "variate pathfinder: " << model.name << ", " << model.description << '\n'
       << "data: " << model.data << '\n'
       << "Pathfinder: " << o.paths << (o.paths == 1 ? " L-BFGS path" : " L-BFGS paths") << " on the "
-      << space.dimension() << "-dimensional unconstrained space (history " << o.history << ", at most "
-      << o.iterations << " iterations, " << o.elbo_draws << " draws per ELBO estimate), " << o.draws_per_path
-      << " draws per path, " << o.draws << " resampled with PSIS weights; start uniform in (-" << o.init << ", "
-      << o.init << "), seed " << o.seed << '\n';
+      << space.dimension() << "-dimensional unconstrained space (history " << o.history << ", at most " << o.iterations
+      << " iterations, " << o.elbo_draws << " draws per ELBO estimate), " << o.draws_per_path << " draws per path, "
+      << o.draws << " resampled with PSIS weights; start uniform in (-" << o.init << ", " << o.init << "), seed "
+      << o.seed << '\n';
   const inference::PathfinderResult r = inference::pathfinder(model.program, {.paths = o.paths,
                                                                               .draws = o.draws,
                                                                               .draws_per_path = o.draws_per_path,

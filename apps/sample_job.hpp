@@ -31,8 +31,8 @@ struct SampleJobOptions {
   // gather: device 0 writes every column; per-device: each device writes its rows of the sharded
   // sites to files of its own, listed in a manifest (shard_output.hpp)
   std::string sharded_draws = "gather";
-  bool predictive = false;  // a posterior predictive draw of each observed site per draw, as <site>_rep
-  bool log_lik = false;     // the pointwise log-likelihood per draw, as log_lik.1 ... log_lik.N
+  bool predictive = false;      // a posterior predictive draw of each observed site per draw, as <site>_rep
+  bool log_lik = false;         // the pointwise log-likelihood per draw, as log_lik.1 ... log_lik.N
   std::string init = "random";  // random | pathfinder (pathfinder_init.hpp)
 };
 

@@ -27,7 +27,8 @@ Tensor finite_start_point(const Unconstrained& space, Jacobian jacobian, double 
     UnconstrainedPoint start(init_radius * (2.0 * u - 1.0));
     nn::Parameters params(start);
     std::vector<Tensor> grad(1);
-    const Tensor lp = nn::value_and_grad(params, [&] { return space.log_density(start.point, jacobian); }, grad);
+    const Tensor lp = nn::value_and_grad(
+        params, [&] { return space.log_density(start.point, jacobian); }, grad);
     if (std::isfinite(lp.item()) && finite(grad[0])) return start.point;
     if (init_radius == 0) break;  // every attempt would be the same point
   }

@@ -29,10 +29,11 @@ OptimizeResult optimize(const tracing::Program& model, const OptimizeOptions& o)
                             .relative_loss_tolerance = o.relative_loss * std::numeric_limits<double>::epsilon(),
                             .parameter_tolerance = o.parameter});
   } catch (const Error& e) {  // the start was fine, so a point the search tried was not
-    ::variate::detail::fail(op,
-                 ": L-BFGS failed: log p could not be evaluated at a point the search tried (the density may "
-                 "have no maximum, or a step left the model's domain): ",
-                 e.what());
+    ::variate::detail::fail(
+        op,
+        ": L-BFGS failed: log p could not be evaluated at a point the search tried (the density may "
+        "have no maximum, or a step left the model's domain): ",
+        e.what());
   }
   VARIATE_CHECK(r.status != nn::LbfgsStatus::line_search_failed, op, "L-BFGS failed: ", r.message, "; log p ", -r.loss,
                 ", gradient norm ", r.gradient_norm);

@@ -20,8 +20,8 @@ void check_options(const PathfinderOptions& o) {
   VARIATE_CHECK(o.elbo_draws >= 1, op, "elbo_draws must be >= 1, got ", o.elbo_draws);
   VARIATE_CHECK(o.history >= 1, op, "history must be >= 1, got ", o.history);
   VARIATE_CHECK(o.iterations >= 1, op, "iterations must be >= 1, got ", o.iterations);
-  VARIATE_CHECK(o.init_radius >= 0 && std::isfinite(o.init_radius), op,
-                "the init radius must be finite and >= 0, got ", o.init_radius);
+  VARIATE_CHECK(o.init_radius >= 0 && std::isfinite(o.init_radius), op, "the init radius must be finite and >= 0, got ",
+                o.init_radius);
   VARIATE_CHECK(o.loss >= 0 && o.relative_loss >= 0 && o.gradient >= 0 && o.parameter >= 0, op,
                 "tolerances must be >= 0, got loss ", o.loss, ", relative loss ", o.relative_loss, ", gradient ",
                 o.gradient, ", parameter ", o.parameter);

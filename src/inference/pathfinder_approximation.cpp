@@ -83,7 +83,8 @@ PathfinderGaussian::PathfinderGaussian(const InverseHessianEstimate& h, std::spa
   // Algorithm 2: the mean is one quasi-Newton step ahead, x + H g; the covariance's factor comes
   // from the thin QR of diag(alpha)^-1/2 beta = Q R and the Cholesky factor L of I + R gamma R'.
   const VectorXd grad = ConstVector(g.data(), d);
-  const VectorXd mean = ConstVector(x.data(), d) + alpha.cwiseProduct(grad) + beta * (gamma * (beta.transpose() * grad));
+  const VectorXd mean =
+      ConstVector(x.data(), d) + alpha.cwiseProduct(grad) + beta * (gamma * (beta.transpose() * grad));
   const VectorXd sqrt_alpha = alpha.cwiseSqrt();
   const Eigen::HouseholderQR<MatrixXd> qr(sqrt_alpha.cwiseInverse().asDiagonal() * beta);
   k_ = std::min(d, 2 * m);

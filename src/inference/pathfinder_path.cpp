@@ -124,8 +124,9 @@ PathDraws run_pathfinder_path(const Unconstrained& space, const PathfinderOption
     }
   }
   VARIATE_CHECK(best.has_value(), "pathfinder",
-                "no iterate of the L-BFGS path has an approximation with a finite ELBO (L-BFGS: ", t.message,
-                "; ", t.x.size() - 1, " iterates); the log density may be non-finite around its mode, or the start "
+                "no iterate of the L-BFGS path has an approximation with a finite ELBO (L-BFGS: ", t.message, "; ",
+                t.x.size() - 1,
+                " iterates); the log density may be non-finite around its mode, or the start "
                 "may already be the mode");
   path.mean = best->mean();
   path.variance = best->variance();

@@ -191,9 +191,10 @@ class ChainBatch {
     for (std::int64_t c = 0; c < n_; ++c) {
       bool finite = std::isfinite(state_.log_density[std::size_t(c)]);
       for (std::int64_t i = 0; i < d_ && finite; ++i) finite = std::isfinite(state_.grad_of(c)[i]);
-      VARIATE_CHECK(finite, "sample", "chain ", ids_[std::size_t(c)] + 1,
-                    ": the given initial position has a non-finite log density or gradient",
-                    evaluator_.last_error().empty() ? std::string() : "; the model's last error: " + evaluator_.last_error());
+      VARIATE_CHECK(
+          finite, "sample", "chain ", ids_[std::size_t(c)] + 1,
+          ": the given initial position has a non-finite log density or gradient",
+          evaluator_.last_error().empty() ? std::string() : "; the model's last error: " + evaluator_.last_error());
     }
     check_batching();
   }
@@ -330,12 +331,12 @@ void check_options(const Target& target, const SamplerOptions& o) {
                     std::int64_t(o.initial_positions.size()) == std::int64_t(o.chains) * target.dimension,
                 "sample", "initial_positions must hold chains x dimension = ", o.chains, " x ", target.dimension,
                 " numbers, got ", o.initial_positions.size());
-  VARIATE_CHECK(!o.initial_metric || (o.initial_metric->kind() == o.metric &&
-                                      o.initial_metric->dimension() == target.dimension),
-                "sample", "initial_metric must be ", o.metric == MetricKind::dense ? "dense" : "diagonal",
-                " of dimension ", target.dimension, ", got a ",
-                o.initial_metric && o.initial_metric->kind() == MetricKind::dense ? "dense" : "diagonal",
-                " metric of dimension ", o.initial_metric ? o.initial_metric->dimension() : 0);
+  VARIATE_CHECK(
+      !o.initial_metric || (o.initial_metric->kind() == o.metric && o.initial_metric->dimension() == target.dimension),
+      "sample", "initial_metric must be ", o.metric == MetricKind::dense ? "dense" : "diagonal", " of dimension ",
+      target.dimension, ", got a ",
+      o.initial_metric && o.initial_metric->kind() == MetricKind::dense ? "dense" : "diagonal", " metric of dimension ",
+      o.initial_metric ? o.initial_metric->dimension() : 0);
   const auto& a = o.step_size_adaptation;
   VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",

@@ -64,8 +64,10 @@ TEST(PathfinderCli, WritesResampledDrawsOfTheBetaBernoulliPosterior) {
 // steps after warm-up), and the chains it starts sample as usual.
 TEST(PathfinderCli, InitializesSampleWithFewerGradientsThanAWarmup) {
   const TempDir dir("pathfinder_init");
-  const Outcome r = run("sample --model eight-schools --init pathfinder --chains 2 --warmup 1000 --draws 100 "
-                        "--seed 2 --output " + (dir / "out"));
+  const Outcome r =
+      run("sample --model eight-schools --init pathfinder --chains 2 --warmup 1000 --draws 100 "
+          "--seed 2 --output " +
+          (dir / "out"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const long long pathfinder = number_after(r.output, "init: Pathfinder, 4 paths, ");
   const long long target_calls = number_after(r.output, "sampling; ");

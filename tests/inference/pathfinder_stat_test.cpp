@@ -76,9 +76,8 @@ Moments moments(const Tensor& draws, Vector weights) {
   for (std::int64_t s = 0; s < n; ++s)
     for (std::int64_t i = 0; i < d; ++i)
       for (std::int64_t j = 0; j < d; ++j)
-        m.covariance[std::size_t(i)][std::size_t(j)] += weights[std::size_t(s)] *
-                                                        (x[s * d + i] - m.mean[std::size_t(i)]) *
-                                                        (x[s * d + j] - m.mean[std::size_t(j)]);
+        m.covariance[std::size_t(i)][std::size_t(j)] +=
+            weights[std::size_t(s)] * (x[s * d + i] - m.mean[std::size_t(i)]) * (x[s * d + j] - m.mean[std::size_t(j)]);
   return m;
 }
 

@@ -1,4 +1,6 @@
 // Pathfinder's pieces on cases with exact answers, and its errors for bad arguments.
+#include "variate/inference/pathfinder.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +8,6 @@
 
 #include "inference/pathfinder_approximation.hpp"
 #include "support/expect_error.hpp"
-#include "variate/inference/pathfinder.hpp"
 #include "variate/tracing/random_variables.hpp"
 
 namespace variate::inference {
@@ -48,7 +49,8 @@ struct Quadratic {
     p = u;
     p_inverse = u_inverse;
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) p[std::size_t(i)][std::size_t(j)] *= sd[j], p_inverse[std::size_t(i)][std::size_t(j)] /= sd[i];
+      for (int j = 0; j < 3; ++j)
+        p[std::size_t(i)][std::size_t(j)] *= sd[j], p_inverse[std::size_t(i)][std::size_t(j)] /= sd[i];
   }
   Matrix precision() const { return product(transpose(p_inverse), p_inverse); }
   Matrix covariance() const { return product(p, transpose(p)); }
@@ -165,8 +167,7 @@ TEST(Pathfinder, WithoutResamplingReturnsThePool) {
   ASSERT_EQ(r.unconstrained_draws.shape(), Shape({60, 2}));
   EXPECT_EQ(r.path_of_draw.front(), 0);
   EXPECT_EQ(r.path_of_draw.back(), 1);
-  EXPECT_EQ(r.log_density_evaluations,
-            r.paths[0].log_density_evaluations + r.paths[1].log_density_evaluations);
+  EXPECT_EQ(r.log_density_evaluations, r.paths[0].log_density_evaluations + r.paths[1].log_density_evaluations);
 }
 
 }  // namespace

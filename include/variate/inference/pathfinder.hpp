@@ -45,12 +45,12 @@ struct PathfinderOptions {
 
 /// One path: its L-BFGS trajectory and the approximation it chose.
 struct PathfinderPath {
-  std::int64_t iterations = 0;      // L-BFGS iterations (iterates after the start)
-  std::int64_t best_iteration = 0;  // the iterate whose approximation was chosen (1 = first step)
-  std::vector<double> elbo;         // the ELBO estimate of each iterate's approximation, from 1
-  std::vector<double> mean;         // (d): the chosen approximation's mean
-  std::vector<double> variance;     // (d): its covariance's diagonal
-  std::int64_t gradients = 0;       // evaluations of log p with its gradient (L-BFGS)
+  std::int64_t iterations = 0;               // L-BFGS iterations (iterates after the start)
+  std::int64_t best_iteration = 0;           // the iterate whose approximation was chosen (1 = first step)
+  std::vector<double> elbo;                  // the ELBO estimate of each iterate's approximation, from 1
+  std::vector<double> mean;                  // (d): the chosen approximation's mean
+  std::vector<double> variance;              // (d): its covariance's diagonal
+  std::int64_t gradients = 0;                // evaluations of log p with its gradient (L-BFGS)
   std::int64_t log_density_evaluations = 0;  // of log p alone (the ELBO draws and the pool's draws)
   std::string message;                       // why L-BFGS stopped, in words
 };
