@@ -23,6 +23,7 @@ Command add_report_command(CLI::App& app);  // report/report_command.cpp
 Command add_gradient_command(CLI::App& app);
 Command add_vi_command(CLI::App& app);
 Command add_optimize_command(CLI::App& app);
+Command add_pathfinder_command(CLI::App& app);
 Command add_train_command(CLI::App& app);  // vae/train_command.cpp
 Command add_build_command(CLI::App& app);
 

@@ -68,18 +68,21 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_flag("--log-lik", o->log_lik,
                 "write the pointwise log-likelihood of the observed sites at every draw, as the columns log_lik.1 "
                 "... log_lik.N (for LOO and WAIC: the loo package and ArviZ read them by that name)");
-<<<<<<< HEAD
   cmd->add_option("--progress", o->progress,
                   "progress on standard error: bars (redrawn in place), lines (a plain line per chain each 10%), "
                   "json (an object per line, for scripts), or auto: bars on a terminal, lines otherwise")
       ->check(CLI::IsMember({"auto", "bars", "lines", "json"}))
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no progress display (the results are printed all the same)");
-=======
   cmd->add_flag("--report", o->report,
                 "at the end, also write report.html to --output: plots and diagnostics of the draws (as `variate "
                 "report`)");
->>>>>>> report
+  cmd->add_option("--init", o->init,
+                  "random: each chain starts uniform in (-2, 2) on the unconstrained space; pathfinder: run multi-path "
+                  "Pathfinder first, start each chain at its own resampled draw and the metric at the approximation's "
+                  "variances (warm-up still runs, and may be shortened)")
+      ->check(CLI::IsMember({"random", "pathfinder"}))
+      ->capture_default_str();
   cmd->add_flag("--vectorize", o->vectorize, "run all chains in one lockstep batch (one target call per step)");
   return {cmd, [o] { return run_sample_job(*o, std::cout, std::cerr, isatty(STDERR_FILENO) != 0); }};
 }

@@ -44,6 +44,11 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
   VARIATE_CHECK(o.sharded_draws == "gather" || o.sharded_draws == "per-device", "sample",
                 "--sharded-draws must be gather or per-device, got ", quote_input(o.sharded_draws));
+  VARIATE_CHECK(o.init == "random" || o.init == "pathfinder", "sample", "--init must be random or pathfinder, got ",
+                quote_input(o.init));
+  VARIATE_CHECK(o.init == "random" || o.devices == 1, "sample",
+                "--init pathfinder needs the whole data set on one device; it is not supported with --devices ",
+                o.devices);
   inference::SamplerOptions s;
   s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
   s.nuts.max_tree_depth = o.max_depth;

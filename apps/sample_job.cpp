@@ -10,6 +10,7 @@
 #include "draw_writer.hpp"
 #include "held_out_report.hpp"
 #include "models.hpp"
+#include "pathfinder_init.hpp"
 #include "progress.hpp"
 #include "report/report_job.hpp"
 #include "sample_config.hpp"
@@ -185,13 +186,15 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
 
 int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& progress_out, bool terminal) {
   const auto wall_start = Clock::now();
-  const inference::SamplerOptions so = sampler_options(o);
+  inference::SamplerOptions so = sampler_options(o);
   const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = dtype_of(o)});
   StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   const bool mpi = distribute::launched_with_mpi();
+  VARIATE_CHECK(o.init == "random" || !mpi, "sample", "--init pathfinder is not supported under mpirun");
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     const inference::Unconstrained space(model.program);
+    if (o.init == "pathfinder") init_from_pathfinder(model, o.seed, so, out);
     return sample_on_device({o, model, so, space, {.threads = threads}}, out, progress_out, terminal, wall_start);
   }
   // Devices (threads, or MPI ranks x threads under mpirun), each running the whole job on its shard of

@@ -37,6 +37,7 @@ struct SampleJobOptions {
 
   std::string progress = "auto";  // auto | bars | lines | json (progress.hpp)
   bool quiet = false;             // no progress at all
+  std::string init = "random";    // random | pathfinder (pathfinder_init.hpp)
 };
 
 /// Runs the job: results to `out`, progress to `progress` (`terminal`: whether it is one, for

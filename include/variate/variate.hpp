@@ -113,6 +113,7 @@
 #include "variate/inference/metric.hpp"
 #include "variate/inference/optimize.hpp"
 #include "variate/inference/pareto_smoothing.hpp"
+#include "variate/inference/pathfinder.hpp"
 #include "variate/inference/predictive.hpp"
 #include "variate/inference/predictive_columns.hpp"
 #include "variate/inference/rank_histogram.hpp"

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -50,7 +51,7 @@ class ChainBatch {
         all_(std::size_t(n_), 1) {
     for (int id : ids_) chain_keys_.push_back(random::split_at(random::Key(o.seed), std::uint64_t(id)));
     kernel_ = o.algorithm == Algorithm::nuts ? make_nuts(o.nuts, n_, d_) : make_static_hmc(o.hmc, n_, d_);
-    metrics_.assign(std::size_t(n_), shard(Metric::unit(o.metric, d_)));
+    metrics_.assign(std::size_t(n_), shard(o.initial_metric ? *o.initial_metric : Metric::unit(o.metric, d_)));
     step_.assign(std::size_t(n_), o.initial_step_size);
     stats_.resize(std::size_t(n_));
     keys_.resize(std::size_t(n_));
@@ -145,6 +146,7 @@ class ChainBatch {
   }
 
   void initialize() {
+    if (!o_.initial_positions.empty()) return start_at_given_positions();
     std::vector<detail::ChainStream> streams;
     for (std::int64_t c = 0; c < n_; ++c)
       streams.push_back(detail::chain_stream(use_key(chain_keys_[std::size_t(c)], KeyUse::init, 0)));
@@ -180,6 +182,21 @@ class ChainBatch {
       for (std::int64_t c = 0; c < n_; ++c)
         if (pending[std::size_t(c)] && nonfinite[std::size_t(c)] == 0) pending[std::size_t(c)] = 0;
     }
+  }
+
+  void start_at_given_positions() {
+    for (std::int64_t c = 0; c < n_; ++c)
+      std::copy_n(o_.initial_positions.begin() + std::ptrdiff_t(ids_[std::size_t(c)]) * d_, d_, state_.q_of(c));
+    evaluator_.evaluate(state_, all_);
+    for (std::int64_t c = 0; c < n_; ++c) {
+      bool finite = std::isfinite(state_.log_density[std::size_t(c)]);
+      for (std::int64_t i = 0; i < d_ && finite; ++i) finite = std::isfinite(state_.grad_of(c)[i]);
+      VARIATE_CHECK(
+          finite, "sample", "chain ", ids_[std::size_t(c)] + 1,
+          ": the given initial position has a non-finite log density or gradient",
+          evaluator_.last_error().empty() ? std::string() : "; the model's last error: " + evaluator_.last_error());
+    }
+    check_batching();
   }
 
   /// A vectorized batch needs a model that broadcasts a leading chain dimension. If the batch
@@ -307,6 +324,19 @@ void check_options(const Target& target, const SamplerOptions& o) {
                 "initial_step_size must be positive and finite, got ", o.initial_step_size);
   VARIATE_CHECK(o.init_radius > 0 && o.max_init_tries >= 1, "sample",
                 "init_radius must be positive and max_init_tries >= 1, got ", o.init_radius, " and ", o.max_init_tries);
+  const bool given = !o.initial_positions.empty() || o.initial_metric;
+  VARIATE_CHECK(!given || target.shard_axis.empty(), "sample",
+                "initial positions and metrics are not supported for a sharded target");
+  VARIATE_CHECK(o.initial_positions.empty() ||
+                    std::int64_t(o.initial_positions.size()) == std::int64_t(o.chains) * target.dimension,
+                "sample", "initial_positions must hold chains x dimension = ", o.chains, " x ", target.dimension,
+                " numbers, got ", o.initial_positions.size());
+  VARIATE_CHECK(
+      !o.initial_metric || (o.initial_metric->kind() == o.metric && o.initial_metric->dimension() == target.dimension),
+      "sample", "initial_metric must be ", o.metric == MetricKind::dense ? "dense" : "diagonal", " of dimension ",
+      target.dimension, ", got a ",
+      o.initial_metric && o.initial_metric->kind() == MetricKind::dense ? "dense" : "diagonal", " metric of dimension ",
+      o.initial_metric ? o.initial_metric->dimension() : 0);
   const auto& a = o.step_size_adaptation;
   VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",

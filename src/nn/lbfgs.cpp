@@ -209,6 +209,7 @@ LbfgsResult minimize_lbfgs(Parameters& params, const std::function<Tensor()>& lo
   double gnorm = std::sqrt(dot(g, g));
   VARIATE_CHECK(std::isfinite(f) && std::isfinite(gnorm), op, "the loss (", f, ") or its gradient's norm (", gnorm,
                 ") is not finite at the starting point");
+  if (options.on_iterate) options.on_iterate(x, f, g);
 
   LbfgsResult result;
   auto finish = [&](LbfgsStatus status, std::string message) {
@@ -262,6 +263,7 @@ LbfgsResult minimize_lbfgs(Parameters& params, const std::function<Tensor()>& lo
     f = accepted->phi;
     gnorm = std::sqrt(dot(g, g));
     result.iterations = k + 1;
+    if (options.on_iterate) options.on_iterate(x, f, g);
     const std::string after = "converged after " + std::to_string(k + 1) + " iterations: ";
     if (gnorm <= options.gradient_tolerance)
       return finish(LbfgsStatus::converged, after + "gradient norm " + short_number(gnorm));

@@ -270,6 +270,35 @@ TEST(Sampler, UnusableModelsGetAClearError) {
   EXPECT_ERROR(sample(gaussian_target({1.0}), bad), "chains must be at least 1");
 }
 
+TEST(Sampler, StartsEachChainWhereToldWithTheGivenMetric) {
+  SamplerOptions o = small_run(2);
+  o.algorithm = Algorithm::hmc;
+  o.hmc.num_steps = 1;
+  o.initial_step_size = 1e-9;  // one tiny step: the first draw is the start, to 1e-8
+  o.adapt = false;
+  o.num_warmup = 0;
+  o.num_draws = 1;
+  o.initial_positions = {0.5, -1, 3, 2};
+  o.initial_metric = Metric::diagonal({4.0, 0.25});
+  const SampleResult r = sample(gaussian_target({1.0, 2.0}), o);
+  for (std::size_t c = 0; c < 2; ++c) {
+    EXPECT_NEAR(r.chains[c].draws[0], o.initial_positions[2 * c], 1e-8) << c;
+    EXPECT_NEAR(r.chains[c].draws[1], o.initial_positions[2 * c + 1], 1e-8) << c;
+    EXPECT_EQ(r.chains[c].metric.inverse(), std::vector<double>({4.0, 0.25}));
+  }
+}
+
+TEST(Sampler, GivenStartsAndMetricsMustFit) {
+  SamplerOptions o = small_run(2);
+  o.initial_positions = {0.5, -1, 3};
+  EXPECT_ERROR(sample(gaussian_target({1.0, 2.0}), o), "initial_positions must hold chains x dimension = 2 x 2");
+  o.initial_positions = {0.5, -1, std::numeric_limits<double>::quiet_NaN(), 2};
+  EXPECT_ERROR(sample(gaussian_target({1.0, 2.0}), o), "chain 2: the given initial position has a non-finite");
+  o.initial_positions.clear();
+  o.initial_metric = Metric::diagonal({1.0, 1.0, 1.0});
+  EXPECT_ERROR(sample(gaussian_target({1.0, 2.0}), o), "initial_metric must be diagonal of dimension 2");
+}
+
 TEST(Sampler, VectorizedChainsNeedAModelThatBatches) {
   Target single_only = gaussian_target({1.0, 2.0});
   const auto inner = single_only.evaluate;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -41,6 +42,12 @@ struct SamplerOptions {
   /// to max_init_tries times per chain until the log density and its gradient are finite.
   double init_radius = 2;
   int max_init_tries = 100;
+  /// When not empty, the chains start here instead: (chains x dimension) row-major, chain c in row
+  /// c, each with a finite log density and gradient (a Pathfinder draw, say). Unsharded targets only.
+  std::vector<double> initial_positions;
+  /// When set, the metric warm-up starts from (and a run without adaptation keeps), instead of
+  /// the unit metric: of kind `metric` and the target's dimension. Unsharded targets only.
+  std::optional<Metric> initial_metric;
   /// When set and true, every chain stops after its current iteration (Ctrl-C); draws made so far
   /// have been delivered and are kept in the result.
   const std::atomic<bool>* stop = nullptr;

@@ -10,6 +10,7 @@
 //   if (r.status == nn::LbfgsStatus::line_search_failed) std::cerr << r.message << '\n';
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "variate/nn/module.hpp"
@@ -34,6 +35,10 @@ struct LbfgsOptions {
   double c2 = 0.9;
   /// Loss evaluations one line search may make before it gives up.
   int max_line_search_evaluations = 25;
+  /// When set, called with the parameters (all elements end to end), the loss and its gradient at
+  /// the start and after each accepted iteration: the trajectory, which Pathfinder's approximations
+  /// are built from.
+  std::function<void(std::span<const double> x, double loss, std::span<const double> gradient)> on_iterate = nullptr;
 };
 
 enum class LbfgsStatus { converged, max_iterations, line_search_failed };
