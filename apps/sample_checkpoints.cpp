@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -34,16 +33,6 @@ std::string exact(double v) {
   std::ostringstream out;
   out << std::setprecision(17) << v;
   return out.str();
-}
-
-std::uint32_t extend_crc(std::uint32_t crc, const void* data, std::size_t bytes) {
-  const auto* p = static_cast<const Bytef*>(data);
-  for (std::size_t done = 0; done < bytes;) {  // zlib takes at most 4 GiB per call
-    const std::size_t part = std::min<std::size_t>(bytes - done, std::size_t(1) << 30);
-    crc = std::uint32_t(crc32(crc, p + done, uInt(part)));
-    done += part;
-  }
-  return crc;
 }
 
 inference::TransitionStats stats_of(const double* record) {
@@ -193,7 +182,7 @@ void SampleCheckpoints::load(int c) {
   ::close(fd);
   VARIATE_CHECK(done == bytes, "sample", "draw log '", log.string(), "' holds ", done / sizeof(double) / record_size(),
                 " draws but its checkpoint was made after ", kept, ": the checkpoint folder is damaged");
-  chain.crc = extend_crc(0, chain.replayed.data(), bytes);
+  chain.crc = inference::extend_crc32(0, chain.replayed.data(), bytes);
   VARIATE_CHECK(hex(chain.crc) == *crc, "sample", "draw log '", log.string(),
                 "' does not match its checkpoint (checksum mismatch): the file is corrupt");
   chain.resume = std::move(saved.state);
@@ -247,7 +236,7 @@ void SampleCheckpoints::log(const inference::Draw& d) {
   chain.record.insert(chain.record.end(), d.position.begin(), d.position.end());
   const std::size_t bytes = chain.record.size() * sizeof(double);
   write_all(chain.fd, chain.record.data(), bytes, log_path(d.chain));
-  chain.crc = extend_crc(chain.crc, chain.record.data(), bytes);
+  chain.crc = inference::extend_crc32(chain.crc, chain.record.data(), bytes);
 }
 
 void SampleCheckpoints::save(const inference::ChainState& state) {

@@ -28,15 +28,7 @@ constexpr std::size_t kHeader = sizeof(kMagic) + sizeof(std::uint32_t) + sizeof(
   variate::detail::fail("checkpoint '", path.string(), "': ", what);
 }
 
-std::uint32_t crc_of(const char* data, std::size_t n) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  for (std::size_t done = 0; done < n;) {  // zlib takes at most 4 GiB per call
-    const std::size_t part = std::min<std::size_t>(n - done, std::size_t(1) << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(data + done), uInt(part));
-    done += part;
-  }
-  return std::uint32_t(crc);
-}
+std::uint32_t crc_of(const char* data, std::size_t n) { return extend_crc32(0, data, n); }
 
 class Encoder {
  public:
@@ -258,6 +250,16 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   if (crc_of(bytes.data(), body) != stored) fail_file(path, "checksum mismatch: the file is corrupt");
   Decoder in(path, bytes.data() + kHeader, payload);
   return decode(in, path);
+}
+
+std::uint32_t extend_crc32(std::uint32_t crc, const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const Bytef*>(data);
+  for (std::size_t done = 0; done < bytes;) {  // zlib takes at most 4 GiB per call
+    const std::size_t part = std::min<std::size_t>(bytes - done, std::size_t(1) << 30);
+    crc = std::uint32_t(crc32(crc, p + done, uInt(part)));
+    done += part;
+  }
+  return crc;
 }
 
 const std::string* find_entry(const CheckpointEntries& entries, const std::string& key) {

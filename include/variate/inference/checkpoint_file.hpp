@@ -14,6 +14,8 @@
 //
 // Files are written to "<path>.tmp", flushed to the disk (fsync), then renamed over `path` and the
 // folder flushed, so a reader finds the old checkpoint or the new one, never a mixture.
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -45,6 +47,10 @@ Checkpoint read_checkpoint(const std::filesystem::path& path);
 /// `expected` with the same value, naming the file and the first entry that differs, with both values.
 void check_identity(const std::filesystem::path& path, const CheckpointEntries& recorded,
                     const CheckpointEntries& expected);
+
+/// The CRC-32 (zlib's) of `bytes` bytes at `data`, continuing `crc` (0 to start): what a caller
+/// records in the notes to check a file that grows alongside the checkpoints.
+std::uint32_t extend_crc32(std::uint32_t crc, const void* data, std::size_t bytes);
 
 /// The value of `key` in `entries`, or nullptr.
 const std::string* find_entry(const CheckpointEntries& entries, const std::string& key);
