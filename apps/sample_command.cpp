@@ -9,6 +9,23 @@
 #include "sample_job.hpp"
 
 namespace variate::cli {
+namespace {
+
+void add_checkpoint_options(CLI::App& cmd, SampleJobOptions& o, CLI::Option* output) {
+  cmd.add_option("--checkpoint-every", o.checkpoint_every,
+                 "save each chain's state every N iterations (and when it stops) in <output>/checkpoint, so that "
+                 "--resume can continue the run after a crash or a stop (0: no checkpoints)")
+      ->check(whole_number(0));
+  cmd.add_option("--resume", o.resume,
+                 "continue the run whose output folder is DIR from its checkpoints, with the same options; the draws "
+                 "are those of a run that never stopped")
+      ->excludes(output);
+  cmd.add_option("--init-from", o.init_from,
+                 "start the chains from the adapted metric, step size and last positions of the run in DIR (made "
+                 "with --checkpoint-every); with --warmup 0 they sample at once, otherwise warm-up adapts from there");
+}
+
+}  // namespace
 
 Command add_sample_command(CLI::App& app) {
   auto o = std::make_shared<SampleJobOptions>();
@@ -48,8 +65,9 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "f64 or f32: the dtype the log density computes in")
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();
-  cmd->add_option("--output", o->output, "folder for the Stan CSV files and the summary (created if missing)")
-      ->capture_default_str();
+  CLI::Option* output =
+      cmd->add_option("--output", o->output, "folder for the Stan CSV files and the summary (created if missing)")
+          ->capture_default_str();
   cmd->add_flag("--overwrite", o->overwrite,
                 "replace the files of an earlier run of the model in --output (refused otherwise)");
   cmd->add_option("--max-depth", o->max_depth, "NUTS maximum tree depth")
@@ -84,6 +102,7 @@ Command add_sample_command(CLI::App& app) {
       ->check(CLI::IsMember({"random", "pathfinder"}))
       ->capture_default_str();
   cmd->add_flag("--vectorize", o->vectorize, "run all chains in one lockstep batch (one target call per step)");
+  add_checkpoint_options(*cmd, *o, output);
   return {cmd, [o] { return run_sample_job(*o, std::cout, std::cerr, isatty(STDERR_FILENO) != 0); }};
 }
 

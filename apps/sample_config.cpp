@@ -23,6 +23,15 @@ std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOpt
   return c;
 }
 
+void check_checkpoint_options(const SampleJobOptions& o) {
+  VARIATE_CHECK(o.checkpoint_every >= 0, "sample", "--checkpoint-every must be at least 0 (0: no checkpoints), got ",
+                o.checkpoint_every);
+  const char* which = !o.resume.empty() ? "--resume" : o.checkpoint_every > 0 ? "--checkpoint-every" : nullptr;
+  if (!which) return;
+  VARIATE_CHECK(!o.vectorize && o.devices == 1, "sample", which, " is not supported yet with ",
+                o.vectorize ? "--vectorize" : "--devices > 1", "; checkpoints need threaded chains on one device");
+}
+
 inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.chains >= 1, "sample", "--chains must be at least 1, got ", o.chains);
   VARIATE_CHECK(o.warmup >= 0, "sample", "--warmup must be at least 0, got ", o.warmup);
@@ -49,6 +58,9 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.init == "random" || o.devices == 1, "sample",
                 "--init pathfinder needs the whole data set on one device; it is not supported with --devices ",
                 o.devices);
+  VARIATE_CHECK(o.init == "random" || (o.init_from.empty() && o.resume.empty()), "sample",
+                "--init pathfinder starts a run afresh; it cannot be combined with --init-from or --resume");
+  check_checkpoint_options(o);
   inference::SamplerOptions s;
   s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
   s.nuts.max_tree_depth = o.max_depth;

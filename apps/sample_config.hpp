@@ -14,6 +14,9 @@ namespace variate::cli {
 /// Checks the options and builds the sampler's; throws variate::Error naming the bad option.
 inference::SamplerOptions sampler_options(const SampleJobOptions& o);
 
+/// Checks --checkpoint-every, --resume and --init-from against the other options.
+void check_checkpoint_options(const SampleJobOptions& o);
+
 /// The "# key = value" lines of chain `chain`'s file `path`. `sharded_draws` is the mode in effect
 /// (recorded with more than one device); `device` >= 0 marks a device's file of sharded sites.
 std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOptions& o, const Model& m,

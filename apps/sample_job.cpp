@@ -13,6 +13,7 @@
 #include "pathfinder_init.hpp"
 #include "progress.hpp"
 #include "report/report_job.hpp"
+#include "sample_checkpoints.hpp"
 #include "sample_config.hpp"
 #include "sample_context.hpp"
 #include "sample_report.hpp"
@@ -26,6 +27,7 @@
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
 #include "variate/inference/unconstrained.hpp"
+#include "warm_start.hpp"
 
 namespace variate::cli {
 namespace {
@@ -148,19 +150,29 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   check_model(job);
   const DrawLayout layout = plan_draw_layout(job);
   check_memory(job, layout);
-  const fs::path dir = writer ? prepare_sample_output(o.output, job.model.name, o.overwrite)
+  inference::SamplerOptions sampler = job.sampler;
+  if (!o.init_from.empty()) sampler.warm_start = read_warm_starts(job);
+  std::optional<SampleCheckpoints> checkpoints;  // a resume checks them before the folder is touched
+  if (o.checkpoint_every > 0 || !o.resume.empty()) checkpoints.emplace(job);
+  const fs::path dir = writer ? prepare_sample_output(o.output, job.model.name, o.overwrite || !o.resume.empty())
                               : fs::path(o.output);  // after the data: a data error leaves no folder
   print_plan(out, job, layout);
   DrawWriter draws(job, layout, dir);
   print_files(out, job.model, layout.per_device, dir);
+  if (checkpoints) {
+    checkpoints->attach(sampler);
+    checkpoints->describe(out);
+    checkpoints->replay([&](const inference::Draw& d) { draws.write(d); });
+  }
 
   Progress progress(progress_out, progress_style(o.progress, o.quiet, terminal), o.chains, o.warmup, o.draws);
-  inference::SamplerOptions sampler = job.sampler;
   sampler.stop = StopSignalScope::flag();
-  const inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& d) {
+  inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& d) {
     draws.write(d);
+    if (checkpoints) checkpoints->log(d);
     if (d.warmup || writer) progress.update(d);
   });
+  if (checkpoints) checkpoints->prepend_replayed(result);
   progress.finish();
   draws.close(result);
 
@@ -176,6 +188,7 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   if (!writer) return result.interrupted ? StopSignalScope::exit_status() : 0;
   if (result.interrupted) {
     print_interrupted(progress_out, job, draws.kept(), layout.per_device, dir);
+    if (checkpoints) progress_out << "continue it with the same options and --resume " << o.output << '\n';
     return StopSignalScope::exit_status();
   }
   report(out, job, layout, draws, result, std::move(sharded), dir, wall_start);
@@ -184,13 +197,18 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
 
 }  // namespace
 
-int run_sample_job(const SampleJobOptions& o, std::ostream& out, std::ostream& progress_out, bool terminal) {
+int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostream& progress_out, bool terminal) {
   const auto wall_start = Clock::now();
+  SampleJobOptions o = options;
+  if (!o.resume.empty()) o.output = o.resume;  // a resumed run goes on in its own folder
   inference::SamplerOptions so = sampler_options(o);
   const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = dtype_of(o)});
   StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   const bool mpi = distribute::launched_with_mpi();
   VARIATE_CHECK(o.init == "random" || !mpi, "sample", "--init pathfinder is not supported under mpirun");
+  VARIATE_CHECK(!mpi || (o.checkpoint_every == 0 && o.resume.empty()), "sample",
+                "--checkpoint-every and --resume are not supported yet under mpirun; checkpoints need threaded chains "
+                "on one device");
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     const inference::Unconstrained space(model.program);

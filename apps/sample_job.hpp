@@ -38,6 +38,11 @@ struct SampleJobOptions {
   std::string progress = "auto";  // auto | bars | lines | json (progress.hpp)
   bool quiet = false;             // no progress at all
   std::string init = "random";    // random | pathfinder (pathfinder_init.hpp)
+  // Checkpoints (sample_checkpoints.hpp): every N iterations (0: none, or on --resume the
+  // interval the run recorded); the output folder of a run to continue; a run to warm-start from.
+  std::int64_t checkpoint_every = 0;
+  std::string resume;
+  std::string init_from;
 };
 
 /// Runs the job: results to `out`, progress to `progress` (`terminal`: whether it is one, for

@@ -104,6 +104,8 @@
 #include "variate/distributions/wishart.hpp"
 #include "variate/distributions/zero_inflated.hpp"
 #include "variate/inference/adaptation.hpp"
+#include "variate/inference/chain_state.hpp"
+#include "variate/inference/checkpoint_file.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/draw_columns.hpp"
 #include "variate/inference/draw_file.hpp"

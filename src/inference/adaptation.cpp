@@ -27,6 +27,14 @@ double DualAveraging::update(double accept_stat) {
 
 double DualAveraging::final_step_size() const { return std::exp(x_bar_); }
 
+void DualAveraging::restore(const DualAveragingState& state) {
+  VARIATE_CHECK(state.count >= 0, "DualAveraging::restore", "expected a non-negative update count, got ", state.count);
+  mu_ = state.mu;
+  s_bar_ = state.s_bar;
+  x_bar_ = state.x_bar;
+  count_ = state.count;
+}
+
 WarmupSchedule::WarmupSchedule(std::int64_t num_warmup, WarmupOptions o) : num_warmup_(num_warmup), windows_(o) {
   // A window needs two draws for a variance.
   VARIATE_CHECK(num_warmup >= 0 && o.init_buffer >= 0 && o.term_buffer >= 0 && o.base_window >= 2, "WarmupSchedule",

@@ -138,6 +138,17 @@ void WelfordEstimator::restart() {
   m2_.assign(kind_ == MetricKind::dense ? d * d : d, 0.0);
 }
 
+void WelfordEstimator::restore(WelfordState state) {
+  const auto d = std::size_t(dimension_);
+  const std::size_t m2_size = kind_ == MetricKind::dense ? d * d : d;
+  VARIATE_CHECK(state.count >= 0 && state.mean.size() == d && state.m2.size() == m2_size, "WelfordEstimator::restore",
+                "expected a count >= 0, ", d, " means and ", m2_size, " sums of squares, got ", state.count, ", ",
+                state.mean.size(), " and ", state.m2.size());
+  count_ = state.count;
+  mean_ = std::move(state.mean);
+  m2_ = std::move(state.m2);
+}
+
 void WelfordEstimator::add(std::span<const double> x) {
   const auto d = std::size_t(dimension_);
   VARIATE_CHECK(x.size() == d, "WelfordEstimator::add", "expected ", d, " numbers, got ", x.size());

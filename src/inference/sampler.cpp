@@ -31,6 +31,11 @@ random::Key use_key(random::Key chain, KeyUse use, std::uint64_t counter) {
   return random::fold_in(random::fold_in(chain, std::uint64_t(use)), counter);
 }
 
+/// The time a resumed chain spent in its earlier sessions.
+struct Spent {
+  double warmup_seconds = 0, sampling_seconds = 0;
+};
+
 /// Adds up `values` over the devices of the mesh running on this thread, if any.
 void sum_over_mesh(std::span<double> values, const char* what) {
   if (const std::string* axis = distribute::running_axis()) distribute::psum_in_place(values, *axis, what);
@@ -60,7 +65,12 @@ class ChainBatch {
     for (std::int64_t c = 0; c < n_; ++c) {
       dual_.emplace_back(o.step_size_adaptation);
       welford_.emplace_back(o.metric, d_);
+      if (o.warm_start.empty()) continue;
+      const WarmStart& w = o.warm_start[std::size_t(ids_[std::size_t(c)]) % o.warm_start.size()];
+      metrics_[std::size_t(c)] = w.metric;
+      step_[std::size_t(c)] = w.step_size;
     }
+    prior_.resize(std::size_t(n_));
   }
 
   /// kernel_threads, if set, gives the OpenMP threads for this batch's kernels before each
@@ -71,20 +81,26 @@ class ChainBatch {
       interrupted_ = true;
       return;
     }
-    initialize();
     const bool adapting = o_.adapt && o_.num_warmup > 0;
-    if (adapting) {
-      search_step_size();
-      // As Stan: the first dual averaging shrinks toward 10 x the step size the user gave, not the
-      // one the search found (later windows restart from the searched one).
-      for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(o_.initial_step_size);
-    }
+    const std::int64_t first = start(adapting);
     const std::int64_t total = o_.num_warmup + o_.num_draws;
     auto phase_start = Clock::now();
-    bool sampling = false;
-    for (std::int64_t it = 0; it < total; ++it) {
+    bool sampling = first > o_.num_warmup;
+    if (sampling) {  // resumed after warm-up
+      for (std::int64_t c = 0; c < n_; ++c) {
+        ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
+        r.warmup_seconds = prior_[std::size_t(c)].warmup_seconds;
+        r.step_size = step_[std::size_t(c)];
+        r.metric = metrics_[std::size_t(c)];
+      }
+    }
+    const auto checkpoint = [&](std::int64_t iteration) {
+      for (std::int64_t c = 0; c < n_; ++c) o_.on_checkpoint(chain_state(c, iteration, sampling, phase_start, results));
+    };
+    for (std::int64_t it = first; it < total; ++it) {
       if (stop_requested()) {
         interrupted_ = true;
+        if (o_.checkpoint_every > 0) checkpoint(it);
         break;
       }
       const bool warmup = it < o_.num_warmup;
@@ -92,7 +108,7 @@ class ChainBatch {
         sampling = true;
         for (std::int64_t c = 0; c < n_; ++c) {
           ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
-          r.warmup_seconds = seconds_since(phase_start);
+          r.warmup_seconds = prior_[std::size_t(c)].warmup_seconds + seconds_since(phase_start);
           if (adapting) step_[std::size_t(c)] = dual_[std::size_t(c)].final_step_size();
           r.step_size = step_[std::size_t(c)];
           r.metric = metrics_[std::size_t(c)];
@@ -114,14 +130,16 @@ class ChainBatch {
         if (on_draw)
           on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q, &metrics_[std::size_t(c)]});
       }
+      if (o_.checkpoint_every > 0 && ((it + 1) % o_.checkpoint_every == 0 || it + 1 == total)) checkpoint(it + 1);
     }
     const double elapsed = seconds_since(phase_start);
     for (std::int64_t c = 0; c < n_; ++c) {
       ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
+      const Spent& prior = prior_[std::size_t(c)];
       if (sampling) {
-        r.sampling_seconds = elapsed;
+        r.sampling_seconds = prior.sampling_seconds + elapsed;
       } else {  // stopped during warm-up, or nothing to do
-        r.warmup_seconds = elapsed;
+        r.warmup_seconds = prior.warmup_seconds + elapsed;
         r.step_size = step_[std::size_t(c)];
         r.metric = metrics_[std::size_t(c)];
       }
@@ -143,6 +161,79 @@ class ChainBatch {
     double stop = o_.stop && o_.stop->load() ? 1.0 : 0.0;
     sum_over_mesh({&stop, 1}, "sampler stop flag");
     return stop > 0;
+  }
+
+  /// Sets the chains up to run from their first iteration, which it returns: as a checkpoint left
+  /// them, or from an initial point (random or warm start) and, when adapting, a step-size search.
+  std::int64_t start(bool adapting) {
+    // Resuming runs one chain per batch (check_options): the batch has one iteration count.
+    if (!o_.resume.empty() && o_.resume[std::size_t(ids_[0])]) {
+      for (std::int64_t c = 0; c < n_; ++c) restore(c, *o_.resume[std::size_t(ids_[std::size_t(c)])]);
+      return o_.resume[std::size_t(ids_[0])]->iteration;
+    }
+    if (o_.warm_start.empty()) {
+      initialize();
+    } else {
+      initialize_warm();
+    }
+    if (!adapting) return 0;
+    const std::vector<double> given = step_;
+    search_step_size();
+    // As Stan: the first dual averaging shrinks toward 10 x the step size the user gave (or the
+    // warm start's), not the one the search found (later windows restart from the searched one).
+    for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(given[std::size_t(c)]);
+    return 0;
+  }
+
+  void restore(std::int64_t c, const ChainState& s) {
+    std::copy(s.position.begin(), s.position.end(), state_.q_of(c));
+    std::copy(s.gradient.begin(), s.gradient.end(), state_.grad_of(c));
+    state_.log_density[std::size_t(c)] = s.log_density;
+    step_[std::size_t(c)] = s.step_size;
+    metrics_[std::size_t(c)] = s.metric;
+    dual_[std::size_t(c)].restore(s.dual_averaging);
+    welford_[std::size_t(c)].restore(s.welford);
+    search_count_[std::size_t(c)] = s.step_size_searches;
+    prior_[std::size_t(c)] = {s.warmup_seconds, s.sampling_seconds};
+  }
+
+  /// Chain c's state before iteration `iteration`, with the time spent so far.
+  ChainState chain_state(std::int64_t c, std::int64_t iteration, bool sampling, Clock::time_point phase_start,
+                         const std::vector<ChainResult>& results) const {
+    const auto i = std::size_t(c);
+    ChainState s;
+    s.chain = ids_[i];
+    s.iteration = iteration;
+    s.position.assign(state_.q_of(c), state_.q_of(c) + d_);
+    s.gradient.assign(state_.grad.begin() + c * d_, state_.grad.begin() + (c + 1) * d_);
+    s.log_density = state_.log_density[i];
+    s.step_size = step_[i];
+    s.metric = metrics_[i];
+    s.dual_averaging = dual_[i].state();
+    s.welford = welford_[i].state();
+    s.step_size_searches = search_count_[i];
+    const double now = seconds_since(phase_start);
+    s.warmup_seconds = sampling ? results[std::size_t(ids_[i])].warmup_seconds : prior_[i].warmup_seconds + now;
+    s.sampling_seconds = sampling ? prior_[i].sampling_seconds + now : 0;
+    return s;
+  }
+
+  /// The warm starts' positions, which must have a finite log density and gradient.
+  void initialize_warm() {
+    for (std::int64_t c = 0; c < n_; ++c) {
+      const WarmStart& w = o_.warm_start[std::size_t(ids_[std::size_t(c)]) % o_.warm_start.size()];
+      std::copy(w.position.begin(), w.position.end(), state_.q_of(c));
+    }
+    evaluator_.evaluate(state_, all_);
+    for (std::int64_t c = 0; c < n_; ++c) {
+      bool finite = std::isfinite(state_.log_density[std::size_t(c)]);
+      for (std::int64_t i = 0; i < d_ && finite; ++i) finite = std::isfinite(state_.grad_of(c)[i]);
+      VARIATE_CHECK(
+          finite, "sample", "chain ", ids_[std::size_t(c)] + 1,
+          ": the warm start's position has a non-finite log density or gradient (", state_.log_density[std::size_t(c)],
+          ")", evaluator_.last_error().empty() ? std::string() : "; the model's error: " + evaluator_.last_error());
+    }
+    check_batching();
   }
 
   void initialize() {
@@ -306,8 +397,46 @@ class ChainBatch {
   std::vector<DualAveraging> dual_;
   std::vector<WelfordEstimator> welford_;
   std::vector<double> normals_, velocity_, h0_scratch_;
+  std::vector<Spent> prior_;  // time spent in earlier sessions (resumed chains)
   bool interrupted_ = false;
 };
+
+// Whether a chain's resume state or warm start fits the run: its chain, iteration, sizes, metric.
+void check_resume(const Target& target, const SamplerOptions& o, int c, const ChainState& s) {
+  const std::int64_t d = target.dimension, total = o.num_warmup + o.num_draws;
+  const auto size = [](const std::vector<double>& v) { return std::int64_t(v.size()); };
+  VARIATE_CHECK(s.chain == c && s.iteration >= 0 && s.iteration <= total && size(s.position) == d &&
+                    size(s.gradient) == d && s.metric.dimension() == d && s.metric.kind() == o.metric &&
+                    s.step_size > 0 && std::isfinite(s.step_size),
+                "sample", "the resume state for chain ", c + 1, " does not fit this run: it is chain ", s.chain + 1,
+                " at iteration ", s.iteration, " with ", s.position.size(), " coordinates, a ",
+                s.metric.kind() == MetricKind::dense ? "dense" : "diagonal", " metric of dimension ",
+                s.metric.dimension(), " and step size ", s.step_size, "; this run has ", total, " iterations, ", d,
+                " coordinates and a ", o.metric == MetricKind::dense ? "dense" : "diagonal", " metric");
+}
+
+void check_checkpointing(const Target& target, const SamplerOptions& o) {
+  VARIATE_CHECK(o.checkpoint_every >= 0, "sample", "checkpoint_every must be >= 0 (0: none), got ", o.checkpoint_every);
+  VARIATE_CHECK(o.checkpoint_every == 0 || o.on_checkpoint, "sample", "checkpoint_every is ", o.checkpoint_every,
+                " but on_checkpoint is not set");
+  const bool checkpoints = o.checkpoint_every > 0 || !o.resume.empty();
+  VARIATE_CHECK(!checkpoints || !(o.vectorized || !target.shard_axis.empty() || distribute::running_axis()), "sample",
+                "checkpoints and resuming are not supported yet for vectorized chains or chains on a mesh of devices; "
+                "run threaded chains");
+  VARIATE_CHECK(o.resume.empty() || std::int64_t(o.resume.size()) == o.chains, "sample",
+                "resume needs one entry per chain (", o.chains, "), got ", o.resume.size());
+  for (std::size_t c = 0; c < o.resume.size(); ++c)
+    if (o.resume[c]) check_resume(target, o, int(c), *o.resume[c]);
+  for (const WarmStart& w : o.warm_start)
+    VARIATE_CHECK(std::int64_t(w.position.size()) == target.dimension && w.metric.dimension() == target.dimension &&
+                      w.metric.kind() == o.metric && w.step_size > 0 && std::isfinite(w.step_size),
+                  "sample", "a warm start needs ", target.dimension, " coordinates, a ",
+                  o.metric == MetricKind::dense ? "dense" : "diagonal",
+                  " metric of that dimension and a positive step "
+                  "size; got ",
+                  w.position.size(), " coordinates, a ", w.metric.kind() == MetricKind::dense ? "dense" : "diagonal",
+                  " metric of dimension ", w.metric.dimension(), " and step size ", w.step_size);
+}
 
 void check_options(const Target& target, const SamplerOptions& o) {
   // A sharded target may have no coordinates on a device with no rows; its dimension is the total.
@@ -341,6 +470,7 @@ void check_options(const Target& target, const SamplerOptions& o) {
   VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",
                 a.target_accept, ", ", a.gamma, ", ", a.t0, ", ", a.kappa);
+  check_checkpointing(target, o);
 }
 
 }  // namespace

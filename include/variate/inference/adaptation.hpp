@@ -13,6 +13,12 @@ struct DualAveragingOptions {
   double kappa = 0.75;
 };
 
+/// Dual averaging's state between two updates, as a checkpoint keeps it.
+struct DualAveragingState {
+  double mu = 0, s_bar = 0, x_bar = 0;
+  std::int64_t count = 0;
+};
+
 /// Nesterov's dual averaging applied to log(step size) (Hoffman & Gelman, "The No-U-Turn
 /// Sampler", JMLR 15, 2014, algorithm 5), shrinking toward μ = log(10·ε₀).
 class DualAveraging {
@@ -24,6 +30,9 @@ class DualAveraging {
   double update(double accept_stat);
   /// The averaged step size used after warm-up.
   double final_step_size() const;
+  DualAveragingState state() const { return {mu_, s_bar_, x_bar_, count_}; }
+  /// Continues from `state` (a checkpoint's) as if its updates had been made here.
+  void restore(const DualAveragingState& state);
 
  private:
   DualAveragingOptions options_;

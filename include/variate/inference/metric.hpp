@@ -56,6 +56,12 @@ class Metric {
   std::int64_t replicated_ = 0;
 };
 
+/// A WelfordEstimator's running sums, as a checkpoint keeps them.
+struct WelfordState {
+  std::int64_t count = 0;
+  std::vector<double> mean, m2;  // m2: diagonal sums of squares, or the row-major matrix
+};
+
 /// Running mean and (co)variance of warm-up positions (Welford, "Note on a method for calculating
 /// corrected sums of squares and products", Technometrics 4, 1962), regularized toward 1e-3·I as
 /// Stan does: Σ̂ = n/(n+5)·S + 1e-3·5/(n+5)·I, so a short window cannot give a singular metric.
@@ -65,6 +71,9 @@ class WelfordEstimator {
   void add(std::span<const double> x);
   std::int64_t count() const { return count_; }
   void restart();
+  WelfordState state() const { return {count_, mean_, m2_}; }
+  /// Continues from `state` (a checkpoint's); throws unless its sizes fit this estimator.
+  void restore(WelfordState state);
   /// The regularized estimate as a metric (needs count() >= 2).
   Metric regularized_metric() const;
 

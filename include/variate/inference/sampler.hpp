@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "variate/inference/adaptation.hpp"
+#include "variate/inference/chain_state.hpp"
 #include "variate/inference/kernel.hpp"
 
 namespace variate::inference {
@@ -51,6 +52,22 @@ struct SamplerOptions {
   /// When set and true, every chain stops after its current iteration (Ctrl-C); draws made so far
   /// have been delivered and are kept in the result.
   const std::atomic<bool>* stop = nullptr;
+
+  /// Checkpoints: when checkpoint_every > 0, on_checkpoint gets each chain's state after every
+  /// checkpoint_every-th iteration, after its last one and when it stops (`stop`), from the chain's
+  /// thread, after on_draw of that iteration. Threaded chains only: vectorized chains and chains on
+  /// a mesh throw "not supported".
+  std::int64_t checkpoint_every = 0;
+  std::function<void(const ChainState&)> on_checkpoint;
+  /// Resuming: chain c continues from resume[c] when that is set (a checkpoint of chain c made
+  /// with the same options and seed), and otherwise starts as a new chain; either way its draws are those
+  /// of a run that never stopped. Empty, or one entry per chain. A resumed chain's ChainResult
+  /// holds the draws made in this call only.
+  std::vector<std::optional<ChainState>> resume;
+  /// Warm starts: chain c starts from warm_start[c % size] (position, metric, step size) instead
+  /// of a random point, the unit metric and initial_step_size; warm-up, if any, then adapts from
+  /// there.
+  std::vector<WarmStart> warm_start;
 };
 
 /// One iteration of one chain, as delivered to the callback.

@@ -1,0 +1,268 @@
+#include "sample_checkpoints.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+#include "variate/core/error.hpp"
+#include "variate/data/data_fingerprint.hpp"
+#include "variate/data/output_folder.hpp"
+
+namespace variate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A draw log record: the sampler's statistics, then the position.
+constexpr std::size_t kStats = 7;
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream out;
+  out << std::hex << std::setw(16) << std::setfill('0') << v;
+  return out.str();
+}
+
+std::string exact(double v) {
+  std::ostringstream out;
+  out << std::setprecision(17) << v;
+  return out.str();
+}
+
+inference::TransitionStats stats_of(const double* record) {
+  return {.log_density = record[0],
+          .accept_stat = record[1],
+          .step_size = record[2],
+          .tree_depth = int(record[3]),
+          .n_leapfrog = int(record[4]),
+          .divergent = record[5] != 0,
+          .energy = record[6]};
+}
+
+// The unconstrained layout: each latent site's name and unconstrained shape, in order.
+std::string parameter_layout(const inference::Unconstrained& space) {
+  std::ostringstream out;
+  for (const inference::LatentSite& site : space.sites()) out << site.name << site.unconstrained_shape << ' ';
+  out << "(" << space.dimension() << " coordinates)";
+  return out.str();
+}
+
+[[noreturn]] void fail_system(const fs::path& path, const std::string& what) {
+  detail::fail("sample: checkpoint: ", what, " '", path.string(), "': ", std::strerror(errno));
+}
+
+void write_all(int fd, const void* data, std::size_t bytes, const fs::path& path) {
+  for (std::size_t done = 0; done < bytes;) {
+    const ssize_t n = ::write(fd, static_cast<const char*>(data) + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_system(path, "cannot append to the draw log");
+    done += std::size_t(n);
+  }
+}
+
+}  // namespace
+
+inference::CheckpointEntries run_identity(const SampleContext& job) {
+  const SampleJobOptions& o = job.options;
+  inference::CheckpointEntries id;
+  if (o.model_file.empty()) {
+    id.emplace_back("model", job.model.name);
+  } else {
+    id.emplace_back("model", "plugin " + fs::absolute(o.model_file).lexically_normal().string());
+    id.emplace_back("model plugin's fingerprint", hex(data::data_fingerprint(o.model_file)));
+  }
+  id.emplace_back("parameter layout", parameter_layout(job.space));
+  id.emplace_back("data fingerprint", o.data.empty() ? "(the model's own data)" : hex(data::data_fingerprint(o.data)));
+  id.emplace_back("--seed", std::to_string(o.seed));
+  id.emplace_back("--chains", std::to_string(o.chains));
+  id.emplace_back("--warmup", std::to_string(o.warmup));
+  id.emplace_back("--draws", std::to_string(o.draws));
+  id.emplace_back("--sampler", o.sampler);
+  id.emplace_back("--metric", o.metric);
+  id.emplace_back("--max-depth", std::to_string(o.max_depth));
+  id.emplace_back("--adapt-delta", exact(o.adapt_delta));
+  id.emplace_back("--leapfrog-steps", std::to_string(o.leapfrog_steps));
+  id.emplace_back("--precision", o.precision);
+  id.emplace_back("--predictive", o.predictive ? "on" : "off");
+  id.emplace_back("--log-lik", o.log_lik ? "on" : "off");
+  id.emplace_back("--init-from",
+                  o.init_from.empty() ? "(none)" : fs::absolute(o.init_from).lexically_normal().string());
+  return id;
+}
+
+SampleCheckpoints::SampleCheckpoints(const SampleContext& job)
+    : job_(job),
+      folder_(fs::path(job.options.output) / "checkpoint"),
+      identity_(run_identity(job)),
+      every_(job.options.checkpoint_every),
+      chains_(std::size_t(job.options.chains)) {
+  if (const char* hook = std::getenv("VARIATE_TEST_KILL_AT_CHECKPOINT")) {
+    std::istringstream in(hook);
+    char colon = 0;
+    in >> kill_chain_ >> colon >> kill_iteration_;
+    --kill_chain_;
+  }
+  if (job.options.resume.empty()) return;
+  std::error_code ec;
+  VARIATE_CHECK(fs::is_directory(folder_, ec), "sample", "--resume ", job.options.resume, ": no folder '",
+                folder_.string(), "'; resume needs the output folder of a run made with --checkpoint-every");
+  for (int c = 0; c < job.options.chains; ++c) load(c);
+  VARIATE_CHECK(std::any_of(chains_.begin(), chains_.end(), [](const ChainLog& l) { return l.resume.has_value(); }),
+                "sample", "--resume ", job.options.resume, ": '", folder_.string(), "' holds no checkpoint of model '",
+                job.model.name, "' (the run stopped before its first checkpoint: start it again without --resume)");
+}
+
+SampleCheckpoints::~SampleCheckpoints() {
+  for (ChainLog& chain : chains_)
+    if (chain.fd >= 0) ::close(chain.fd);
+}
+
+fs::path SampleCheckpoints::checkpoint_path(int chain) const {
+  return folder_ / (job_.model.name + "-" + std::to_string(chain + 1) + ".ckpt");
+}
+
+fs::path SampleCheckpoints::log_path(int chain) const {
+  return folder_ / (job_.model.name + "-" + std::to_string(chain + 1) + ".draws");
+}
+
+std::size_t SampleCheckpoints::record_size() const { return kStats + std::size_t(job_.space.dimension()); }
+
+void SampleCheckpoints::start_fresh() {
+  data::make_output_folder(folder_.string(), "sample");
+  for (int c = 0; c < job_.options.chains; ++c) {
+    std::error_code ec;
+    fs::remove(checkpoint_path(c), ec);  // an earlier run's: it would not match this run's logs
+  }
+}
+
+void SampleCheckpoints::open_logs() {
+  for (int c = 0; c < job_.options.chains; ++c) {
+    ChainLog& chain = chains_[std::size_t(c)];
+    const fs::path log = log_path(c);
+    chain.fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (chain.fd < 0) fail_system(log, "cannot open the draw log");
+    // Records after the checkpoint (or all of them, for a chain that starts anew) are made again.
+    if (::ftruncate(chain.fd, off_t(chain.replayed.size() * sizeof(double))) != 0)
+      fail_system(log, "cannot cut back the draw log");
+  }
+}
+
+void SampleCheckpoints::load(int c) {
+  ChainLog& chain = chains_[std::size_t(c)];
+  const fs::path log = log_path(c), checkpoint = checkpoint_path(c);
+  std::error_code ec;
+  if (!fs::exists(checkpoint, ec)) return;  // the chain had not reached its first checkpoint: it starts anew
+  inference::Checkpoint saved = inference::read_checkpoint(checkpoint);
+  inference::check_identity(checkpoint, saved.identity, identity_);
+  VARIATE_CHECK(saved.state.chain == c, "sample", "checkpoint '", checkpoint.string(), "' is chain ",
+                saved.state.chain + 1, "'s, not chain ", c + 1, "'s");
+  const std::string* crc = inference::find_entry(saved.notes, "draw log crc32");
+  const std::string* every = inference::find_entry(saved.notes, "checkpoint every");
+  VARIATE_CHECK(crc && every, "sample", "checkpoint '", checkpoint.string(),
+                "' does not record its draw log's checksum and interval: it was not written by `variate sample`");
+  if (every_ == 0) every_ = std::stoll(*every);
+  const std::int64_t kept = std::max<std::int64_t>(0, saved.state.iteration - job_.options.warmup);
+  const std::size_t bytes = std::size_t(kept) * record_size() * sizeof(double);
+  chain.replayed.resize(std::size_t(kept) * record_size());
+  const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail_system(log, "cannot open the draw log");
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::read(fd, reinterpret_cast<char*>(chain.replayed.data()) + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += std::size_t(n);
+  }
+  ::close(fd);
+  VARIATE_CHECK(done == bytes, "sample", "draw log '", log.string(), "' holds ", done / sizeof(double) / record_size(),
+                " draws but its checkpoint was made after ", kept, ": the checkpoint folder is damaged");
+  chain.crc = inference::extend_crc32(0, chain.replayed.data(), bytes);
+  VARIATE_CHECK(hex(chain.crc) == *crc, "sample", "draw log '", log.string(),
+                "' does not match its checkpoint (checksum mismatch): the file is corrupt");
+  chain.resume = std::move(saved.state);
+}
+
+void SampleCheckpoints::attach(inference::SamplerOptions& sampler) {
+  sampler.checkpoint_every = every_;
+  sampler.on_checkpoint = [this](const inference::ChainState& s) { save(s); };
+  if (job_.options.resume.empty()) start_fresh();
+  open_logs();
+  if (job_.options.resume.empty()) return;
+  sampler.resume.clear();
+  for (const ChainLog& chain : chains_) sampler.resume.push_back(chain.resume);
+}
+
+void SampleCheckpoints::describe(std::ostream& out) const {
+  out << "checkpoints: every " << every_ << " iterations in " << folder_.string();
+  if (!job_.options.resume.empty()) {
+    out << "; resuming";
+    for (std::size_t c = 0; c < chains_.size(); ++c)
+      out << (c ? ", " : " ") << "chain " << c + 1
+          << (chains_[c].resume ? " at iteration " + std::to_string(chains_[c].resume->iteration) : " from the start");
+  }
+  out << '\n';
+}
+
+void SampleCheckpoints::replay(const std::function<void(const inference::Draw&)>& write) const {
+  const std::size_t width = record_size();
+  const auto dimension = std::size_t(job_.space.dimension());
+  for (std::size_t c = 0; c < chains_.size(); ++c) {
+    const ChainLog& chain = chains_[c];
+    for (std::size_t i = 0; i * width < chain.replayed.size(); ++i) {
+      const double* r = chain.replayed.data() + i * width;
+      const inference::TransitionStats stats = stats_of(r);
+      write(inference::Draw{int(c),
+                            job_.options.warmup + std::int64_t(i),
+                            false,
+                            &stats,
+                            {r + kStats, dimension},
+                            &chain.resume->metric});
+    }
+  }
+}
+
+void SampleCheckpoints::log(const inference::Draw& d) {
+  if (d.warmup) return;
+  ChainLog& chain = chains_[std::size_t(d.chain)];
+  const inference::TransitionStats& s = *d.stats;
+  chain.record = {s.log_density,        s.accept_stat,           s.step_size, double(s.tree_depth),
+                  double(s.n_leapfrog), s.divergent ? 1.0 : 0.0, s.energy};
+  chain.record.insert(chain.record.end(), d.position.begin(), d.position.end());
+  const std::size_t bytes = chain.record.size() * sizeof(double);
+  write_all(chain.fd, chain.record.data(), bytes, log_path(d.chain));
+  chain.crc = inference::extend_crc32(chain.crc, chain.record.data(), bytes);
+}
+
+void SampleCheckpoints::save(const inference::ChainState& state) {
+  ChainLog& chain = chains_[std::size_t(state.chain)];
+  if (::fdatasync(chain.fd) != 0) fail_system(log_path(state.chain), "cannot flush the draw log");
+  inference::write_checkpoint(
+      checkpoint_path(state.chain),
+      {identity_, {{"draw log crc32", hex(chain.crc)}, {"checkpoint every", std::to_string(every_)}}, state});
+  if (state.chain == kill_chain_ && state.iteration == kill_iteration_) ::raise(SIGKILL);
+}
+
+void SampleCheckpoints::prepend_replayed(inference::SampleResult& result) const {
+  const std::size_t width = record_size();
+  for (std::size_t c = 0; c < chains_.size(); ++c) {
+    const ChainLog& chain = chains_[c];
+    inference::ChainResult& r = result.chains[c];
+    std::vector<double> draws;
+    std::vector<inference::TransitionStats> stats;
+    for (std::size_t i = 0; i * width < chain.replayed.size(); ++i) {
+      const double* p = chain.replayed.data() + i * width;
+      stats.push_back(stats_of(p));
+      draws.insert(draws.end(), p + kStats, p + width);
+    }
+    r.draws.insert(r.draws.begin(), draws.begin(), draws.end());
+    r.stats.insert(r.stats.begin(), stats.begin(), stats.end());
+  }
+}
+
+}  // namespace variate::cli

@@ -1,0 +1,81 @@
+#pragma once
+// `variate sample --checkpoint-every N` and `--resume DIR`. Each chain keeps, in
+// <output>/checkpoint/, its checkpoint <model>-<chain>.ckpt (inference/checkpoint_file.hpp) and its
+// draw log <model>-<chain>.draws: every kept draw's sampler statistics and unconstrained position,
+// appended as it is made. A checkpoint flushes the log to the disk first and records the log's
+// checksum, so the draws before it survive a crash. A resume checks each checkpoint against the
+// run (model, parameters, data, options), cuts each log back to its checkpoint, and replays the
+// logged draws through the draw writer: the CSV files are written again by the code that wrote
+// them, so they end up as an uninterrupted run's would, rows made after the checkpoint included.
+//
+//   SampleCheckpoints checkpoints(job);                 // before the output folder is prepared
+//   checkpoints.attach(sampler_options);                // resume states, checkpoint_every, on_checkpoint
+//   checkpoints.replay([&](const inference::Draw& d) { draws.write(d); });
+//   ... on_draw: checkpoints.log(d) ...
+//   checkpoints.prepend_replayed(result);
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "sample_context.hpp"
+#include "variate/inference/checkpoint_file.hpp"
+#include "variate/inference/sampler.hpp"
+
+namespace variate::cli {
+
+/// The model, its parameters, the data's fingerprint and the options the draws depend on.
+inference::CheckpointEntries run_identity(const SampleContext& job);
+
+class SampleCheckpoints {
+ public:
+  /// With --resume: reads and checks every chain's checkpoint and draw log (throws naming the file
+  /// on a corrupt, truncated or mismatched one), leaving the CSV files untouched.
+  explicit SampleCheckpoints(const SampleContext& job);
+  ~SampleCheckpoints();
+  SampleCheckpoints(const SampleCheckpoints&) = delete;
+  SampleCheckpoints& operator=(const SampleCheckpoints&) = delete;
+
+  /// Sets the sampler's resume states, checkpoint interval and checkpoint callback. A new run (no
+  /// --resume) starts empty draw logs here, removing an earlier run's checkpoints of the model: call
+  /// it once the output folder is ready.
+  void attach(inference::SamplerOptions& sampler);
+  /// One line for the run's plan: the interval and folder, and where resumed chains continue.
+  void describe(std::ostream& out) const;
+  /// Passes the resumed chains' logged draws, in order, to `write`.
+  void replay(const std::function<void(const inference::Draw&)>& write) const;
+  /// Appends a kept draw to its chain's log (warm-up draws are ignored). Thread-safe across chains.
+  void log(const inference::Draw& d);
+  /// Puts the replayed draws before this session's in each chain's result.
+  void prepend_replayed(inference::SampleResult& result) const;
+
+ private:
+  struct ChainLog {
+    int fd = -1;
+    std::uint32_t crc = 0;         // CRC-32 of the records written so far
+    std::vector<double> replayed;  // resumed: the logged records up to the checkpoint
+    std::optional<inference::ChainState> resume;
+    std::vector<double> record;  // scratch
+  };
+  std::filesystem::path checkpoint_path(int chain) const;
+  std::filesystem::path log_path(int chain) const;
+  void start_fresh();
+  void open_logs();
+  void load(int chain);
+  void save(const inference::ChainState& state);
+  std::size_t record_size() const;
+
+  const SampleContext& job_;
+  std::filesystem::path folder_;
+  inference::CheckpointEntries identity_;
+  std::int64_t every_ = 0;
+  std::vector<ChainLog> chains_;
+  // A test hook: VARIATE_TEST_KILL_AT_CHECKPOINT=<chain>:<iteration> (1-based chain) ends the
+  // process with SIGKILL right after that checkpoint, as a crash or `kill -9` would.
+  int kill_chain_ = -1;
+  std::int64_t kill_iteration_ = -1;
+};
+
+}  // namespace variate::cli

@@ -1,0 +1,58 @@
+#pragma once
+// One chain's checkpoint on disk: its state between two iterations (chain_state.hpp) and what
+// identifies the run that made it, so that a resume with another model, other data or other
+// options is refused instead of continuing someone else's chain. docs/inference.md describes it:
+//
+//   magic "VARIATE\x01CK" (10 bytes), u32 version (1), u64 payload length, the payload, then u32
+//   CRC-32 (zlib's crc32) of every byte before it. The payload: the identity and the notes, each a
+//   u32 count of (key, value) strings; then the chain: i32 chain, i64 iteration, f64 log density,
+//   f64 step size, u64 step-size searches, f64 warm-up and sampling seconds, the position and the
+//   gradient (f64 vectors), the metric (u8 kind: 0 diagonal, 1 dense; i64 dimension; f64 vector
+//   of M⁻¹), dual averaging (f64 mu, s_bar, x_bar; i64 count) and the Welford sums (i64 count, f64
+//   vectors mean and m2). A string is a u32 length and its bytes, an f64 vector a u64 length and
+//   its elements; all little-endian, doubles bit for bit.
+//
+// Files are written to "<path>.tmp", flushed to the disk (fsync), then renamed over `path` and the
+// folder flushed, so a reader finds the old checkpoint or the new one, never a mixture.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "variate/inference/chain_state.hpp"
+
+namespace variate::inference {
+
+/// (key, value) pairs: what identifies a run (the model, its parameters, the data's fingerprint,
+/// the options the draws depend on), or the caller's notes.
+using CheckpointEntries = std::vector<std::pair<std::string, std::string>>;
+
+struct Checkpoint {
+  CheckpointEntries identity;  // must match the resuming run's (check_identity)
+  CheckpointEntries notes;     // the caller's own bookkeeping, not compared
+  ChainState state;
+};
+
+/// Writes `checkpoint` to `path` atomically (see above). Throws variate::Error naming the file and
+/// the system's reason when it cannot be written.
+void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
+
+/// Reads a checkpoint; throws variate::Error naming the file when it is missing or unreadable, is
+/// not a checkpoint, has a newer version, is truncated, or fails its checksum.
+Checkpoint read_checkpoint(const std::filesystem::path& path);
+
+/// Throws variate::Error unless `recorded` (a checkpoint's identity) has every entry of
+/// `expected` with the same value, naming the file and the first entry that differs, with both values.
+void check_identity(const std::filesystem::path& path, const CheckpointEntries& recorded,
+                    const CheckpointEntries& expected);
+
+/// The CRC-32 (zlib's) of `bytes` bytes at `data`, continuing `crc` (0 to start): what a caller
+/// records in the notes to check a file that grows alongside the checkpoints.
+std::uint32_t extend_crc32(std::uint32_t crc, const void* data, std::size_t bytes);
+
+/// The value of `key` in `entries`, or nullptr.
+const std::string* find_entry(const CheckpointEntries& entries, const std::string& key);
+
+}  // namespace variate::inference

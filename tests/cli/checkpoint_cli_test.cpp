@@ -1,0 +1,168 @@
+// End-to-end tests of `variate sample --checkpoint-every`, `--resume` and `--init-from`: a run
+// killed with SIGKILL (right after a given checkpoint, by the tool's test hook) in warm-up or in
+// sampling and then resumed, even twice, writes the files of an uninterrupted run; corrupt or
+// mismatched checkpoints are one clear error; warm starts sample with the earlier adaptation.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
+#include "variate/data/stan_csv.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using variate::testing::CliOutcome;
+using variate::testing::run_cli;
+
+class TempDir : public variate::testing::ScratchDir {
+ public:
+  explicit TempDir(const std::string& name) : ScratchDir("cli_checkpoint_" + name) {}
+};
+
+// Two chains on two threads: 150 warm-up iterations (so the metric is adapted) and 100 draws.
+const std::string kOptions = "sample --model eight-schools --chains 2 --threads 2 --warmup 150 --draws 100";
+const std::string kRun = kOptions + " --seed 5";
+
+// Runs `args` with the test hook that kills the process (SIGKILL) right after chain `chain`'s
+// checkpoint at `iteration`; expects it to die that way.
+void run_killed_at(const std::string& args, int chain, int iteration) {
+  const std::string at = std::to_string(chain) + ":" + std::to_string(iteration);
+  ::setenv("VARIATE_TEST_KILL_AT_CHECKPOINT", at.c_str(), 1);
+  const CliOutcome r = run_cli(args);
+  ::unsetenv("VARIATE_TEST_KILL_AT_CHECKPOINT");
+  // popen's shell either is replaced by the tool (no exit status) or reports 128 + SIGKILL.
+  EXPECT_TRUE(r.exit_code == -1 || r.exit_code == 137)
+      << "expected a kill at " << at << ", got exit " << r.exit_code << ":\n"
+      << r.output;
+}
+
+// A file's lines less those that differ between two identical runs: the output path and the timing.
+std::vector<std::string> comparable_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (line.find(" file = ") == std::string::npos && line.find("seconds (") == std::string::npos)
+      lines.push_back(line);
+  return lines;
+}
+
+void expect_same_files(const std::string& reference, const std::string& resumed) {
+  for (const char* name : {"eight-schools-1.csv", "eight-schools-2.csv", "summary.csv"}) {
+    const std::vector<std::string> want = comparable_lines(reference + "/" + name);
+    const std::vector<std::string> got = comparable_lines(resumed + "/" + name);
+    ASSERT_GT(want.size(), 10u) << name;
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << name << " line " << i + 1;
+  }
+}
+
+TEST(CheckpointCli, RunsKilledInWarmupOrSamplingResumeToTheUninterruptedDraws) {
+  const TempDir dir("resume");
+  const std::string reference = dir / "reference", plain = dir / "plain";
+  const CliOutcome full = run_cli(kRun + " --checkpoint-every 10 --output " + reference);
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  ASSERT_EQ(run_cli(kRun + " --output " + plain).exit_code, 0);
+  expect_same_files(plain, reference);  // checkpoints do not change the draws
+
+  // Chain 1 in warm-up, chain 2 right at the end of warm-up, chain 1 while sampling; the other
+  // chain is wherever its thread got to, with rows after its checkpoint that must be dropped.
+  for (const auto& [chain, iteration] : std::vector<std::pair<int, int>>{{1, 60}, {2, 150}, {1, 200}}) {
+    SCOPED_TRACE("killed after chain " + std::to_string(chain) + "'s checkpoint at " + std::to_string(iteration));
+    const std::string out = dir / ("killed-" + std::to_string(chain) + "-" + std::to_string(iteration));
+    run_killed_at(kRun + " --checkpoint-every 10 --output " + out, chain, iteration);
+    ASSERT_TRUE(fs::exists(out + "/checkpoint/eight-schools-" + std::to_string(chain) + ".ckpt"));
+    const CliOutcome resumed = run_cli(kRun + " --resume " + out);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_NE(resumed.output.find("resuming"), std::string::npos) << resumed.output;
+    expect_same_files(reference, out);
+  }
+
+  // Killed twice: in warm-up, then again while the resumed run samples.
+  const std::string twice = dir / "twice";
+  run_killed_at(kRun + " --checkpoint-every 10 --output " + twice, 2, 40);
+  run_killed_at(kRun + " --resume " + twice, 2, 230);
+  const CliOutcome resumed = run_cli(kRun + " --resume " + twice);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  expect_same_files(reference, twice);
+}
+
+// One error line naming each of `parts`.
+void expect_one_error(const CliOutcome& r, std::initializer_list<const char*> parts) {
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  for (const char* part : parts) EXPECT_NE(r.output.find(part), std::string::npos) << r.output;
+}
+
+TEST(CheckpointCli, CorruptOrMismatchedCheckpointsAreOneClearError) {
+  const TempDir dir("mismatch");
+  // Rubin's eight schools, and the same with one result changed.
+  const std::string schools =
+      R"({"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]})";
+  const std::string changed =
+      R"({"J": 8, "y": [28, 8, -2, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]})";
+  const std::string data = dir.write("schools.json", schools);
+  const std::string out = dir / "out";
+  const std::string args = kRun + " --data " + data;
+  run_killed_at(args + " --checkpoint-every 10 --output " + out, 1, 60);
+  const std::string csv = out + "/eight-schools-1.csv", before = variate::testing::read_text(csv);
+
+  expect_one_error(run_cli(kOptions + " --seed 6 --data " + data + " --resume " + out),
+                   {"eight-schools-", ".ckpt", "--seed", "'5'", "'6'"});
+  expect_one_error(run_cli(kRun + " --resume " + out), {"data fingerprint", "(the model's own data)"});
+  expect_one_error(run_cli("sample --model beta-bernoulli --resume " + out),
+                   {"no checkpoint of model 'beta-bernoulli'"});
+  // Another model's checkpoint under this model's name.
+  fs::copy_file(out + "/checkpoint/eight-schools-1.ckpt", out + "/checkpoint/beta-bernoulli-1.ckpt");
+  expect_one_error(run_cli("sample --model beta-bernoulli --resume " + out),
+                   {"beta-bernoulli-1.ckpt", "its model is 'eight-schools', this run's is 'beta-bernoulli'"});
+  // The same data file with other values.
+  dir.write("schools.json", changed);
+  expect_one_error(run_cli(args + " --resume " + out), {"data fingerprint"});
+  dir.write("schools.json", schools);
+  // A flipped byte, then a cut file.
+  const std::string checkpoint = out + "/checkpoint/eight-schools-2.ckpt";
+  std::string bytes = variate::testing::read_text(checkpoint);
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() / 2] ^= 0x20;
+  std::ofstream(checkpoint, std::ios::binary) << bytes;
+  expect_one_error(run_cli(args + " --resume " + out), {"eight-schools-2.ckpt", "checksum mismatch"});
+  std::ofstream(checkpoint, std::ios::binary) << bytes.substr(0, 40);
+  expect_one_error(run_cli(args + " --resume " + out), {"eight-schools-2.ckpt", "truncated"});
+  EXPECT_EQ(variate::testing::read_text(csv), before) << "a refused resume must leave the files alone";
+
+  expect_one_error(run_cli(kRun + " --vectorize --checkpoint-every 10 --output " + (dir / "vec")),
+                   {"--checkpoint-every is not supported yet with --vectorize"});
+  expect_one_error(run_cli(kRun + " --resume " + (dir / "nowhere")), {"no folder", "nowhere"});
+}
+
+TEST(CheckpointCli, InitFromSamplesWithTheEarlierRunsAdaptation) {
+  const TempDir dir("init_from");
+  const std::string earlier = dir / "earlier", warm = dir / "warm";
+  ASSERT_EQ(run_cli(kRun + " --checkpoint-every 50 --output " + earlier).exit_code, 0);
+  const CliOutcome r = run_cli(
+      "sample --model eight-schools --chains 2 --threads 2 --warmup 0 --draws 30 --seed 9 "
+      "--init-from " +
+      earlier + " --output " + warm);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (int c = 1; c <= 2; ++c) {
+    const std::string name = "/eight-schools-" + std::to_string(c) + ".csv";
+    const double adapted = variate::data::read_stan_csv(earlier + name).adaptation.step_size;
+    const auto steps = variate::data::read_stan_csv(warm + name).column("stepsize__");
+    ASSERT_EQ(steps.size(), 30u);
+    for (double s : steps) EXPECT_EQ(s, adapted) << "chain " << c;
+  }
+  expect_one_error(
+      run_cli("sample --model eight-schools --warmup 0 --init-from " + warm + " --output " + (dir / "again")),
+      {"no checkpoint of model 'eight-schools'", "--checkpoint-every"});
+  expect_one_error(
+      run_cli("sample --model eight-schools --metric dense --init-from " + earlier + " --output " + (dir / "dense")),
+      {"--metric", "'diag'", "'dense'"});
+}
+
+}  // namespace

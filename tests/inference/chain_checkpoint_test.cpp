@@ -1,0 +1,282 @@
+// Checkpoints of the sampler: a chain resumed from its state at any iteration (in each part of
+// warm-up, at its end, while sampling) makes bit for bit the draws of a run that never stopped;
+// the checkpoint file keeps that state exactly and refuses corrupt, truncated or foreign files;
+// warm starts sample with the metric and step size they are given.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "support/expect_error.hpp"
+#include "support/scratch_dir.hpp"
+#include "variate/inference/checkpoint_file.hpp"
+#include "variate/inference/sampler.hpp"
+
+namespace variate::inference {
+namespace {
+
+// A correlated Gaussian (so a dense metric has something to learn), written by hand.
+Target correlated_gaussian() {
+  Target t;
+  t.dimension = 3;
+  t.evaluate = [](std::span<const double> q, std::int64_t batch, std::span<double> lp, std::span<double> g) {
+    for (std::int64_t c = 0; c < batch; ++c) {
+      const double* x = q.data() + c * 3;
+      double* gr = g.data() + c * 3;
+      // precision matrix [[2, 0.9, 0], [0.9, 1, 0], [0, 0, 0.25]]
+      gr[0] = -(2 * x[0] + 0.9 * x[1]);
+      gr[1] = -(0.9 * x[0] + x[1]);
+      gr[2] = -0.25 * x[2];
+      lp[std::size_t(c)] = 0.5 * (x[0] * gr[0] + x[1] * gr[1] + x[2] * gr[2]);
+    }
+  };
+  return t;
+}
+
+// Expects f() to throw a variate::Error whose message holds each of `parts`.
+template <class F>
+void expect_error(F&& f, std::initializer_list<const char*> parts) {
+  const std::string message = testing::error_of(f);
+  for (const char* part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "message: " << message << "\nexpected to contain: " << part;
+}
+
+struct Recorded {
+  std::vector<double> position;
+  TransitionStats stats;
+};
+
+// Every iteration's draw and every checkpoint of a run, by (chain, iteration).
+struct Recording {
+  std::map<std::pair<int, std::int64_t>, Recorded> draws;
+  std::map<std::pair<int, std::int64_t>, ChainState> states;
+  SampleResult result;
+};
+
+SamplerOptions options(MetricKind metric) {
+  SamplerOptions o;
+  o.metric = metric;
+  o.chains = 2;
+  o.threads = 2;
+  o.num_warmup = 150;  // init buffer 75, one slow window to 100, term buffer 50
+  o.num_draws = 60;
+  o.seed = 11;
+  return o;
+}
+
+Recording run(const Target& target, SamplerOptions o) {
+  Recording r;
+  std::mutex mutex;
+  if (o.checkpoint_every > 0)
+    o.on_checkpoint = [&](const ChainState& s) {
+      std::lock_guard lock(mutex);
+      r.states[{s.chain, s.iteration}] = s;
+    };
+  r.result = sample(target, o, [&](const Draw& d) {
+    std::lock_guard lock(mutex);
+    r.draws[{d.chain, d.iteration}] = {{d.position.begin(), d.position.end()}, *d.stats};
+  });
+  return r;
+}
+
+void expect_same_draws(const Recording& reference, const Recording& resumed, std::int64_t from) {
+  std::size_t compared = 0;
+  for (const auto& [key, draw] : resumed.draws) {
+    ASSERT_GE(key.second, from) << "a resumed chain repeated iteration " << key.second;
+    const Recorded& want = reference.draws.at(key);
+    ASSERT_EQ(std::memcmp(draw.position.data(), want.position.data(), want.position.size() * sizeof(double)), 0)
+        << "chain " << key.first << " iteration " << key.second;
+    EXPECT_EQ(draw.stats.log_density, want.stats.log_density);
+    EXPECT_EQ(draw.stats.step_size, want.stats.step_size);
+    EXPECT_EQ(draw.stats.accept_stat, want.stats.accept_stat);
+    EXPECT_EQ(draw.stats.n_leapfrog, want.stats.n_leapfrog);
+    ++compared;
+  }
+  EXPECT_EQ(compared, std::size_t(2 * (210 - from)));
+  for (std::size_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(resumed.result.chains[c].step_size, reference.result.chains[c].step_size);
+    EXPECT_EQ(resumed.result.chains[c].metric.inverse(), reference.result.chains[c].metric.inverse());
+  }
+}
+
+class ResumeTest : public ::testing::TestWithParam<MetricKind> {};
+
+TEST_P(ResumeTest, ResumedChainsMakeTheDrawsOfAnUninterruptedRun) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = options(GetParam());
+  o.checkpoint_every = 1;
+  const Recording reference = run(target, o);
+  SamplerOptions plain = options(GetParam());
+  const Recording unchecked = run(target, plain);
+  expect_same_draws(reference, unchecked, 0);  // checkpointing does not change the draws
+
+  // In the first fast window, in the slow window, right after it (its metric just updated), at
+  // the end of warm-up, while sampling, and after the last iteration.
+  for (std::int64_t cut : {10, 80, 100, 150, 175, 210}) {
+    SCOPED_TRACE("resumed at iteration " + std::to_string(cut));
+    SamplerOptions again = options(GetParam());
+    again.resume = {std::optional(reference.states.at({0, cut})), std::optional(reference.states.at({1, cut}))};
+    expect_same_draws(reference, run(target, again), cut);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Metrics, ResumeTest, ::testing::Values(MetricKind::diagonal, MetricKind::dense));
+
+TEST(Resume, AChainWithoutStateStartsAfreshAndTheOtherContinues) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = options(MetricKind::diagonal);
+  o.checkpoint_every = 25;
+  const Recording reference = run(target, o);
+  SamplerOptions again = options(MetricKind::diagonal);
+  again.resume = {std::nullopt, std::optional(reference.states.at({1, 125}))};
+  const Recording resumed = run(target, again);
+  EXPECT_EQ(resumed.draws.count({0, 0}), 1u);
+  EXPECT_EQ(resumed.draws.count({1, 124}), 0u);
+  for (const auto& [key, draw] : resumed.draws)
+    EXPECT_EQ(draw.position, reference.draws.at(key).position) << key.first << " " << key.second;
+}
+
+TEST(Resume, CheckpointsComeAtTheIntervalAtTheEndAndOnStop) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = options(MetricKind::diagonal);
+  o.checkpoint_every = 40;
+  const Recording r = run(target, o);
+  std::vector<std::int64_t> iterations;
+  for (const auto& [key, state] : r.states)
+    if (key.first == 0) iterations.push_back(key.second);
+  EXPECT_EQ(iterations, (std::vector<std::int64_t>{40, 80, 120, 160, 200, 210}));
+
+  std::atomic<bool> stop{false};
+  SamplerOptions stopping = options(MetricKind::diagonal);
+  stopping.chains = 1;
+  stopping.checkpoint_every = 1000;
+  stopping.stop = &stop;
+  std::vector<ChainState> states;
+  stopping.on_checkpoint = [&](const ChainState& s) { states.push_back(s); };
+  const SampleResult stopped = sample(target, stopping, [&](const Draw& d) {
+    if (d.iteration == 33) stop = true;
+  });
+  EXPECT_TRUE(stopped.interrupted);
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0].iteration, 34);
+}
+
+TEST(Resume, StatesThatDoNotFitTheRunAreRefused) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = options(MetricKind::diagonal);
+  o.checkpoint_every = 50;
+  const Recording reference = run(target, o);
+  SamplerOptions again = options(MetricKind::dense);
+  again.resume = {std::optional(reference.states.at({0, 50})), std::nullopt};
+  expect_error([&] { (void)sample(target, again); },
+               {"resume state for chain 1 does not fit", "diagonal metric", "dense metric"});
+  SamplerOptions swapped = options(MetricKind::diagonal);
+  swapped.resume = {std::optional(reference.states.at({1, 50})), std::optional(reference.states.at({0, 50}))};
+  expect_error([&] { (void)sample(target, swapped); }, {"it is chain 2"});
+  SamplerOptions vectorized = options(MetricKind::diagonal);
+  vectorized.vectorized = true;
+  vectorized.checkpoint_every = 10;
+  vectorized.on_checkpoint = [](const ChainState&) {};
+  expect_error([&] { (void)sample(target, vectorized); }, {"not supported yet for vectorized chains"});
+}
+
+TEST(WarmStart, SamplesWithTheGivenMetricAndStepSize) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = options(MetricKind::dense);
+  o.checkpoint_every = 210;
+  const Recording earlier = run(target, o);
+  const ChainState& last = earlier.states.at({0, 210});
+  SamplerOptions warm = options(MetricKind::dense);
+  warm.num_warmup = 0;
+  warm.warm_start = {{last.position, last.step_size, last.metric}};
+  const Recording r = run(target, warm);
+  ASSERT_EQ(r.draws.size(), 2u * 60);
+  for (const auto& [key, draw] : r.draws) EXPECT_EQ(draw.stats.step_size, last.step_size);
+  EXPECT_EQ(r.result.chains[1].metric.inverse(), last.metric.inverse());
+
+  warm.warm_start[0].position = {1.0 / 0.0, 0, 0};
+  expect_error([&] { (void)sample(target, warm); },
+               {"chain 1: the warm start's position has a non-finite log density"});
+}
+
+ChainState some_state() {
+  ChainState s;
+  s.chain = 1;
+  s.iteration = 123;
+  s.position = {0.1, -2.5, 3e-300};
+  s.gradient = {1.0 / 3, -0.0, 7};
+  s.log_density = -4.25;
+  s.step_size = 0.37;
+  s.metric = Metric::dense({2, 0.5, 0, 0.5, 1, 0, 0, 0, 3}, 3);
+  s.dual_averaging = {1.5, -0.25, 0.125, 48};
+  s.welford = {5, {1, 2, 3}, {4, 5, 6, 5, 7, 8, 6, 8, 9}};
+  s.step_size_searches = 3;
+  s.warmup_seconds = 1.5;
+  return s;
+}
+
+TEST(CheckpointFile, KeepsTheStateBitForBit) {
+  testing::ScratchDir dir("checkpoint_file_round_trip");
+  const std::filesystem::path path = dir.path() / "chain-2.ckpt";
+  const ChainState s = some_state();
+  write_checkpoint(path, {{{"model", "m"}}, {{"note", "n"}}, s});
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "chain-2.ckpt.tmp"));
+  const Checkpoint back = read_checkpoint(path);
+  EXPECT_EQ(back.identity, (CheckpointEntries{{"model", "m"}}));
+  EXPECT_EQ(back.notes, (CheckpointEntries{{"note", "n"}}));
+  const ChainState& r = back.state;
+  EXPECT_EQ(r.chain, 1);
+  EXPECT_EQ(r.iteration, 123);
+  EXPECT_EQ(r.position, s.position);
+  EXPECT_TRUE(std::signbit(r.gradient[1]));
+  EXPECT_EQ(r.gradient, s.gradient);
+  EXPECT_EQ(r.log_density, s.log_density);
+  EXPECT_EQ(r.step_size, s.step_size);
+  EXPECT_EQ(r.metric.kind(), MetricKind::dense);
+  EXPECT_EQ(r.metric.inverse(), s.metric.inverse());
+  EXPECT_EQ(r.dual_averaging.x_bar, 0.125);
+  EXPECT_EQ(r.dual_averaging.count, 48);
+  EXPECT_EQ(r.welford.m2, s.welford.m2);
+  EXPECT_EQ(r.step_size_searches, 3u);
+  EXPECT_EQ(r.warmup_seconds, 1.5);
+}
+
+TEST(CheckpointFile, CorruptTruncatedAndForeignFilesGiveOneClearError) {
+  testing::ScratchDir dir("checkpoint_file_errors");
+  const std::filesystem::path path = dir.path() / "c.ckpt";
+  write_checkpoint(path, {{{"model", "eight-schools"}, {"data fingerprint", "00ab"}}, {}, some_state()});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto with = [&](const std::string& name, const std::string& contents) {
+    return std::filesystem::path(dir.write(name, contents));
+  };
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x10;
+  expect_error([&] { (void)read_checkpoint(with("flipped.ckpt", flipped)); }, {"flipped.ckpt", "checksum mismatch"});
+  expect_error([&] { (void)read_checkpoint(with("cut.ckpt", bytes.substr(0, bytes.size() - 9))); },
+               {"cut.ckpt", "truncated or corrupt"});
+  expect_error([&] { (void)read_checkpoint(with("other.ckpt", "not a checkpoint at all")); }, {"bad magic bytes"});
+  expect_error([&] { (void)read_checkpoint(dir.path() / "missing.ckpt"); }, {"missing.ckpt", "cannot open"});
+
+  const Checkpoint good = read_checkpoint(path);
+  check_identity(path, good.identity, {{"model", "eight-schools"}});
+  expect_error(
+      [&] {
+        (void)check_identity(path, good.identity, {{"model", "beta-bernoulli"}});
+      },
+      {"made for another run: its model is 'eight-schools', this run's is 'beta-bernoulli'"});
+  expect_error(
+      [&] {
+        (void)check_identity(path, good.identity, {{"data fingerprint", "00cd"}});
+      },
+      {"data fingerprint", "'00ab'"});
+}
+
+}  // namespace
+}  // namespace variate::inference
