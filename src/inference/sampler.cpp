@@ -55,10 +55,13 @@ class ChainBatch {
     stats_.resize(std::size_t(n_));
     keys_.resize(std::size_t(n_));
     search_count_.assign(std::size_t(n_), 0);
-    schedule_.emplace(o.num_warmup, o.windows);
+    if (!fisher()) schedule_.emplace(o.num_warmup, o.windows);
     for (std::int64_t c = 0; c < n_; ++c) {
       dual_.emplace_back(o.step_size_adaptation);
-      welford_.emplace_back(o.metric, d_);
+      if (fisher())
+        fisher_.emplace_back(o.metric, d_, o.num_warmup, o.fisher);
+      else
+        welford_.emplace_back(o.metric, d_);
     }
   }
 
@@ -73,6 +76,10 @@ class ChainBatch {
     initialize();
     const bool adapting = o_.adapt && o_.num_warmup > 0;
     if (adapting) {
+      if (fisher())  // nutpie starts from the gradient at the initial point
+        for (std::int64_t c = 0; c < n_; ++c)
+          metrics_[std::size_t(c)] =
+              shard(fisher_[std::size_t(c)].initial_metric({state_.grad_of(c), std::size_t(d_)}));
       search_step_size();
       // As Stan: the first dual averaging shrinks toward 10 x the step size the user gave, not the
       // one the search found (later windows restart from the searched one).
@@ -257,7 +264,10 @@ class ChainBatch {
     for (std::int64_t c = 0; c < n_; ++c) state_.copy_chain(saved_, c);
   }
 
+  bool fisher() const { return o_.metric_adaptation == MetricAdaptation::fisher; }
+
   void adapt(std::int64_t it) {
+    if (fisher()) return adapt_by_fisher_divergence(it);
     const bool window_end = schedule_->ends_slow_window(it);
     for (std::int64_t c = 0; c < n_; ++c) {
       step_[std::size_t(c)] = dual_[std::size_t(c)].update(stats_[std::size_t(c)].accept_stat);
@@ -270,6 +280,18 @@ class ChainBatch {
     if (!window_end) return;
     search_step_size();
     for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(step_[std::size_t(c)]);
+  }
+
+  /// The metric changes a little at most iterations, so the step size's dual averaging goes on
+  /// through them without a new search; it starts over once for the final window's fixed metric.
+  void adapt_by_fisher_divergence(std::int64_t it) {
+    for (std::int64_t c = 0; c < n_; ++c) {
+      const auto k = std::size_t(c);
+      step_[k] = dual_[k].update(stats_[k].accept_stat);
+      const std::span<const double> q(state_.q_of(c), std::size_t(d_)), grad(state_.grad_of(c), std::size_t(d_));
+      if (std::optional<Metric> m = fisher_[k].add(it, q, grad, metrics_[k])) metrics_[k] = shard(std::move(*m));
+      if (fisher_[k].ends_metric_adaptation(it)) dual_[k].restart(step_[k]);
+    }
   }
 
   const Target& target_;
@@ -287,7 +309,8 @@ class ChainBatch {
   std::vector<std::uint64_t> search_count_;
   std::optional<WarmupSchedule> schedule_;
   std::vector<DualAveraging> dual_;
-  std::vector<WelfordEstimator> welford_;
+  std::vector<WelfordEstimator> welford_;  // stan_windows
+  std::vector<FisherAdaptation> fisher_;   // fisher
   std::vector<double> normals_, velocity_, h0_scratch_;
   bool interrupted_ = false;
 };
@@ -307,6 +330,11 @@ void check_options(const Target& target, const SamplerOptions& o) {
                 "initial_step_size must be positive and finite, got ", o.initial_step_size);
   VARIATE_CHECK(o.init_radius > 0 && o.max_init_tries >= 1, "sample",
                 "init_radius must be positive and max_init_tries >= 1, got ", o.init_radius, " and ", o.max_init_tries);
+  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::fisher || o.metric != MetricKind::low_rank, "sample",
+                "a low-rank metric is learned by Fisher-divergence adaptation only (metric_adaptation = fisher)");
+  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows || o.metric != MetricKind::dense, "sample",
+                "Fisher-divergence adaptation learns a diagonal or a low-rank metric, not a dense one; use the "
+                "low-rank metric, or Stan's windows for a dense one");
   const auto& a = o.step_size_adaptation;
   VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",
