@@ -238,7 +238,8 @@ void run_model(const char* name, const tracing::Program& model, int seeds) {
 
 int main(int argc, char** argv) {
   const int seeds = seed_count(argc, argv);
-  std::printf("NUTS, 4 chains x (1000 warm-up + 1000 draws); ESS/grad: bulk ESS over all gradients, warm-up included\n");
+  std::printf(
+      "NUTS, 4 chains x (1000 warm-up + 1000 draws); ESS/grad: bulk ESS over all gradients, warm-up included\n");
   std::printf("%-14s %-16s %4s %14s %14s %6s %9s\n", "model", "adaptation", "seed", "min ESS/grad", "med ESS/grad",
               "div", "min vs Stan");
   if (wanted(argc, argv, "gauss-100")) run("gauss-100", gaussian_100(), seeds);

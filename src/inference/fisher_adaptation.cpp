@@ -137,8 +137,8 @@ FisherAdaptation::FisherAdaptation(MetricKind kind, std::int64_t dimension, std:
                 "FisherAdaptation",
                 "expected fractions of warm-up adding up to at most 1, switch intervals >= 2, an update interval >= 1, "
                 "an eigenvalue cutoff > 1 and a positive regularization; got early ",
-                options.early_fraction, ", final ", options.final_fraction, ", switches ", options.early_switch, " and ",
-                options.switch_interval, ", update interval ", options.low_rank_update_interval, ", cutoff ",
+                options.early_fraction, ", final ", options.final_fraction, ", switches ", options.early_switch,
+                " and ", options.switch_interval, ", update interval ", options.low_rank_update_interval, ", cutoff ",
                 options.eigenvalue_cutoff, ", regularization ", options.regularization);
 }
 

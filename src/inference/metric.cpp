@@ -59,8 +59,7 @@ Metric Metric::dense(std::vector<double> inverse, std::int64_t dimension) {
   return m;
 }
 
-Metric Metric::low_rank(std::vector<double> diagonal, std::vector<double> directions,
-                        std::vector<double> eigenvalues) {
+Metric Metric::low_rank(std::vector<double> diagonal, std::vector<double> directions, std::vector<double> eigenvalues) {
   Metric m = Metric::diagonal(std::move(diagonal));
   const std::size_t d = m.inverse_.size(), k = eigenvalues.size();
   VARIATE_CHECK(directions.size() == k * d, "Metric::low_rank", "expected ", k * d, " direction entries (", k,
@@ -87,7 +86,8 @@ std::vector<double> Metric::reported_inverse() const {
   const auto d = std::size_t(dimension_);
   std::vector<double> diag(d, 1.0);
   for (std::size_t j = 0; j < eigenvalues_.size(); ++j)
-    for (std::size_t i = 0; i < d; ++i) diag[i] += (eigenvalues_[j] - 1) * directions_[j * d + i] * directions_[j * d + i];
+    for (std::size_t i = 0; i < d; ++i)
+      diag[i] += (eigenvalues_[j] - 1) * directions_[j * d + i] * directions_[j * d + i];
   for (std::size_t i = 0; i < d; ++i) diag[i] *= inverse_[i];
   return diag;
 }

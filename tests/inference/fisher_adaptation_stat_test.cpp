@@ -53,7 +53,7 @@ Gaussian gaussian(bool correlated) {
       for (std::size_t c = 0; c < d; ++c) g.precision[r * d + c] += g.q[j * d + r] * g.q[j * d + c] / (g.s[j] * g.s[j]);
   g.target.dimension = kDimension;
   g.target.evaluate = [p = g.precision, d](std::span<const double> x, std::int64_t batch, std::span<double> lp,
-                                            std::span<double> grad) {
+                                           std::span<double> grad) {
     for (std::int64_t b = 0; b < batch; ++b) {
       const double* xb = x.data() + std::size_t(b) * d;
       double* gb = grad.data() + std::size_t(b) * d;

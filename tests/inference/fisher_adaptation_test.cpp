@@ -1,12 +1,13 @@
 // The low-rank plus diagonal metric's algebra against a dense reference, and the Fisher-divergence
 // estimates on exact Gaussian draws and gradients, where they must recover the covariance.
+#include "variate/inference/fisher_adaptation.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
 #include "variate/core/error.hpp"
-#include "variate/inference/fisher_adaptation.hpp"
 #include "variate/inference/metric.hpp"
 #include "variate/random/key.hpp"
 #include "variate/random/samplers.hpp"
@@ -95,10 +96,10 @@ TEST(LowRankMetric, MomentumHasCovarianceM) {
 }
 
 TEST(LowRankMetric, RejectsWhatIsNotAMetricAndRefusesSharding) {
-  EXPECT_THROW(Metric::low_rank({1, 1, 1}, {1, 1, 0}, {2.0}), Error);          // not unit length
-  EXPECT_THROW(Metric::low_rank({1, 1, 1}, {1, 0, 0}, {-2.0}), Error);         // eigenvalue <= 0
-  EXPECT_THROW(Metric::low_rank({1, 1, 1}, {1, 0, 0, 0}, {2.0}), Error);       // wrong size
-  EXPECT_THROW(Metric::low_rank({1, 0, 1}, {}, {}), Error);                    // diagonal <= 0
+  EXPECT_THROW(Metric::low_rank({1, 1, 1}, {1, 1, 0}, {2.0}), Error);     // not unit length
+  EXPECT_THROW(Metric::low_rank({1, 1, 1}, {1, 0, 0}, {-2.0}), Error);    // eigenvalue <= 0
+  EXPECT_THROW(Metric::low_rank({1, 1, 1}, {1, 0, 0, 0}, {2.0}), Error);  // wrong size
+  EXPECT_THROW(Metric::low_rank({1, 0, 1}, {}, {}), Error);               // diagonal <= 0
   try {
     (void)example_metric().sharded_over("x", 0);
     FAIL() << "a low-rank metric was sharded";

@@ -69,7 +69,7 @@ class Metric {
   std::vector<double> inverse_;
   std::vector<double> cholesky_;  // dense: lower L with L Lᵀ = M⁻¹; diagonal: 1/sqrt(M⁻¹); low_rank: sqrt(D)
   std::vector<double> directions_, eigenvalues_;  // low_rank: U and λ
-  std::string axis_;              // sharded: the mesh axis
+  std::string axis_;                              // sharded: the mesh axis
   std::int64_t replicated_ = 0;
 };
 
