@@ -107,6 +107,7 @@
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/draw_columns.hpp"
 #include "variate/inference/draw_file.hpp"
+#include "variate/inference/fisher_adaptation.hpp"
 #include "variate/inference/hamiltonian.hpp"
 #include "variate/inference/kernel.hpp"
 #include "variate/inference/metric.hpp"
