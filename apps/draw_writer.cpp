@@ -11,7 +11,7 @@ namespace {
 // The inverse metric over every device's coordinates: the replicated ones, then each device's own
 // in device order (a collective when the metric is sharded).
 std::vector<double> gathered_inverse_metric(const inference::Metric& m) {
-  if (!m.sharded()) return m.inverse();
+  if (!m.sharded()) return m.reported_inverse();
   const auto r = std::size_t(m.replicated_dimension());
   const std::vector<double> own(m.inverse().begin() + std::ptrdiff_t(r), m.inverse().end());
   const Tensor all = distribute::all_gather(Tensor::from(own, Shape{std::int64_t(own.size())}), m.shard_axis(), 0);

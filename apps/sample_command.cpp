@@ -59,8 +59,10 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_option("--sampler", o->sampler, "nuts or hmc (static HMC)")
       ->check(CLI::IsMember({"nuts", "hmc"}))
       ->capture_default_str();
-  cmd->add_option("--metric", o->metric, "diag or dense inverse metric, adapted in warm-up")
-      ->check(CLI::IsMember({"diag", "dense"}))
+  cmd->add_option("--metric", o->metric,
+                  "the inverse metric and how warm-up learns it: diag or dense (Stan's windowed adaptation), "
+                  "fisher-diag or fisher-low-rank (nutpie's Fisher-divergence adaptation from draws and gradients)")
+      ->check(CLI::IsMember({"diag", "dense", "fisher-diag", "fisher-low-rank"}))
       ->capture_default_str();
   cmd->add_option("--precision", o->precision, "f64 or f32: the dtype the log density computes in")
       ->check(CLI::IsMember({"f64", "f32"}))

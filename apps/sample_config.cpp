@@ -39,8 +39,8 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.threads >= 0, "sample", "--threads must be at least 0 (0 = one per core), got ", o.threads);
   VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc", "sample", "--sampler must be nuts or hmc, got ",
                 quote_input(o.sampler));
-  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense", "sample", "--metric must be diag or dense, got ",
-                quote_input(o.metric));
+  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense" || o.metric == "fisher-diag" || o.metric == "fisher-low-rank",
+                "sample", "--metric must be diag, dense, fisher-diag or fisher-low-rank, got ", quote_input(o.metric));
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got ",
                 quote_input(o.precision));
   VARIATE_CHECK(o.max_depth >= 1 && o.max_depth <= 30, "sample", "--max-depth must be in 1..30, got ", o.max_depth);
@@ -58,6 +58,13 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.init == "random" || o.devices == 1, "sample",
                 "--init pathfinder needs the whole data set on one device; it is not supported with --devices ",
                 o.devices);
+  VARIATE_CHECK(o.init == "random" || !o.metric.starts_with("fisher-"), "sample",
+                "--init pathfinder sets the metric Stan's windowed warm-up starts from; --metric ", o.metric,
+                " learns its own from the gradient at the start, so use --metric diag or dense with it");
+  VARIATE_CHECK(
+      (o.checkpoint_every == 0 && o.resume.empty() && o.init_from.empty()) || !o.metric.starts_with("fisher-"),
+      "sample", "--checkpoint-every, --resume and --init-from are not supported yet with --metric ", o.metric,
+      "; use --metric diag or dense");
   VARIATE_CHECK(o.init == "random" || (o.init_from.empty() && o.resume.empty()), "sample",
                 "--init pathfinder starts a run afresh; it cannot be combined with --init-from or --resume");
   check_checkpoint_options(o);
@@ -65,7 +72,10 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
   s.nuts.max_tree_depth = o.max_depth;
   s.hmc.num_steps = o.leapfrog_steps;
-  s.metric = o.metric == "dense" ? inference::MetricKind::dense : inference::MetricKind::diagonal;
+  s.metric = o.metric == "dense"             ? inference::MetricKind::dense
+             : o.metric == "fisher-low-rank" ? inference::MetricKind::low_rank
+                                             : inference::MetricKind::diagonal;
+  if (o.metric.starts_with("fisher-")) s.metric_adaptation = inference::MetricAdaptation::fisher;
   s.chains = o.chains;
   s.num_warmup = o.warmup;
   s.num_draws = o.draws;

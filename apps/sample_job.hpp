@@ -19,7 +19,7 @@ struct SampleJobOptions {
   std::uint64_t seed = 1;
   int threads = 0;                // 0: one per core
   std::string sampler = "nuts";   // nuts | hmc
-  std::string metric = "diag";    // diag | dense
+  std::string metric = "diag";    // diag | dense | fisher-diag | fisher-low-rank
   std::string precision = "f64";  // f64 | f32
   std::string output = "variate-output";
   bool overwrite = false;  // replace an earlier run's files in `output` instead of refusing

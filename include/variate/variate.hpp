@@ -109,6 +109,7 @@
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/draw_columns.hpp"
 #include "variate/inference/draw_file.hpp"
+#include "variate/inference/fisher_adaptation.hpp"
 #include "variate/inference/hamiltonian.hpp"
 #include "variate/inference/kernel.hpp"
 #include "variate/inference/kernel_density.hpp"

@@ -16,6 +16,17 @@ std::string number(double v) {
 
 }  // namespace
 
+namespace {
+
+/// CmdStan's names for its metrics; ours learned by Fisher divergence say so.
+const char* metric_name(const SamplerOptions& s) {
+  if (s.metric_adaptation == MetricAdaptation::fisher)
+    return s.metric == MetricKind::low_rank ? "fisher_low_rank_e" : "fisher_diag_e";
+  return s.metric == MetricKind::dense ? "dense_e" : "diag_e";
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> sample_config_lines(const SamplerOptions& s, const DrawFileRun& run) {
   const bool nuts = s.algorithm == Algorithm::nuts;
   const DualAveragingOptions& a = s.step_size_adaptation;
@@ -43,7 +54,7 @@ std::vector<std::pair<std::string, std::string>> sample_config_lines(const Sampl
     c.emplace_back("        int_time", number(s.hmc.trajectory_length));
     c.emplace_back("        num_leapfrog_steps", std::to_string(s.hmc.num_steps));
   }
-  c.emplace_back("    metric", s.metric == MetricKind::dense ? "dense_e" : "diag_e");
+  c.emplace_back("    metric", metric_name(s));
   c.emplace_back("    stepsize", number(s.initial_step_size));
   c.emplace_back("    stepsize_jitter", "0");
   c.emplace_back("  num_chains", std::to_string(s.chains));

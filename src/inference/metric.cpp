@@ -9,6 +9,7 @@ namespace variate::inference {
 
 Metric Metric::unit(MetricKind kind, std::int64_t dimension) {
   if (kind == MetricKind::diagonal) return diagonal(std::vector<double>(std::size_t(dimension), 1.0));
+  if (kind == MetricKind::low_rank) return low_rank(std::vector<double>(std::size_t(dimension), 1.0), {}, {});
   std::vector<double> eye(std::size_t(dimension * dimension), 0.0);
   for (std::int64_t i = 0; i < dimension; ++i) eye[std::size_t(i * dimension + i)] = 1.0;
   return dense(std::move(eye), dimension);
@@ -58,10 +59,53 @@ Metric Metric::dense(std::vector<double> inverse, std::int64_t dimension) {
   return m;
 }
 
+Metric Metric::low_rank(std::vector<double> diagonal, std::vector<double> directions, std::vector<double> eigenvalues) {
+  Metric m = Metric::diagonal(std::move(diagonal));
+  const std::size_t d = m.inverse_.size(), k = eigenvalues.size();
+  VARIATE_CHECK(directions.size() == k * d, "Metric::low_rank", "expected ", k * d, " direction entries (", k,
+                " eigenvalues x dimension ", d, "), got ", directions.size());
+  for (std::size_t j = 0; j < k; ++j) {
+    VARIATE_CHECK(std::isfinite(eigenvalues[j]) && eigenvalues[j] > 0, "Metric::low_rank", "eigenvalue ", j,
+                  " must be positive and finite, got ", eigenvalues[j]);
+    for (std::size_t l = 0; l <= j; ++l) {
+      double dot = 0;
+      for (std::size_t i = 0; i < d; ++i) dot += directions[j * d + i] * directions[l * d + i];
+      VARIATE_CHECK(std::abs(dot - (l == j ? 1.0 : 0.0)) < 1e-8, "Metric::low_rank",
+                    "the directions must be orthonormal; directions ", l, " and ", j, " have dot product ", dot);
+    }
+  }
+  m.kind_ = MetricKind::low_rank;
+  for (double& c : m.cholesky_) c = 1.0 / c;  // sqrt(D)
+  m.directions_ = std::move(directions);
+  m.eigenvalues_ = std::move(eigenvalues);
+  return m;
+}
+
+std::vector<double> Metric::reported_inverse() const {
+  if (kind_ != MetricKind::low_rank) return inverse_;
+  const auto d = std::size_t(dimension_);
+  std::vector<double> diag(d, 1.0);
+  for (std::size_t j = 0; j < eigenvalues_.size(); ++j)
+    for (std::size_t i = 0; i < d; ++i)
+      diag[i] += (eigenvalues_[j] - 1) * directions_[j * d + i] * directions_[j * d + i];
+  for (std::size_t i = 0; i < d; ++i) diag[i] *= inverse_[i];
+  return diag;
+}
+
+// The low-rank products read their input once per direction rather than keep Uᵀ(·) in a buffer, so a
+// metric stays a plain value without scratch space.
 void Metric::velocity(const double* p, double* v) const {
   const auto d = std::size_t(dimension_);
-  if (kind_ == MetricKind::diagonal) {
+  if (kind_ != MetricKind::dense) {
     for (std::size_t i = 0; i < d; ++i) v[i] = inverse_[i] * p[i];
+    // v = D p + D^½ U (Λ − I) Uᵀ D^½ p.
+    for (std::size_t j = 0; j < eigenvalues_.size(); ++j) {
+      const double* u = directions_.data() + j * d;
+      double c = 0;
+      for (std::size_t i = 0; i < d; ++i) c += u[i] * cholesky_[i] * p[i];
+      c *= eigenvalues_[j] - 1;
+      for (std::size_t i = 0; i < d; ++i) v[i] += cholesky_[i] * u[i] * c;
+    }
     return;
   }
   for (std::size_t i = 0; i < d; ++i) {
@@ -83,8 +127,14 @@ double Metric::kinetic_energy(const double* p) const {
     for (std::size_t i = 0; i < r; ++i) k += inverse_[i] * p[i] * p[i];
     return 0.5 * (k + local);
   }
-  if (kind_ == MetricKind::diagonal) {
+  if (kind_ != MetricKind::dense) {
     for (std::size_t i = 0; i < d; ++i) k += inverse_[i] * p[i] * p[i];
+    for (std::size_t j = 0; j < eigenvalues_.size(); ++j) {  // + Σ_j (λ_j − 1) (u_jᵀ D^½ p)²
+      const double* u = directions_.data() + j * d;
+      double c = 0;
+      for (std::size_t i = 0; i < d; ++i) c += u[i] * cholesky_[i] * p[i];
+      k += (eigenvalues_[j] - 1) * c * c;
+    }
   } else {
     for (std::size_t i = 0; i < d; ++i) {
       double s = 0;
@@ -102,6 +152,17 @@ void Metric::momentum_from_normals(const double* z, double* p) const {
     for (std::size_t i = 0; i < d; ++i) p[i] = z[i] * cholesky_[i];
     return;
   }
+  if (kind_ == MetricKind::low_rank) {  // (I + U (Λ^-½ − I) Uᵀ)² = I + U (Λ⁻¹ − I) Uᵀ, as U is orthonormal
+    for (std::size_t i = 0; i < d; ++i) p[i] = z[i] / cholesky_[i];
+    for (std::size_t j = 0; j < eigenvalues_.size(); ++j) {
+      const double* u = directions_.data() + j * d;
+      double c = 0;
+      for (std::size_t i = 0; i < d; ++i) c += u[i] * z[i];
+      c *= 1 / std::sqrt(eigenvalues_[j]) - 1;
+      for (std::size_t i = 0; i < d; ++i) p[i] += u[i] * c / cholesky_[i];
+    }
+    return;
+  }
   // Back substitution with Lᵀ: Cov(p) = L⁻ᵀ L⁻¹ = (L Lᵀ)⁻¹ = M.
   for (std::size_t ii = d; ii-- > 0;) {
     double s = z[ii];
@@ -113,9 +174,10 @@ void Metric::momentum_from_normals(const double* z, double* p) const {
 Metric Metric::sharded_over(std::string axis, std::int64_t replicated) const {
   VARIATE_CHECK(!axis.empty() && replicated >= 0 && replicated <= dimension_, "Metric::sharded_over",
                 "expected a mesh axis and 0 <= replicated <= ", dimension_, ", got axis '", axis, "' and ", replicated);
-  VARIATE_CHECK(kind_ == MetricKind::diagonal, "Metric::sharded_over",
-                "a dense metric cannot be sharded: it would couple coordinates held by different devices; use a "
-                "diagonal metric for sharded models");
+  VARIATE_CHECK(kind_ == MetricKind::diagonal, "Metric::sharded_over", "a ",
+                kind_ == MetricKind::dense ? "dense" : "low-rank",
+                " metric cannot be sharded: it would couple coordinates held by different devices; use a diagonal "
+                "metric (diag or fisher-diag) for sharded models");
   Metric m = *this;
   m.axis_ = std::move(axis);
   m.replicated_ = replicated;

@@ -93,7 +93,7 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
     if (d.warmup) return;
     DrawFile& file = *files[std::size_t(d.chain)];
     if (adapting && !adaptation_written[std::size_t(d.chain)]) {
-      file.write_adaptation({d.stats->step_size, d.metric->inverse(), d.metric->kind() == MetricKind::dense});
+      file.write_adaptation({d.stats->step_size, d.metric->reported_inverse(), d.metric->kind() == MetricKind::dense});
       adaptation_written[std::size_t(d.chain)] = 1;
     }
     const Tensor position = Tensor::from(d.position, Shape{dim});

@@ -61,10 +61,13 @@ class ChainBatch {
     stats_.resize(std::size_t(n_));
     keys_.resize(std::size_t(n_));
     search_count_.assign(std::size_t(n_), 0);
-    schedule_.emplace(o.num_warmup, o.windows);
+    if (!fisher()) schedule_.emplace(o.num_warmup, o.windows);
     for (std::int64_t c = 0; c < n_; ++c) {
       dual_.emplace_back(o.step_size_adaptation);
-      welford_.emplace_back(o.metric, d_);
+      if (fisher())
+        fisher_.emplace_back(o.metric, d_, o.num_warmup, o.fisher);
+      else
+        welford_.emplace_back(o.metric, d_);
       if (o.warm_start.empty()) continue;
       const WarmStart& w = o.warm_start[std::size_t(ids_[std::size_t(c)]) % o.warm_start.size()];
       metrics_[std::size_t(c)] = w.metric;
@@ -177,6 +180,9 @@ class ChainBatch {
       initialize_warm();
     }
     if (!adapting) return 0;
+    if (fisher())  // nutpie starts from the gradient at the initial point
+      for (std::int64_t c = 0; c < n_; ++c)
+        metrics_[std::size_t(c)] = shard(fisher_[std::size_t(c)].initial_metric({state_.grad_of(c), std::size_t(d_)}));
     const std::vector<double> given = step_;
     search_step_size();
     // As Stan: the first dual averaging shrinks toward 10 x the step size the user gave (or the
@@ -365,7 +371,10 @@ class ChainBatch {
     for (std::int64_t c = 0; c < n_; ++c) state_.copy_chain(saved_, c);
   }
 
+  bool fisher() const { return o_.metric_adaptation == MetricAdaptation::fisher; }
+
   void adapt(std::int64_t it) {
+    if (fisher()) return adapt_by_fisher_divergence(it);
     const bool window_end = schedule_->ends_slow_window(it);
     for (std::int64_t c = 0; c < n_; ++c) {
       step_[std::size_t(c)] = dual_[std::size_t(c)].update(stats_[std::size_t(c)].accept_stat);
@@ -378,6 +387,18 @@ class ChainBatch {
     if (!window_end) return;
     search_step_size();
     for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(step_[std::size_t(c)]);
+  }
+
+  /// The metric changes a little at most iterations, so the step size's dual averaging goes on
+  /// through them without a new search; it starts over once for the final window's fixed metric.
+  void adapt_by_fisher_divergence(std::int64_t it) {
+    for (std::int64_t c = 0; c < n_; ++c) {
+      const auto k = std::size_t(c);
+      step_[k] = dual_[k].update(stats_[k].accept_stat);
+      const std::span<const double> q(state_.q_of(c), std::size_t(d_)), grad(state_.grad_of(c), std::size_t(d_));
+      if (std::optional<Metric> m = fisher_[k].add(it, q, grad, metrics_[k])) metrics_[k] = shard(std::move(*m));
+      if (fisher_[k].ends_metric_adaptation(it)) dual_[k].restart(step_[k]);
+    }
   }
 
   const Target& target_;
@@ -395,7 +416,8 @@ class ChainBatch {
   std::vector<std::uint64_t> search_count_;
   std::optional<WarmupSchedule> schedule_;
   std::vector<DualAveraging> dual_;
-  std::vector<WelfordEstimator> welford_;
+  std::vector<WelfordEstimator> welford_;  // stan_windows
+  std::vector<FisherAdaptation> fisher_;   // fisher
   std::vector<double> normals_, velocity_, h0_scratch_;
   std::vector<Spent> prior_;  // time spent in earlier sessions (resumed chains)
   bool interrupted_ = false;
@@ -466,6 +488,16 @@ void check_options(const Target& target, const SamplerOptions& o) {
       target.dimension, ", got a ",
       o.initial_metric && o.initial_metric->kind() == MetricKind::dense ? "dense" : "diagonal", " metric of dimension ",
       o.initial_metric ? o.initial_metric->dimension() : 0);
+  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::fisher || o.metric != MetricKind::low_rank, "sample",
+                "a low-rank metric is learned by Fisher-divergence adaptation only (metric_adaptation = fisher)");
+  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows || o.metric != MetricKind::dense, "sample",
+                "Fisher-divergence adaptation learns a diagonal or a low-rank metric, not a dense one; use the "
+                "low-rank metric, or Stan's windows for a dense one");
+  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows ||
+                    (o.checkpoint_every == 0 && o.resume.empty() && o.warm_start.empty() && !o.initial_metric),
+                "sample",
+                "checkpoints, resuming, warm starts and initial metrics are not supported yet with Fisher-divergence "
+                "adaptation; use Stan's windowed adaptation (metric_adaptation = stan_windows) for them");
   const auto& a = o.step_size_adaptation;
   VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",

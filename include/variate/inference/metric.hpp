@@ -1,6 +1,7 @@
 #pragma once
 // The Euclidean metric of HMC: the kinetic energy K(p) = ½ pᵀ M⁻¹ p with an inverse mass matrix
-// M⁻¹ that is diagonal or dense, and the Welford estimates warm-up learns it from.
+// M⁻¹ that is diagonal, dense, or low-rank plus diagonal, and the Welford estimates Stan's warm-up
+// learns it from (fisher_adaptation.hpp has the other way to learn it).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -8,7 +9,9 @@
 
 namespace variate::inference {
 
-enum class MetricKind { diagonal, dense };
+/// low_rank: M⁻¹ = D^½ (I + U (Λ − I) Uᵀ) D^½ with D diagonal, U (dimension × k) orthonormal and
+/// Λ = diag(λ) (Seyboldt, Carlson & Carpenter, arXiv 2603.18845): every operation costs O(dimension·k).
+enum class MetricKind { diagonal, dense, low_rank };
 
 class Metric {
  public:
@@ -19,24 +22,37 @@ class Metric {
   static Metric diagonal(std::vector<double> inverse_diagonal);
   /// M⁻¹ given row-major (dimension × dimension); must be symmetric positive definite.
   static Metric dense(std::vector<double> inverse, std::int64_t dimension);
+  /// M⁻¹ = D^½ (I + U (Λ − I) Uᵀ) D^½ with D = diag(diagonal) (positive, finite), U's columns the
+  /// k = eigenvalues.size() orthonormal `directions` (stored direction after direction: k × dimension)
+  /// and Λ = diag(eigenvalues) (positive, finite). k = 0 is the diagonal metric D.
+  static Metric low_rank(std::vector<double> diagonal, std::vector<double> directions, std::vector<double> eigenvalues);
 
   MetricKind kind() const { return kind_; }
   std::int64_t dimension() const { return dimension_; }
-  /// The diagonal, or the row-major matrix, of M⁻¹.
+  /// The diagonal, or the row-major matrix, of M⁻¹; for low_rank, D.
   const std::vector<double>& inverse() const { return inverse_; }
+  /// low_rank: U (k × dimension, one direction after another) and λ; empty for the other kinds.
+  const std::vector<double>& directions() const { return directions_; }
+  const std::vector<double>& eigenvalues() const { return eigenvalues_; }
+  /// What a draw file's adaptation block shows: inverse() for diagonal and dense metrics, the
+  /// diagonal of M⁻¹ for low_rank ones (a dense matrix would be dimension² numbers).
+  std::vector<double> reported_inverse() const;
 
-  /// v = M⁻¹ p: the velocity dq/dt, and the "sharp" momentum of the no-U-turn criterion.
+  /// v = M⁻¹ p (p and v must not overlap): the velocity dq/dt, and the "sharp" momentum of the
+  /// no-U-turn criterion.
   void velocity(const double* p, double* v) const;
   /// ½ pᵀ M⁻¹ p.
   double kinetic_energy(const double* p) const;
-  /// p ~ N(0, M) from standard normals z: p = L⁻ᵀ z with L Lᵀ = M⁻¹.
+  /// p ~ N(0, M) from standard normals z (z and p must not overlap): p = L⁻ᵀ z with L Lᵀ = M⁻¹;
+  /// low_rank: p = D^-½ (I + U (Λ^-½ − I) Uᵀ) z, whose covariance is M.
   void momentum_from_normals(const double* z, double* p) const;
 
   /// This metric over coordinates split across the devices of a mesh axis (a sharded momentum,
   /// DESIGN.md layer 7): the first `replicated` coordinates are the same on every device, the
   /// others are this device's own part. Kinetic energies then add up every device's part, and
   /// sum_over_devices serves the sampler's other sums over coordinates (the no-U-turn criterion).
-  /// Diagonal metrics only: a dense one would couple coordinates that live on different devices.
+  /// Diagonal metrics only: a dense or low-rank one would couple coordinates that live on different
+  /// devices.
   Metric sharded_over(std::string axis, std::int64_t replicated) const;
   bool sharded() const { return !axis_.empty(); }
   const std::string& shard_axis() const { return axis_; }
@@ -51,8 +67,9 @@ class Metric {
   MetricKind kind_ = MetricKind::diagonal;
   std::int64_t dimension_ = 0;
   std::vector<double> inverse_;
-  std::vector<double> cholesky_;  // dense: lower L with L Lᵀ = M⁻¹; diagonal: 1/sqrt(M⁻¹)
-  std::string axis_;              // sharded: the mesh axis
+  std::vector<double> cholesky_;  // dense: lower L with L Lᵀ = M⁻¹; diagonal: 1/sqrt(M⁻¹); low_rank: sqrt(D)
+  std::vector<double> directions_, eigenvalues_;  // low_rank: U and λ
+  std::string axis_;                              // sharded: the mesh axis
   std::int64_t replicated_ = 0;
 };
 

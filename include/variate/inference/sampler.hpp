@@ -14,17 +14,24 @@
 
 #include "variate/inference/adaptation.hpp"
 #include "variate/inference/chain_state.hpp"
+#include "variate/inference/fisher_adaptation.hpp"
 #include "variate/inference/kernel.hpp"
 
 namespace variate::inference {
 
 enum class Algorithm { nuts, hmc };
 
+/// How warm-up learns the metric: Stan's windows of Welford estimates of the draws' covariance
+/// (diagonal or dense metrics), or nutpie's Fisher divergence from the draws and their gradients
+/// (diagonal or low-rank metrics; fisher_adaptation.hpp).
+enum class MetricAdaptation { stan_windows, fisher };
+
 struct SamplerOptions {
   Algorithm algorithm = Algorithm::nuts;
   NutsOptions nuts;
   StaticHmcOptions hmc;
   MetricKind metric = MetricKind::diagonal;
+  MetricAdaptation metric_adaptation = MetricAdaptation::stan_windows;
   int chains = 4;
   std::int64_t num_warmup = 1000;
   std::int64_t num_draws = 1000;
@@ -37,7 +44,8 @@ struct SamplerOptions {
   /// that are not kept.
   bool adapt = true;
   DualAveragingOptions step_size_adaptation;
-  WarmupOptions windows;
+  WarmupOptions windows;  // stan_windows
+  FisherOptions fisher;   // fisher
   double initial_step_size = 1;
   /// Initial values: uniform in (-init_radius, init_radius) on the unconstrained space, retried up
   /// to max_init_tries times per chain until the log density and its gradient are finite.
