@@ -50,10 +50,11 @@ Progress::Snapshot Progress::snapshot(const ChainState& c, Clock::time_point now
   s.phase = c.done == 0 ? "waiting" : c.done >= total_ ? "done" : c.done <= warmup_ ? "warmup" : "sampling";
   if (c.done == 0) return s;
   s.elapsed = std::chrono::duration<double>((c.done >= total_ ? c.last : now) - c.start).count();
-  // Timed from the end of the first iteration, which includes finding the starting point.
+  // Timed from the end of the first iteration reported, which includes finding the starting point
+  // (or, for a resumed chain, the earlier run's iterations).
   const double measured = std::chrono::duration<double>(c.last - c.start).count();
-  if (c.done > 1 && measured > 0) {
-    s.rate = double(c.done - 1) / measured;
+  if (c.done > c.first && measured > 0) {
+    s.rate = double(c.done - c.first) / measured;
     s.seconds_left = double(total_ - c.done) / *s.rate;
   }
   return s;
@@ -66,7 +67,10 @@ void Progress::update(const inference::Draw& draw) {
   const auto now = Clock::now();
   // Threaded runs may start a chain late (more chains than workers): time it from its first report.
   c.last = now;
-  if (c.done == 0) c.start = c.last_line = now;
+  if (c.done == 0) {
+    c.start = c.last_line = now;
+    c.first = draw.iteration + 1;
+  }
   const bool phase_changed = c.done == 0 || c.done == warmup_ || draw.iteration + 1 == total_;
   c.done = draw.iteration + 1;
   if (draw.stats && draw.stats->divergent) ++(draw.warmup ? c.warmup_divergent : c.divergent);

@@ -45,6 +45,7 @@ class Progress {
   using Clock = std::chrono::steady_clock;
   struct ChainState {
     std::int64_t done = 0;              // iterations completed
+    std::int64_t first = 0;             // done at the first report (a resumed chain starts late)
     std::int64_t divergent = 0;         // after warm-up
     std::int64_t warmup_divergent = 0;  // in warm-up
     Clock::time_point start, last;      // of the first and the latest report
