@@ -56,20 +56,21 @@ std::string unconstrained_names(const variate::inference::Unconstrained& space) 
   return joined(names);
 }
 
-// Data as bs_model_construct takes it: none, JSON text, or a data file's path.
+// bs_model_construct's data is JSON text when it starts with '{', else a data file's path.
+bool is_json_text(std::string_view data) {
+  const auto first = data.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && data[first] == '{';
+}
+
 variate::data::DataFile read_data(const char* data) {
   if (data == nullptr || *data == '\0') return {};
-  const std::string_view text(data);
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{')
-    return variate::data::parse_cmdstan_json(text, "the JSON data given to bs_model_construct");
-  return variate::data::read_data_file(std::string(text));
+  if (is_json_text(data)) return variate::data::parse_cmdstan_json(data, "the JSON data given to bs_model_construct");
+  return variate::data::read_data_file(data);
 }
 
 std::string describe_source(const char* data) {
   if (data == nullptr || *data == '\0') return "the model's data (none given to bs_model_construct)";
-  return std::string_view(data).find('{') != std::string_view::npos ? "the JSON data given to bs_model_construct"
-                                                                    : std::string(data);
+  return is_json_text(data) ? "the JSON data given to bs_model_construct" : std::string(data);
 }
 
 // The model function's name without its namespaces (VARIATE_MODEL records it as written).
