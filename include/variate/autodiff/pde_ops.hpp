@@ -25,6 +25,7 @@
 
 namespace variate {
 
+/// The reaction-diffusion control problem of the RAD paper: grid, diffusion, time step and horizon.
 struct ReactionDiffusionProblem {
   std::int64_t grid = 33;  // points per side, the boundary included
   double diffusion = 0.25;

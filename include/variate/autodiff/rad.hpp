@@ -33,6 +33,8 @@ enum class RadSharing : std::uint8_t {
   shared,       // one choice for the whole batch ("same sample")
 };
 
+/// How randomized autodiff sketches what the backward pass saves: the fraction kept, the sampling
+/// mode and whether examples share one choice.
 struct RadConfig {
   double keep_fraction = 1.0;
   RadMode mode = RadMode::with_replacement;

@@ -21,6 +21,7 @@
 namespace variate {
 
 template <std::size_t N>
+/// The value of a scalar function and its gradients with respect to each of its N arguments.
 struct ValueAndGrad {
   Tensor value;
   std::array<Tensor, N> grads;

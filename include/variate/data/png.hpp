@@ -8,6 +8,7 @@
 
 namespace variate::data {
 
+/// The layout of a grid of images written as one PNG.
 struct PngGrid {
   /// Images per row of the grid; the last row may be shorter (its missing cells are padding).
   std::int64_t columns = 10;

@@ -7,6 +7,7 @@
 
 namespace variate::dist {
 
+/// The shape of a masked autoregressive flow's MADE network.
 struct AutoregressiveFlowOptions {
   /// The MADE's hidden widths; each at least D - 1, so that every degree has units.
   std::vector<std::int64_t> hidden{32, 32};

@@ -8,6 +8,8 @@
 
 namespace variate {
 
+/// The support of a distribution (real, positive, an interval, the simplex, ...), which picks the
+/// bijector that maps it to unconstrained space.
 struct Constraint {
   enum class Kind {
     real,                 // R

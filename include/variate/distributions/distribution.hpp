@@ -13,25 +13,35 @@
 
 namespace variate {
 
+/// The base of every distribution family: batch and event shapes, `sample`, `log_prob` and `support`
+/// with TFP's semantics (described at the top of this header).
 class Distribution {
  public:
   virtual ~Distribution() = default;
 
   /// The family's name as TFP spells it ("Normal"), used in error messages.
   virtual const char* name() const = 0;
+  /// The shape of the independent, differently parameterized copies.
   const Shape& batch_shape() const { return batch_shape_; }
+  /// The shape of one draw.
   const Shape& event_shape() const { return event_shape_; }
   /// The dtype of values (f64 or f32 for continuous families; counts use the floating dtype of the
   /// parameters, as in TFP; Categorical returns i64).
   DType dtype() const { return dtype_; }
 
+  /// Draws of shape sample_shape + batch_shape + event_shape, determined by `key`.
   virtual Tensor sample(random::Key key, const Shape& sample_shape = {}) const = 0;
+  /// The log density (or mass) of `value`, batch-shaped; -inf outside the support, never NaN.
   virtual Tensor log_prob(const Tensor& value) const = 0;
+  /// The set the values lie in, which picks the bijector to unconstrained space.
   virtual Constraint support() const = 0;
 
-  /// Closed forms where the family has them; otherwise these throw naming the family.
+  /// The mean, in closed form where the family has one; otherwise throws naming the family (as do
+  /// variance and cdf).
   virtual Tensor mean() const;
+  /// The variance, in closed form where the family has one.
   virtual Tensor variance() const;
+  /// The cumulative distribution function P(X <= value), where the family has a closed form.
   virtual Tensor cdf(const Tensor& value) const;
   /// The quantile function F^-1(p) for p in (0, 1) (continuous families that have a closed form or a
   /// stable composition; TFP's quantile). Differentiable in p and the parameters.
@@ -50,6 +60,7 @@ class Distribution {
   Shape sample_full_shape(const Shape& sample_shape) const;
 
  protected:
+  /// For the families: their batch and event shapes and the dtype of their values.
   Distribution(Shape batch_shape, Shape event_shape, DType dtype)
       : batch_shape_(batch_shape), event_shape_(event_shape), dtype_(dtype) {}
 

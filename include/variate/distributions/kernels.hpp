@@ -10,9 +10,11 @@
 
 namespace variate::dist {
 
+/// A positive-definite covariance function k(x, x') of a Gaussian process.
 class Kernel {
  public:
   virtual ~Kernel() = default;
+  /// The kernel's name as TFP spells it ("ExponentiatedQuadratic"), used in error messages.
   virtual const char* name() const = 0;
   /// The matrix k(x1_i, x2_j), of shape (..., N, M) for x1 (..., N, F) and x2 (..., M, F), the
   /// hyperparameters' batch shape broadcast in front.
@@ -25,11 +27,14 @@ class Kernel {
 /// computed as sqrt of the squared distance only where that is positive.
 class StationaryKernel : public Kernel {
  public:
+  /// The amplitude: k = amplitude^2 * f(r).
   const Tensor& amplitude() const { return amplitude_; }
+  /// The length scale that divides the distance.
   const Tensor& length_scale() const { return length_scale_; }
   Tensor matrix(const Tensor& x1, const Tensor& x2) const final;
 
  protected:
+  /// Checks that amplitude and length_scale are positive, naming `family` if not.
   StationaryKernel(const char* family, Tensor amplitude, Tensor length_scale);
   /// f as a function of the squared scaled distance r^2 (..., N, M).
   virtual Tensor profile(const Tensor& r2) const = 0;

@@ -9,6 +9,7 @@
 
 namespace variate::dist {
 
+/// The shape of a RealNVP affine coupling: which coordinates pass through and the conditioner network.
 struct RealNvpOptions {
   /// Which coordinates pass through unchanged (and condition the others): D flags with at least one
   /// kept and one transformed. Empty keeps the first floor(D / 2). Stacked couplings alternate by

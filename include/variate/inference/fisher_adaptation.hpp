@@ -26,6 +26,8 @@
 
 namespace variate::inference {
 
+/// The window schedule and low-rank settings of mass-matrix adaptation by Fisher divergence
+/// (nutpie's, Seyboldt, Carlson & Carpenter).
 struct FisherOptions {
   double early_fraction = 0.3;
   double final_fraction = 0.15;

@@ -15,6 +15,7 @@
 
 namespace variate::inference {
 
+/// Options of finding a posterior mode (or MAP estimate with the Jacobian) by L-BFGS.
 struct OptimizeOptions {
   Jacobian jacobian = Jacobian::excluded;
   std::int64_t iterations = 2000;
@@ -29,6 +30,7 @@ struct OptimizeOptions {
   random::Key key = random::Key(0);
 };
 
+/// The mode found, unconstrained and constrained, its log density and how the optimizer stopped.
 struct OptimizeResult {
   std::vector<LatentSite> sites;  // the layout of `point`
   Tensor point;                   // (d): the mode on the unconstrained space

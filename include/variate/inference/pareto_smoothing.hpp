@@ -28,6 +28,7 @@ struct GeneralizedPareto {
 /// for fewer than 2 exceedances or ones that are unsorted, negative or not finite.
 GeneralizedPareto fit_generalized_pareto(const std::vector<double>& exceedances);
 
+/// Pareto-smoothed log importance weights (Vehtari et al. 2024) and the fitted tail shape k-hat.
 struct ParetoSmoothed {
   /// The smoothed log weights, in the order of the ratios, on the ratios' scale (not normalized):
   /// the M largest replaced by the fitted distribution's quantiles and every one truncated at the

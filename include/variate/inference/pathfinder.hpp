@@ -19,6 +19,7 @@
 
 namespace variate::inference {
 
+/// Options of Pathfinder (Zhang et al. 2022): paths, L-BFGS, draws per path, PSIS resampling.
 struct PathfinderOptions {
   /// Independent paths, each from its own random start; their draws are pooled.
   int paths = 4;
@@ -55,6 +56,8 @@ struct PathfinderPath {
   std::string message;                       // why L-BFGS stopped, in words
 };
 
+/// Pathfinder's draws (unconstrained and constrained), their densities, each path, the PSIS k-hat
+/// and the gradients used.
 struct PathfinderResult {
   std::vector<LatentSite> sites;  // the layout of the unconstrained vectors
   Tensor unconstrained_draws;     // (draws, d)

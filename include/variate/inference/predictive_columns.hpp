@@ -21,11 +21,13 @@
 
 namespace variate::inference {
 
+/// Which extra columns to write with each draw: replicated data and pointwise log-likelihoods.
 struct PredictiveColumnsOptions {
   bool predictive = false;      // <site>_rep
   bool log_likelihood = false;  // log_lik
 };
 
+/// Computes the posterior-predictive and log-likelihood columns of a draw.
 class PredictiveColumns {
  public:
   /// Traces `program` once at the latent values `latent` to find its observed sites. With either

@@ -12,6 +12,7 @@
 
 namespace variate::inference {
 
+/// Per-chain histograms of the ranks of a quantity's draws over all chains (rank plots).
 struct RankHistogram {
   /// counts[chain][bin]: how many of the chain's draws have a rank in the bin.
   std::vector<std::vector<int>> counts;

@@ -28,6 +28,7 @@
 
 namespace variate::inference {
 
+/// Options of sampling a traced program: the sampler's, the dtype and the extra output columns.
 struct ModelSampleOptions {
   /// Chains, warm-up and kept draws, seed, threads or vectorized chains, NUTS or static HMC, metric.
   SamplerOptions sampler;
@@ -48,6 +49,7 @@ struct ModelSampleOptions {
   bool log_likelihood = false;
 };
 
+/// A program's draws in Stan's column layout, their summary and the sampler's result.
 struct ModelSample {
   /// The files' columns: the sampler's (lp__ ... energy__), the parameters' in program order with
   /// Stan's names (`theta.1`), the generated quantities' (Deterministic sites), then the

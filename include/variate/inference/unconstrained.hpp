@@ -22,6 +22,7 @@
 
 namespace variate::inference {
 
+/// Where one latent site lives in the flat unconstrained vector: shapes, offset, support, bijector.
 struct LatentSite {
   std::string name;
   Shape shape;  // of the constrained value
@@ -46,6 +47,8 @@ struct GeneratedSite {
 /// the constrained point, whose maximum Stan's optimizer finds by default).
 enum class Jacobian { included, excluded };
 
+/// A program's latent sites mapped to one flat unconstrained vector: log density and gradient there,
+/// and the map back to constrained values.
 class Unconstrained {
  public:
   /// Traces `program` once under Seed(key). Throws naming the site if a latent site is discrete.

@@ -22,6 +22,7 @@ namespace variate::inference {
 
 enum class AdviFamily { mean_field, full_rank };
 
+/// Options of automatic differentiation variational inference (Kucukelbir et al. 2017).
 struct AdviOptions {
   AdviFamily family = AdviFamily::mean_field;
   /// Optimizer steps, each on an ELBO estimate from `particles` draws of q.
@@ -37,6 +38,7 @@ struct AdviOptions {
   std::function<void(int step, double elbo)> on_step = nullptr;
 };
 
+/// The fitted Gaussian q on the unconstrained space, the ELBO trace and draws of q.
 struct AdviResult {
   std::vector<LatentSite> sites;  // the layout of the flat unconstrained vector
   Tensor loc;                     // (d): q's mean on the unconstrained space

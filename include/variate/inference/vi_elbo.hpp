@@ -20,6 +20,7 @@
 
 namespace variate::inference {
 
+/// How the evidence lower bound is estimated: particles, analytic KL terms, batch dimensions.
 struct ElboOptions {
   /// Particles averaged over (N); the leave-one-out baseline needs N >= 2 to reduce variance (with
   /// N = 1 the baseline is 0).
@@ -38,6 +39,7 @@ struct ElboOptions {
   int batch_ndims = 0;
 };
 
+/// One Monte Carlo estimate of the bound, with its standard error.
 struct ElboEstimate {
   /// The bound estimate, a scalar double.
   double value = 0.0;

@@ -19,6 +19,7 @@ namespace variate::nn {
 /// "norm.*", "head.*".
 class AutoregressiveTransformer : public Module {
  public:
+  /// The transformer's sequence length, width, depth, heads, local attention and dtype.
   struct Options {
     std::int64_t length = 0;  // T
     std::int64_t embed_dim = 64;

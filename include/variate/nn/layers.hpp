@@ -13,6 +13,7 @@ namespace variate::nn {
 /// torch.nn.Conv2d (nn/init.hpp). Parameters "weight", "bias".
 class Conv2D : public Layer {
  public:
+  /// The convolution's stride, padding, bias and dtype.
   struct Options {
     std::int64_t stride = 1;
     std::int64_t padding = 0;

@@ -17,6 +17,7 @@
 
 namespace variate::nn {
 
+/// Options of L-BFGS with a line search satisfying the strong Wolfe conditions.
 struct LbfgsOptions {
   std::int64_t max_iterations = 100;
   /// The number of correction pairs (s, y) kept: m in Nocedal & Wright.
@@ -43,6 +44,7 @@ struct LbfgsOptions {
 
 enum class LbfgsStatus { converged, max_iterations, line_search_failed };
 
+/// Where L-BFGS stopped, why, and how many iterations and evaluations it took.
 struct LbfgsResult {
   LbfgsStatus status = LbfgsStatus::max_iterations;
   std::int64_t iterations = 0;

@@ -33,6 +33,7 @@ Tensor made_mask(const Degrees& in, const Degrees& out, bool output_layer, DType
 /// as a shift and a log-scale). Parameters "layers.<i>.weight", "layers.<i>.bias".
 class Made : public Layer {
  public:
+  /// The MADE's outputs per input, activation and dtype.
   struct Options {
     std::int64_t outputs_per_input = 1;
     ActivationKind activation = ActivationKind::relu;

@@ -25,6 +25,7 @@ namespace variate::nn {
 /// Called with each parameter's dotted name and its tensor, which the callee may replace.
 using ParameterVisitor = std::function<void(std::string_view name, Tensor& value)>;
 
+/// A neural-network module: named parameters (visited in a fixed order) and child modules.
 class Module {
  public:
   virtual ~Module() = default;
@@ -45,6 +46,7 @@ class Layer : public Module {
 /// module's visit_parameters does for each child).
 void visit_child(std::string_view prefix, Module& child, const ParameterVisitor& visit);
 
+/// A parameter's dotted name and its tensor.
 struct NamedTensor {
   std::string name;
   Tensor value;

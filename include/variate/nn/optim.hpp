@@ -24,6 +24,7 @@
 
 namespace variate::nn {
 
+/// Updates a module's parameters from their gradients, one step at a time.
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
@@ -64,6 +65,7 @@ class Optimizer {
   std::int64_t steps_ = 0;
 };
 
+/// Stochastic gradient descent's hyperparameters: momentum, Nesterov, weight decay.
 struct SgdOptions {
   double momentum = 0;
   /// Nesterov momentum as Sutskever et al. 2013 and PyTorch write it: p -= lr (g + momentum v).
@@ -82,6 +84,7 @@ class Sgd : public Optimizer {
   SgdOptions options_;
 };
 
+/// Adam's hyperparameters (Kingma & Ba 2015), with decoupled weight decay as AdamW.
 struct AdamOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;

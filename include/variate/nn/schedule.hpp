@@ -10,6 +10,7 @@
 
 namespace variate::nn {
 
+/// A learning rate as a function of the number of steps taken.
 class Schedule {
  public:
   /// A constant rate, so that a number can be passed where a schedule is expected.

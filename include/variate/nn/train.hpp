@@ -30,6 +30,7 @@ namespace variate::nn {
 /// n uniform draws under fold_in(key, epoch), so that it depends on nothing but its arguments.
 std::vector<std::int64_t> epoch_order(random::Key key, std::int64_t epoch, std::int64_t n);
 
+/// Options of the training loop: epochs, minibatch size, gradient clipping, checkpoints, progress.
 struct TrainOptions {
   std::int64_t epochs = 1;
   /// Examples per step; an epoch's last minibatch holds what is left.
@@ -49,6 +50,7 @@ struct TrainOptions {
   bool write_checkpoints = true;
 };
 
+/// What a training run did: the steps taken, where it resumed, the last epoch's mean loss.
 struct TrainResult {
   /// Steps taken in all, counting those before a resumed checkpoint.
   std::int64_t steps = 0;

@@ -13,6 +13,7 @@ namespace variate::nn {
 /// Parameters "norm1.*", "attention.in_proj.*", "attention.out_proj.*", "norm2.*", "fc1.*", "fc2.*".
 class TransformerBlock : public Layer {
  public:
+  /// The block's heads, MLP width, causality, local attention, activation and dtype.
   struct Options {
     std::int64_t num_heads = 4;
     /// Units of the MLP's hidden layer; 0: 4 embed_dim, as in Vaswani et al. 2017.

@@ -18,6 +18,8 @@
 
 namespace variate::random {
 
+/// A counter-based random key (Philox 4x32): split into independent keys, never mutated, so the
+/// same seed gives the same draws in any order of evaluation.
 struct Key {
   std::array<std::uint32_t, 2> words{};
 

@@ -71,6 +71,8 @@ enum class ReduceOp : std::uint8_t { sum, max, min, prod };
 const char* name(UnaryOp op);
 const char* name(BinaryOp op);
 
+/// The kernels of one device kind (CPU today): allocation and every primitive op the tensor layer
+/// dispatches. Tensors call it through their device; code above the tensor layer never does.
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -36,6 +36,8 @@ namespace detail {
 struct ReplayStep;  // tensor/recording_state.hpp
 }
 
+/// A recorded sequence of kernel launches that can be run again on new inputs without re-running
+/// the host code that produced it.
 class KernelReplay {
  public:
   explicit KernelReplay(std::vector<detail::ReplayStep> steps);

@@ -41,6 +41,8 @@ struct TapeRef {
   std::int32_t slot = -1;
 };
 
+/// An n-d array with run-time dtype, device and shape; row-major, contiguous, its storage shared by
+/// reference count (copying a Tensor copies the handle, not the data).
 class Tensor {
  public:
   Tensor() = default;

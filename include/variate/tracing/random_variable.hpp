@@ -20,6 +20,8 @@ enum class GivenValue {
   deterministic,  // a quantity computed by the program (generated quantity): no density term
 };
 
+/// A named random variable (Edward2's one abstraction): a distribution and its value, created
+/// through the active tracers, usable wherever a Tensor is.
 class RandomVariable {
  public:
   /// Creates the site: the value comes from the active tracers, or is drawn with the site's key.

@@ -18,9 +18,11 @@
 
 namespace variate {
 
+/// Marks a tensor as probabilities where a family takes probabilities or logits: Bernoulli(Probs{p}).
 struct Probs {
   Tensor value;
 };
+/// Marks a tensor as logits where a family takes probabilities or logits: Bernoulli(Logits{eta}).
 struct Logits {
   Tensor value;
 };
