@@ -310,10 +310,12 @@ Model from_definition(const std::string& name, models::Definition d, const std::
 
 Model builtin(const models::BuiltinModel& b, const ModelOptions& o) {
   if (o.data_path.empty())
-    return from_definition(b.name, b.function(models::ModelData(b.embedded_data, b.embedded_source, o.dtype)),
+    return from_definition(b.name,
+                           models::define(b.function, models::ModelData(b.embedded_data, b.embedded_source, o.dtype)),
                            b.embedded_source);
-  return from_definition(b.name, b.function(models::ModelData(data::read_data_file(o.data_path), o.data_path, o.dtype)),
-                         o.data_path);
+  return from_definition(
+      b.name, models::define(b.function, models::ModelData(data::read_data_file(o.data_path), o.data_path, o.dtype)),
+      o.data_path);
 }
 
 Model plugin(const ModelOptions& o) {
@@ -322,7 +324,7 @@ Model plugin(const ModelOptions& o) {
   models::ModelData data = o.data_path.empty()
                                ? models::ModelData({}, "the model file's data (none given: pass --data FILE)", o.dtype)
                                : models::ModelData(data::read_data_file(o.data_path), o.data_path, o.dtype);
-  return from_definition(name, p.function(data), o.data_path.empty() ? "none" : o.data_path);
+  return from_definition(name, models::define(p.function, std::move(data)), o.data_path.empty() ? "none" : o.data_path);
 }
 
 }  // namespace

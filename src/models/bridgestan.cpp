@@ -104,7 +104,8 @@ std::vector<std::int64_t> dims_of(const Shape& shape) { return {shape.dims().beg
 struct bs_model {
   bs_model(const variate::models::PluginEntry& entry, const char* data, unsigned int seed)
       : name(unqualified(entry.name)),
-        definition(entry.function(variate::models::ModelData(read_data(data), describe_source(data)))),
+        definition(variate::models::define(entry.function,
+                                           variate::models::ModelData(read_data(data), describe_source(data)))),
         space(definition.program, variate::random::Key(seed)),
         with_jacobian(variate::inference::make_target(space)),
         without_jacobian(variate::inference::make_target(space, variate::DType::f64, Jacobian::excluded)),

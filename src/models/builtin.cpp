@@ -42,7 +42,7 @@ Definition builtin_definition(const std::string& name, DType dtype) {
     for (const BuiltinModel& m : builtin_models()) names += (names.empty() ? "" : ", ") + m.name;
     detail::fail("builtin_definition: no built-in model '", name, "'; the built-in models are ", names);
   }
-  return model->function(ModelData(model->embedded_data, model->embedded_source, dtype));
+  return define(model->function, ModelData(model->embedded_data, model->embedded_source, dtype));
 }
 
 }  // namespace variate::models

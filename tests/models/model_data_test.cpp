@@ -7,6 +7,7 @@
 #include "support/expect_error.hpp"
 #include "variate/models/builtin.hpp"
 #include "variate/tracing/program.hpp"
+#include "variate/tracing/random_variables.hpp"
 
 namespace {
 
@@ -65,6 +66,27 @@ TEST(BuiltinModels, EachBuildsFromItsEmbeddedDataAndNamesWhatItReads) {
                                           "none.json")),
                "none.json: variable 'y' is empty; expected at least one school");
   EXPECT_EQ(variate::models::find_builtin_model("no-such-model"), nullptr);
+}
+
+// A model function whose program refers to its data, as a plugin written with [&] does: define keeps
+// the data alive, so the program still reads them once the caller's ModelData is gone.
+variate::models::Definition refers_to_its_data(const ModelData& data) {
+  return {.description = "reads y when it runs",
+          .program =
+              [&data] {
+                variate::tracing::Condition observed({{"y", data.values("y", {3})}});
+                variate::Normal(variate::Tensor::scalar(0.0, data.dtype()), variate::Tensor::scalar(10.0, data.dtype()),
+                                "y", {3});
+              },
+          .main_parameters = {}};
+}
+
+TEST(Define, KeepsTheDataAliveAsLongAsTheProgram) {
+  const variate::models::Definition d = variate::models::define(&refers_to_its_data, schools(DType::f32));
+  const auto sites = variate::tracing::ProgramJoint(d.program).sites();
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_TRUE(sites[0].observed);
+  EXPECT_EQ(sites[0].dtype, DType::f32);
 }
 
 }  // namespace

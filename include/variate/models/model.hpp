@@ -36,6 +36,12 @@ struct Definition {
 
 using ModelFunction = Definition (*)(const ModelData&);
 
+/// The model `function` defines on `data`, with the data kept alive as long as its program: a
+/// program that refers to `data` (a lambda capturing it by reference) still reads it when inference
+/// runs the program, long after this call. The tool, the C interface and the built-in catalog call
+/// model functions through here.
+Definition define(ModelFunction function, ModelData data);
+
 /// What a plugin exports. The tool checks kPluginAbiVersion (a plain C integer symbol) before it
 /// touches anything else, so a plugin built against other headers is refused, not run.
 inline constexpr int kPluginAbiVersion = 1;
