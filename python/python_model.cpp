@@ -24,11 +24,16 @@ DType parse_precision(const std::string& precision) {
   return precision == "f64" ? DType::f64 : DType::f32;
 }
 
-models::Definition load(const std::optional<std::string>& name, const std::optional<std::string>& file,
-                        const std::optional<py::dict>& data, DType dtype) {
+// The model's name, or the plugin's path; exactly one of them must be given.
+std::string model_name(const std::optional<std::string>& name, const std::optional<std::string>& file) {
   VARIATE_CHECK(name.has_value() != file.has_value(), kOp,
                 "give either a built-in model's name or file= a plugin built by `variate build`, ",
                 name ? "not both" : "got neither");
+  return name ? *name : *file;
+}
+
+models::Definition load(const std::optional<std::string>& name, const std::optional<std::string>& file,
+                        const std::optional<py::dict>& data, DType dtype) {
   if (file) {
     const data::DataFile variables = data ? data_from_dict(*data) : data::DataFile{};
     return models::load_plugin(*file).function(models::ModelData(variables, data ? kSource : "no data", dtype));
@@ -43,7 +48,7 @@ models::Definition load(const std::optional<std::string>& name, const std::optio
 
 PythonModel::PythonModel(const std::optional<std::string>& name, const std::optional<std::string>& file,
                          const std::optional<py::dict>& data, const std::string& precision)
-    : name_(name ? *name : *file),
+    : name_(model_name(name, file)),
       precision_(parse_precision(precision)),
       definition_(load(name, file, data, precision_)),
       space_(definition_.program),
