@@ -48,8 +48,7 @@ data::DataArray array_from(const std::string& name, const py::handle& value) {
   array.values.assign(values.data(), values.data() + values.size());
   for (std::size_t k = 0; k < array.values.size(); ++k)
     VARIATE_CHECK(std::isfinite(array.values[k]), kOp, "data variable '", name, "' has the non-finite value ",
-                  array.values[k], " at ", position(name, array.shape, std::int64_t(k)),
-                  "; the data must be finite");
+                  array.values[k], " at ", position(name, array.shape, std::int64_t(k)), "; the data must be finite");
   return array;
 }
 
@@ -58,8 +57,7 @@ data::DataArray array_from(const std::string& name, const py::handle& value) {
 data::DataFile data_from_dict(const py::dict& data) {
   data::DataFile file;
   for (const auto& [key, value] : data) {
-    VARIATE_CHECK(py::isinstance<py::str>(key), kOp, "data names must be strings, got ",
-                  std::string(py::repr(key)));
+    VARIATE_CHECK(py::isinstance<py::str>(key), kOp, "data names must be strings, got ", std::string(py::repr(key)));
     const std::string name = key.cast<std::string>();
     file.emplace(name, array_from(name, value));
   }

@@ -48,7 +48,10 @@ inference::ModelSample wait_for_chains(std::future<inference::ModelSample>& chai
 
 PythonFit::PythonFit(inference::ModelSample sample, std::vector<std::pair<std::string, Shape>> sites,
                      std::size_t sampler_width)
-    : sample_(std::move(sample)), sites_(std::move(sites)), sampler_width_(sampler_width), kept_(common_draws(sample_)) {}
+    : sample_(std::move(sample)),
+      sites_(std::move(sites)),
+      sampler_width_(sampler_width),
+      kept_(common_draws(sample_)) {}
 
 std::vector<double> PythonFit::column(std::size_t j) const {
   std::vector<double> values;

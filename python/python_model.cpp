@@ -57,14 +57,15 @@ PythonModel::PythonModel(const std::optional<std::string>& name, const std::opti
 
 const double* PythonModel::point(const py::array_t<double, py::array::c_style | py::array::forcecast>& x,
                                  const char* op) const {
-  VARIATE_CHECK(x.ndim() == 1 && x.shape(0) == dimension(), op, "expected a vector of ", dimension(),
-                " unconstrained values, got an array of shape (",
-                [&] {
-                  std::string dims;
-                  for (py::ssize_t k = 0; k < x.ndim(); ++k) dims += (k ? ", " : "") + std::to_string(x.shape(k));
-                  return dims;
-                }(),
-                ")");
+  VARIATE_CHECK(
+      x.ndim() == 1 && x.shape(0) == dimension(), op, "expected a vector of ", dimension(),
+      " unconstrained values, got an array of shape (",
+      [&] {
+        std::string dims;
+        for (py::ssize_t k = 0; k < x.ndim(); ++k) dims += (k ? ", " : "") + std::to_string(x.shape(k));
+        return dims;
+      }(),
+      ")");
   return x.data();
 }
 
@@ -83,8 +84,7 @@ py::tuple PythonModel::log_density_gradient(const py::array_t<double, py::array:
   const auto d = std::size_t(dimension());
   py::array_t<double> gradient(std::vector<py::ssize_t>{py::ssize_t(d)});
   double lp = 0;
-  (jacobian ? with_jacobian_ : without_jacobian_)
-      .evaluate({theta, d}, 1, {&lp, 1}, {gradient.mutable_data(), d});
+  (jacobian ? with_jacobian_ : without_jacobian_).evaluate({theta, d}, 1, {&lp, 1}, {gradient.mutable_data(), d});
   return py::make_tuple(lp, std::move(gradient));
 }
 

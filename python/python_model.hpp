@@ -26,8 +26,7 @@ class PythonModel {
   double log_density(const pybind11::array_t<double, pybind11::array::c_style | pybind11::array::forcecast>& x,
                      bool jacobian) const;
   pybind11::tuple log_density_gradient(
-      const pybind11::array_t<double, pybind11::array::c_style | pybind11::array::forcecast>& x,
-      bool jacobian) const;
+      const pybind11::array_t<double, pybind11::array::c_style | pybind11::array::forcecast>& x, bool jacobian) const;
 
   const std::string& name() const { return name_; }
   const models::Definition& definition() const { return definition_; }

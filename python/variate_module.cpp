@@ -109,7 +109,8 @@ variable, a wrong shape or type) raises ValueError naming what was wrong.)")
           [](const PythonModel& self) {
             py::dict out;
             for (const auto& [name, shape] : self.sites())
-              out[py::str(name)] = py::tuple(py::cast(std::vector<std::int64_t>(shape.dims().begin(), shape.dims().end())));
+              out[py::str(name)] =
+                  py::tuple(py::cast(std::vector<std::int64_t>(shape.dims().begin(), shape.dims().end())));
             return out;
           },
           "the parameters and generated quantities in order, each with its shape")
@@ -161,7 +162,10 @@ void bind_fit(py::module_& m) {
       .def_property_readonly("interrupted", &PythonFit::interrupted,
                              "whether Ctrl-C stopped the run (the arrays then hold the draws every chain made)")
       .def(
-          "summary", [](const PythonFit& self) { return Summary{self.summary(), self.sampler()}; },
+          "summary",
+          [](const PythonFit& self) {
+            return Summary{self.summary(), self.sampler()};
+          },
           "mean, MCSE, sd, MAD, 5/50/95% quantiles, bulk and tail ESS and R-hat of lp__ and every parameter "
           "element, and the sampler's diagnostics per chain");
   py::class_<Summary>(m, "Summary", "Fit.summary(); str() prints it as the tool does")
