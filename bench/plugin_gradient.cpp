@@ -35,12 +35,14 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < points.size(); ++k) points[k] = 0.1 * double(k % 13) - 0.6;
     double lp = 0, sink = 0;
     const int calls = argc == 4 ? std::atoi(argv[3]) : 20000;
-    const double seconds = bench::best_seconds([&] {
-      for (int c = 0; c < calls; ++c) {
-        target.evaluate({&points[(std::size_t(c) % 64) * d], d}, 1, {&lp, 1}, grad);
-        sink += lp;
-      }
-    }, 3.0);
+    const double seconds = bench::best_seconds(
+        [&] {
+          for (int c = 0; c < calls; ++c) {
+            target.evaluate({&points[(std::size_t(c) % 64) * d], d}, 1, {&lp, 1}, grad);
+            sink += lp;
+          }
+        },
+        3.0);
     std::printf("%s: %zu parameters, in process: %.0f ns per gradient [checksum %g]\n", plugin.name.c_str(), d,
                 seconds / calls * 1e9, sink);
   } catch (const std::exception& e) {

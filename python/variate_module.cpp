@@ -1,5 +1,5 @@
 // The `variate` Python module: models (built-in or plugins) on data given as numpy arrays, their
-// log density and gradient, and sampling with the tool's options (docs/python.md).
+// log density and gradient, and sampling with the tool's options (README.md, "Python").
 //
 //   import numpy as np, variate
 //   model = variate.Model("eight-schools", data={"J": 8, "y": y, "sigma": sigma})

@@ -57,6 +57,14 @@ class LogDensity(unittest.TestCase):
         self.assertEqual(given.log_density(x), embedded.log_density(x))
         self.assertEqual(given.parameters, {"mu": (), "tau": (), "theta_tilde": (8,), "theta": (8,)})
 
+    def test_f32_computes_the_f64_density_to_single_precision(self):
+        x = np.linspace(-0.7, 0.6, 10)
+        single = variate.Model("eight-schools", precision="f32").log_density_gradient(x)
+        double = variate.Model("eight-schools").log_density_gradient(x)
+        self.assertNotEqual(single[0], double[0])
+        self.assertAlmostEqual(single[0], double[0], delta=1e-5 * abs(double[0]))
+        np.testing.assert_allclose(single[1], double[1], rtol=1e-4, atol=1e-5)
+
     def test_a_plugin_computes_what_the_built_in_model_does(self):
         loaded = variate.Model(file=plugin("eight_schools"), data=EIGHT_SCHOOLS)
         builtin = variate.Model("eight-schools")
