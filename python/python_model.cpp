@@ -36,12 +36,13 @@ models::Definition load(const std::optional<std::string>& name, const std::optio
                         const std::optional<py::dict>& data, DType dtype) {
   if (file) {
     const data::DataFile variables = data ? data_from_dict(*data) : data::DataFile{};
-    return models::load_plugin(*file).function(models::ModelData(variables, data ? kSource : "no data", dtype));
+    return models::define(models::load_plugin(*file).function,
+                          models::ModelData(variables, data ? kSource : "no data", dtype));
   }
   const models::BuiltinModel* builtin = models::find_builtin_model(*name);
   // builtin_definition names the built-in models when there is no such one.
   if (builtin == nullptr || !data) return models::builtin_definition(*name, dtype);
-  return builtin->function(models::ModelData(data_from_dict(*data), kSource, dtype));
+  return models::define(builtin->function, models::ModelData(data_from_dict(*data), kSource, dtype));
 }
 
 }  // namespace
