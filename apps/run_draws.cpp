@@ -14,8 +14,8 @@ namespace {
 
 // The first difference between two files' columns, or an empty string.
 std::string column_mismatch(const data::StanCsv& first, const data::StanCsv& other) {
-  const auto& a = first.columns;
-  const auto& b = other.columns;
+  const auto& a = first.header;
+  const auto& b = other.header;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
     if (a[i] != b[i])
       return "column " + std::to_string(i + 1) + " is " + quote_input(b[i]) + " but " + quote_input(a[i]) + " in " +
@@ -25,10 +25,10 @@ std::string column_mismatch(const data::StanCsv& first, const data::StanCsv& oth
   return {};
 }
 
-std::vector<data::StanCsv> read_in_parallel(const std::vector<std::string>& files) {
+std::vector<data::StanCsv> read_in_parallel(const std::vector<std::string>& files, const ColumnFilter& keep) {
   std::vector<std::future<data::StanCsv>> reading;
   for (const std::string& path : files)
-    reading.push_back(std::async(std::launch::async, [path] { return data::read_stan_csv(path); }));
+    reading.push_back(std::async(std::launch::async, [&keep, path] { return data::read_stan_csv(path, keep); }));
   std::vector<data::StanCsv> read;
   for (auto& r : reading) read.push_back(r.get());  // rethrows the first file's error, in file order
   return read;
@@ -53,10 +53,11 @@ inference::ChainDraws RunDraws::column(std::size_t j) const {
 
 bool is_sampler_column(std::string_view name) { return name.size() > 2 && name.ends_with("__"); }
 
-RunDraws read_run_draws(const std::vector<std::string>& files, const char* op, std::ostream& warnings) {
+RunDraws read_run_draws(const std::vector<std::string>& files, const char* op, std::ostream& warnings,
+                        const ColumnFilter& keep) {
   VARIATE_CHECK(!files.empty(), op, "no files given; expected one or more Stan CSV files");
   RunDraws run;
-  for (data::StanCsv& f : read_in_parallel(files)) {
+  for (data::StanCsv& f : read_in_parallel(files, keep)) {
     if (!f.warning.empty()) warnings << "variate " + std::string(op) + ": warning: " + f.warning + "\n";
     const std::string mismatch = run.chains.empty() ? std::string() : column_mismatch(run.chains.front(), f);
     VARIATE_CHECK(mismatch.empty(), op, f.path, " does not match the other files: ", mismatch);

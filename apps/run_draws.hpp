@@ -6,6 +6,7 @@
 //   std::vector<inference::ParameterSummary> rows = summarize_run(run);
 //   inference::SamplerSummary sampler = summarize_run_sampler(run);
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -27,7 +28,10 @@ struct RunDraws {
   /// What was left out, one sentence each: files without draws, chains cut to `draws`.
   std::vector<std::string> notes;
 
+  /// The columns read: all of the files' columns unless read_run_draws was given a filter.
   const std::vector<std::string>& columns() const { return chains.front().columns; }
+  /// Every column of the files.
+  const std::vector<std::string>& header() const { return chains.front().header; }
   /// The index of the column `name`, if there is one.
   std::optional<std::size_t> column_index(std::string_view name) const;
   /// Column `j`'s draws, [chain][draw], `draws` per chain.
@@ -37,11 +41,15 @@ struct RunDraws {
 /// Whether `name` is a sampler column (lp__, accept_stat__, ...): Stan ends their names in "__".
 bool is_sampler_column(std::string_view name);
 
-/// Reads the Stan CSV `files` (in parallel) as the chains of one run. A cut last row is reported
-/// to `warnings` as "variate <op>: warning: ...". Throws variate::Error naming `op` for no files,
-/// unreadable or malformed files (read_stan_csv), files whose columns differ (naming the first
-/// difference) and when no file has draws after warm-up.
-RunDraws read_run_draws(const std::vector<std::string>& files, const char* op, std::ostream& warnings);
+/// Which columns read_run_draws reads (data::read_stan_csv's filter); empty: all.
+using ColumnFilter = std::function<bool(std::string_view)>;
+
+/// Reads the Stan CSV `files` (in parallel) as the chains of one run, only the columns `keep`
+/// accepts. A cut last row is reported to `warnings` as "variate <op>: warning: ...". Throws
+/// variate::Error naming `op` for no files, unreadable or malformed files (read_stan_csv), files
+/// whose columns differ (naming the first difference) and when no file has draws after warm-up.
+RunDraws read_run_draws(const std::vector<std::string>& files, const char* op, std::ostream& warnings,
+                        const ColumnFilter& keep = {});
 
 /// One row per column, in column order (in parallel over columns): lp__ and the parameters in
 /// full, the other sampler columns only by their location and spread, as stansummary does (their

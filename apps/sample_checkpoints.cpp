@@ -119,6 +119,7 @@ SampleCheckpoints::SampleCheckpoints(const SampleContext& job)
 }
 
 SampleCheckpoints::~SampleCheckpoints() {
+  writes_.reset();  // its last writes use the logs
   for (ChainLog& chain : chains_)
     if (chain.fd >= 0) ::close(chain.fd);
 }
@@ -191,6 +192,7 @@ void SampleCheckpoints::load(int c) {
 void SampleCheckpoints::attach(inference::SamplerOptions& sampler) {
   sampler.checkpoint_every = every_;
   sampler.on_checkpoint = [this](const inference::ChainState& s) { save(s); };
+  writes_ = std::make_unique<BackgroundWrites>(chains_.size());
   if (job_.options.resume.empty()) start_fresh();
   open_logs();
   if (job_.options.resume.empty()) return;
@@ -231,21 +233,41 @@ void SampleCheckpoints::log(const inference::Draw& d) {
   if (d.warmup) return;
   ChainLog& chain = chains_[std::size_t(d.chain)];
   const inference::TransitionStats& s = *d.stats;
-  chain.record = {s.log_density,        s.accept_stat,           s.step_size, double(s.tree_depth),
-                  double(s.n_leapfrog), s.divergent ? 1.0 : 0.0, s.energy};
-  chain.record.insert(chain.record.end(), d.position.begin(), d.position.end());
-  const std::size_t bytes = chain.record.size() * sizeof(double);
-  write_all(chain.fd, chain.record.data(), bytes, log_path(d.chain));
-  chain.crc = inference::extend_crc32(chain.crc, chain.record.data(), bytes);
+  const double stats[kStats] = {s.log_density,        s.accept_stat,           s.step_size, double(s.tree_depth),
+                                double(s.n_leapfrog), s.divergent ? 1.0 : 0.0, s.energy};
+  chain.crc = inference::extend_crc32(chain.crc, stats, sizeof stats);
+  chain.crc = inference::extend_crc32(chain.crc, d.position.data(), d.position.size() * sizeof(double));
+  const std::lock_guard lock(chain.mutex);
+  chain.unwritten.insert(chain.unwritten.end(), std::begin(stats), std::end(stats));
+  chain.unwritten.insert(chain.unwritten.end(), d.position.begin(), d.position.end());
 }
 
+// On the chain's sampling thread, which has just logged the draws up to `state`: their checksum now.
 void SampleCheckpoints::save(const inference::ChainState& state) {
+  const std::uint32_t crc = chains_[std::size_t(state.chain)].crc;
+  writes_->submit(std::size_t(state.chain), [this, state, crc] { write_durably(state, crc); });
+  // The test hook's checkpoint must reach the disk, not be replaced by the chain's next one.
+  if (state.chain == kill_chain_ && state.iteration == kill_iteration_) writes_->flush();
+}
+
+// The log may hold records made after `state` by now; a resume reads it only as far as the checkpoint.
+void SampleCheckpoints::write_durably(const inference::ChainState& state, std::uint32_t log_crc) {
   ChainLog& chain = chains_[std::size_t(state.chain)];
+  std::vector<double> records;
+  {
+    const std::lock_guard lock(chain.mutex);
+    records.swap(chain.unwritten);
+  }
+  write_all(chain.fd, records.data(), records.size() * sizeof(double), log_path(state.chain));
   if (::fdatasync(chain.fd) != 0) fail_system(log_path(state.chain), "cannot flush the draw log");
   inference::write_checkpoint(
       checkpoint_path(state.chain),
-      {identity_, {{"draw log crc32", hex(chain.crc)}, {"checkpoint every", std::to_string(every_)}}, state});
+      {identity_, {{"draw log crc32", hex(log_crc)}, {"checkpoint every", std::to_string(every_)}}, state});
   if (state.chain == kill_chain_ && state.iteration == kill_iteration_) ::raise(SIGKILL);
+}
+
+void SampleCheckpoints::finish() {
+  if (writes_) writes_->flush();
 }
 
 void SampleCheckpoints::prepend_replayed(inference::SampleResult& result) const {

@@ -1,9 +1,11 @@
 #pragma once
 // `variate sample --checkpoint-every N` and `--resume DIR`. Each chain keeps, in
 // <output>/checkpoint/, its checkpoint <model>-<chain>.ckpt (inference/checkpoint_file.hpp) and its
-// draw log <model>-<chain>.draws: every kept draw's sampler statistics and unconstrained position,
-// appended as it is made. A checkpoint flushes the log to the disk first and records the log's
-// checksum, so the draws before it survive a crash. A resume checks each checkpoint against the
+// draw log <model>-<chain>.draws: every kept draw's sampler statistics and unconstrained position.
+// The sampling threads only copy: each checkpoint's state and the draws logged before it go to a
+// thread of their own (background_writes.hpp), which appends the draws to the log, flushes it to
+// the disk, then writes the checkpoint with the log's checksum, so the draws before a checkpoint
+// survive a crash. A resume checks each checkpoint against the
 // run (model, parameters, data, options), cuts each log back to its checkpoint, and replays the
 // logged draws through the draw writer: the CSV files are written again by the code that wrote
 // them, so they end up as an uninterrupted run's would, rows made after the checkpoint included.
@@ -12,14 +14,18 @@
 //   checkpoints.attach(sampler_options);                // resume states, checkpoint_every, on_checkpoint
 //   checkpoints.replay([&](const inference::Draw& d) { draws.write(d); });
 //   ... on_draw: checkpoints.log(d) ...
+//   checkpoints.finish();                               // once sampling has stopped
 //   checkpoints.prepend_replayed(result);
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <vector>
 
+#include "background_writes.hpp"
 #include "sample_context.hpp"
 #include "variate/inference/checkpoint_file.hpp"
 #include "variate/inference/sampler.hpp"
@@ -48,16 +54,20 @@ class SampleCheckpoints {
   void replay(const std::function<void(const inference::Draw&)>& write) const;
   /// Appends a kept draw to its chain's log (warm-up draws are ignored). Thread-safe across chains.
   void log(const inference::Draw& d);
+  /// Waits until the last checkpoints are on the disk (they are written on a thread of their own,
+  /// so that sampling does not wait for the disk); throws naming the file if one could not be written.
+  void finish();
   /// Puts the replayed draws before this session's in each chain's result.
   void prepend_replayed(inference::SampleResult& result) const;
 
  private:
   struct ChainLog {
     int fd = -1;
-    std::uint32_t crc = 0;         // CRC-32 of the records written so far
+    std::uint32_t crc = 0;         // CRC-32 of the records logged so far
     std::vector<double> replayed;  // resumed: the logged records up to the checkpoint
     std::optional<inference::ChainState> resume;
-    std::vector<double> record;  // scratch
+    std::mutex mutex;               // guards `unwritten`, which the writing thread empties
+    std::vector<double> unwritten;  // records logged but not yet written: the next checkpoint writes them
   };
   std::filesystem::path checkpoint_path(int chain) const;
   std::filesystem::path log_path(int chain) const;
@@ -65,6 +75,8 @@ class SampleCheckpoints {
   void open_logs();
   void load(int chain);
   void save(const inference::ChainState& state);
+  // On the writing thread: the draw log and then the checkpoint, each to the disk.
+  void write_durably(const inference::ChainState& state, std::uint32_t log_crc);
   std::size_t record_size() const;
 
   const SampleContext& job_;
@@ -73,9 +85,10 @@ class SampleCheckpoints {
   std::int64_t every_ = 0;
   std::vector<ChainLog> chains_;
   // A test hook: VARIATE_TEST_KILL_AT_CHECKPOINT=<chain>:<iteration> (1-based chain) ends the
-  // process with SIGKILL right after that checkpoint, as a crash or `kill -9` would.
+  // process with SIGKILL right after that checkpoint is on the disk, as a crash or `kill -9` would.
   int kill_chain_ = -1;
   std::int64_t kill_iteration_ = -1;
+  std::unique_ptr<BackgroundWrites> writes_;  // set by attach
 };
 
 }  // namespace variate::cli

@@ -172,7 +172,10 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
     if (checkpoints) checkpoints->log(d);
     if (d.warmup || writer) progress.update(d);
   });
-  if (checkpoints) checkpoints->prepend_replayed(result);
+  if (checkpoints) {
+    checkpoints->finish();
+    checkpoints->prepend_replayed(result);
+  }
   progress.finish();
   draws.close(result);
 

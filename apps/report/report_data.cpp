@@ -174,6 +174,13 @@ std::vector<inference::ParameterSummary> worst_first(std::vector<inference::Para
   return rows;
 }
 
+std::vector<std::string> plotted_columns(const std::vector<inference::ParameterSummary>& ordered,
+                                         const ReportChoices& choices) {
+  std::vector<std::string> names = pair_names(ordered, choices);
+  for (std::size_t i = 0; i < std::min(choices.plotted, ordered.size()); ++i) names.push_back(ordered[i].name);
+  return names;
+}
+
 nlohmann::json report_data(const RunDraws& run, const std::vector<inference::ParameterSummary>& summary,
                            const ReportChoices& choices) {
   const std::vector<inference::ParameterSummary> ordered = worst_first(summary, run.chains.size());

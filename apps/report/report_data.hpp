@@ -30,8 +30,13 @@ inline constexpr double kEssPerChainLimit = 100;
 /// (constant draws) last.
 std::vector<inference::ParameterSummary> worst_first(std::vector<inference::ParameterSummary> rows, std::size_t chains);
 
-/// The page's data. Throws variate::Error naming "report" for a pair-plot parameter that is not a
-/// column of the draws.
+/// The columns the page plots for `ordered` (worst_first's rows): the first `plotted` rows' and
+/// the pair plot's.
+std::vector<std::string> plotted_columns(const std::vector<inference::ParameterSummary>& ordered,
+                                         const ReportChoices& choices);
+
+/// The page's data. `run` needs only the sampler columns and plotted_columns(). Throws variate::Error naming "report"
+/// for a pair-plot parameter that is not a column of the draws.
 nlohmann::json report_data(const RunDraws& run, const std::vector<inference::ParameterSummary>& summary,
                            const ReportChoices& choices);
 

@@ -4,6 +4,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
+#include <sstream>
+#include <utility>
 
 #include "../run_draws.hpp"
 #include "../write_file.hpp"
@@ -55,6 +58,30 @@ fs::path default_output(const std::vector<std::string>& paths, const std::vector
   return fs::path(files.front()).parent_path() / "report.html";
 }
 
+// Our runs save the summary of their draws beside them: with it, only the sampler columns and the
+// plotted ones need reading. Other draws are read whole and summarized here.
+std::pair<RunDraws, std::vector<inference::ParameterSummary>> read_and_summarize(const std::vector<std::string>& files,
+                                                                                 const report::ReportChoices& choices) {
+  const fs::path folder = fs::path(files.front()).parent_path();
+  const bool one_folder = std::all_of(files.begin(), files.end(),
+                                      [&](const std::string& f) { return fs::path(f).parent_path() == folder; });
+  if (const auto saved = one_folder ? report::read_saved_summary(folder) : std::nullopt) {
+    const std::vector<std::string> plotted =
+        report::plotted_columns(report::worst_first(saved->rows, saved->chains), choices);
+    const std::set<std::string, std::less<>> wanted(plotted.begin(), plotted.end());
+    std::ostringstream warnings;
+    RunDraws run = read_run_draws(files, "report", warnings,
+                                  [&](std::string_view c) { return is_sampler_column(c) || wanted.contains(c); });
+    if (report::describes(*saved, run)) {
+      std::cerr << warnings.str();
+      return {std::move(run), saved->rows};
+    }
+  }
+  RunDraws run = read_run_draws(files, "report", std::cerr);
+  std::vector<inference::ParameterSummary> summary = summarize_run(run);
+  return {std::move(run), std::move(summary)};
+}
+
 }  // namespace
 
 std::vector<std::string> report_files(const std::vector<std::string>& paths) {
@@ -74,15 +101,9 @@ std::vector<std::string> report_files(const std::vector<std::string>& paths) {
 
 fs::path write_report(const ReportJobOptions& o, std::ostream& out) {
   const std::vector<std::string> files = report_files(o.paths);
-  const RunDraws run = read_run_draws(files, "report", std::cerr);
-  // Our runs save the summary of their draws beside them; other draws are summarized here.
-  const fs::path folder = fs::path(files.front()).parent_path();
-  const bool one_folder = std::all_of(files.begin(), files.end(),
-                                      [&](const std::string& f) { return fs::path(f).parent_path() == folder; });
-  std::optional<std::vector<inference::ParameterSummary>> summary;
-  if (one_folder) summary = report::saved_summary(folder, run);
-  if (!summary) summary = summarize_run(run);
-  const nlohmann::json data = report::report_data(run, *summary, {.plotted = o.plotted, .pairs = o.pairs});
+  const report::ReportChoices choices{.plotted = o.plotted, .pairs = o.pairs};
+  const auto [run, summary] = read_and_summarize(files, choices);
+  const nlohmann::json data = report::report_data(run, summary, choices);
   std::string prefix;
   const std::string name = fs::path(files.front()).filename().string();
   const std::string title = "variate report: " + (chain_number(name, prefix) >= 0 ? prefix : name);

@@ -14,12 +14,24 @@
 
 namespace variate::detail {
 
-namespace {
-
 void check_size(std::size_t bytes, std::size_t max_bytes, const char* op, const std::string& source) {
   VARIATE_CHECK(bytes <= max_bytes, op, source, ": holds more than ", max_bytes,
                 " bytes (after decompression), the limit for an input file; is it the file you meant?");
 }
+
+std::size_t read_chunk(gzFile_s* file, char* data, unsigned bytes, const char* op, const std::string& path) {
+  const int n = gzread(file, data, bytes);
+  if (n > 0) return std::size_t(n);
+  // At the end, Z_BUF_ERROR means the file ended inside a gzip stream: it is truncated.
+  int code = Z_OK;
+  const char* message = gzerror(file, &code);
+  if (n < 0 || code == Z_BUF_ERROR) {
+    detail::fail(op, ": cannot read file '", path, "': ", code == Z_ERRNO ? std::strerror(errno) : message);
+  }
+  return 0;
+}
+
+namespace {
 
 // window_bits as zlib's inflateInit2 takes them: 16 + MAX_WBITS for gzip, -MAX_WBITS for the raw
 // deflate data of a zip member.
@@ -159,21 +171,15 @@ std::string read_text_file(const std::string& path, const char* op, std::size_t 
     const std::size_t done = text.size();
     check_size(done, max_bytes, op, path);
     text.resize(done + kChunk);
-    const int n = gzread(file.get(), text.data() + done, kChunk);
-    if (n <= 0) {
-      // At the end, Z_BUF_ERROR means the file ended inside a gzip stream: it is truncated.
-      int code = Z_OK;
-      const char* message = gzerror(file.get(), &code);
-      if (n < 0 || code == Z_BUF_ERROR) {
-        detail::fail(op, ": cannot read file '", path, "': ", code == Z_ERRNO ? std::strerror(errno) : message);
-      }
+    const std::size_t n = read_chunk(file.get(), text.data() + done, kChunk, op, path);
+    if (n == 0) {
       text.resize(done);
       if (is_zip(text)) text = unzip_single(text, op, path, max_bytes);
       // Editors on Windows start UTF-8 text with a byte-order mark; it is not part of the data.
       if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
       return text;
     }
-    text.resize(done + static_cast<std::size_t>(n));
+    text.resize(done + n);
   }
 }
 

@@ -5,11 +5,21 @@
 #include <span>
 #include <string>
 
+struct gzFile_s;  // zlib's file handle (gzFile)
+
 namespace variate::detail {
 
 /// The most bytes an input file may hold, after decompression: 2 GiB, far above any data set a
 /// model here reads, and a bound on what /dev/zero, an endless pipe or a gzip bomb can make us read.
 inline constexpr std::size_t kMaxInputBytes = std::size_t(1) << 31;
+
+/// Throws variate::Error starting with `op` and naming `source` when `bytes` exceeds `max_bytes`.
+void check_size(std::size_t bytes, std::size_t max_bytes, const char* op, const std::string& source);
+
+/// Reads up to `bytes` bytes of `file` (opened with gzopen) into `data`: how many, 0 at the end.
+/// Throws variate::Error starting with `op` and naming `path` when it cannot be read or a gzip
+/// stream is truncated or corrupt.
+std::size_t read_chunk(gzFile_s* file, char* data, unsigned bytes, const char* op, const std::string& path);
 
 /// Throws variate::Error starting with `op` and naming `path` when it exists but is neither a
 /// regular file nor a pipe (a device such as /dev/zero, a folder, a socket); symbolic links are

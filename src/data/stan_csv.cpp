@@ -13,7 +13,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "data/read_text.hpp"
+#include "data/text_lines.hpp"
 #include "variate/core/error.hpp"
 #include "variate/core/quote_input.hpp"
 
@@ -238,17 +238,16 @@ std::vector<double> StanCsv::column(std::string_view name) const {
   return values;
 }
 
-StanCsv read_stan_csv(const std::string& path) {
+StanCsv read_stan_csv(const std::string& path, const std::function<bool(std::string_view)>& keep) {
   constexpr const char* op = "read_stan_csv";
-  const std::string contents = detail::read_text_file(path, op);
-  VARIATE_CHECK(contents.find_first_not_of(" \t\r\n") != std::string::npos, op, path,
-                ": the file is empty; expected Stan CSV output (comment lines, ",
-                "a line of column names and rows of draws)");
+  detail::TextLines lines(path, op);
+  bool blank = true;  // so far only white space
 
   StanCsv csv;
   csv.path = path;
   std::vector<std::vector<double>> rows;
   std::vector<std::string_view> fields;
+  std::vector<std::size_t> kept;  // the header positions of the columns read
   bool have_header = false;
   std::int64_t header_line = 0;
 
@@ -269,12 +268,11 @@ StanCsv read_stan_csv(const std::string& path) {
     state = State::none;
   };
 
-  std::string_view text = contents;
-  for (std::int64_t line_number = 1; !text.empty(); ++line_number) {
-    const auto newline = text.find('\n');
-    const std::string_view line = trim(text.substr(0, newline));
-    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+  std::string_view text;
+  for (std::int64_t line_number = 1; lines.next(text); ++line_number) {
+    const std::string_view line = trim(text);
     if (line.empty()) continue;
+    blank = false;
 
     if (line.front() == '#') {
       const std::string_view comment = trim(line.substr(1));
@@ -358,7 +356,11 @@ StanCsv read_stan_csv(const std::string& path) {
         const auto [earlier, added] = seen.emplace(fields[c], c + 1);
         VARIATE_CHECK(added, op, path, ":", line_number, ": column name ", quote_input(fields[c]),
                       " appears twice (columns ", earlier->second, " and ", c + 1, ")");
-        csv.columns.emplace_back(fields[c]);
+        csv.header.emplace_back(fields[c]);
+        if (!keep || keep(fields[c])) {
+          kept.push_back(c);
+          csv.columns.emplace_back(fields[c]);
+        }
       }
       have_header = true;
       header_line = line_number;
@@ -373,25 +375,26 @@ StanCsv read_stan_csv(const std::string& path) {
     split_fields(line, fields);
     // A run stopped by a crash or a full disk may leave its last row without its line end, cut
     // short anywhere, even inside a number. (A short row that has its line end was written so.)
-    if (newline == std::string_view::npos && fields.size() <= csv.columns.size()) {
+    if (!lines.ended() && fields.size() <= csv.header.size()) {
       std::ostringstream warning;
       warning << path << ":" << line_number << ": the last row is cut short (no line end, " << fields.size() << " of "
-              << csv.columns.size() << " fields; the run writing it was interrupted or its disk was full); skipped it";
+              << csv.header.size() << " fields; the run writing it was interrupted or its disk was full); skipped it";
       csv.warning = warning.str();
       break;
     }
-    VARIATE_CHECK(fields.size() == csv.columns.size(), op, path, ":", line_number, ": found ", fields.size(),
-                  " fields, expected ", csv.columns.size(), " (one per column of the header on line ", header_line,
-                  ")");
-    std::vector<double> row(fields.size());
-    for (std::size_t c = 0; c < fields.size(); ++c) {
+    VARIATE_CHECK(fields.size() == csv.header.size(), op, path, ":", line_number, ": found ", fields.size(),
+                  " fields, expected ", csv.header.size(), " (one per column of the header on line ", header_line, ")");
+    std::vector<double>& row = rows.emplace_back();
+    row.reserve(kept.size());
+    for (const std::size_t c : kept) {
       const auto value = parse_double(fields[c]);
-      VARIATE_CHECK(value.has_value(), op, path, ":", line_number, ": column ", quote_input(csv.columns[c]), " (",
-                    c + 1, "): ", quote_input(fields[c]), " is not a number");
-      row[c] = *value;
+      VARIATE_CHECK(value.has_value(), op, path, ":", line_number, ": column ", quote_input(csv.header[c]), " (", c + 1,
+                    "): ", quote_input(fields[c]), " is not a number");
+      row.push_back(*value);
     }
-    rows.push_back(std::move(row));
   }
+  VARIATE_CHECK(!blank, op, path, ": the file is empty; expected Stan CSV output (comment lines, ",
+                "a line of column names and rows of draws)");
   VARIATE_CHECK(have_header, op, path,
                 ": no line of column names (such as lp__,accept_stat__,...); the file holds only comments");
   if (state == State::dense_rows) finish_dense();

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <bit>
 #include <cmath>
@@ -143,6 +144,15 @@ TEST_F(StanCsvFile, ReadsCmdStanBernoulliOutput) {
   const StanCsv csv = read_stan_csv(file);
   EXPECT_EQ(csv.path, file);
   expect_bernoulli(csv);
+}
+
+TEST_F(StanCsvFile, ReadsGzipCompressedOutput) {
+  const std::string file = path("bernoulli.csv.gz");
+  gzFile out = gzopen(file.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(gzputs(out, kBernoulliCsv), int(std::string(kBernoulliCsv).size()));
+  ASSERT_EQ(gzclose(out), Z_OK);
+  expect_bernoulli(read_stan_csv(file));
 }
 
 TEST_F(StanCsvFile, ReadsWindowsLineEnds) {
@@ -300,6 +310,42 @@ TEST_F(StanCsvFile, SkipsACutLastRowWithAWarning) {
   EXPECT_EQ(read_stan_csv(path("whole.csv")).column("mu"), (std::vector<double>{0.125, 0.375}));
   // A short row that has its line end was written so: still an error.
   EXPECT_ERROR(read_stan_csv(write("short.csv", "lp__,mu\n-1,0.1\n-2\n")), "short.csv:3: found 1 fields, expected 2");
+}
+
+// Rows far longer than the reader's 1 MiB chunks (a model with 100,000 parameters) read whole,
+// with every value where it was written.
+TEST_F(StanCsvFile, ReadsRowsLongerThanItsReadChunks) {
+  constexpr std::size_t kColumns = 100000;
+  std::vector<std::string> names;
+  for (std::size_t c = 0; c < kColumns; ++c) names.push_back("x." + std::to_string(c + 1));
+  {
+    StanCsvWriter out(path("wide.csv"), {{"model", "m"}}, names);
+    out.write_adaptation({0.5, std::vector<double>(kColumns, 1.0), false});
+    for (int r = 0; r < 3; ++r) {
+      std::vector<double> row(kColumns);
+      for (std::size_t c = 0; c < kColumns; ++c) row[c] = double(r) + 1e-6 * double(c) + 0.1234567891;
+      out.write_row(row);
+    }
+  }
+  const StanCsv csv = read_stan_csv(path("wide.csv"));
+  ASSERT_EQ(csv.draws.size(), 3u);
+  EXPECT_EQ(csv.columns.size(), kColumns);
+  EXPECT_EQ(csv.adaptation.inverse_metric.size(), kColumns);
+  for (int r = 0; r < 3; ++r)
+    for (const std::size_t c : {std::size_t(0), std::size_t(65535), kColumns - 1})
+      EXPECT_EQ(csv.draws[std::size_t(r)][c], double(r) + 1e-6 * double(c) + 0.1234567891) << r << " " << c;
+}
+
+// A filter reads only its columns, in file order, and checks only their fields; the header stays whole.
+TEST_F(StanCsvFile, ReadsOnlyTheColumnsAFilterKeeps) {
+  const std::string file = write("some.csv", "# model = m\nlp__,a,b,c\n-1,0.5,oops,1.5\n-2,0.25,2,3.5\n");
+  const StanCsv csv = read_stan_csv(file, [](std::string_view name) { return name == "c" || name == "a"; });
+  EXPECT_EQ(csv.header, (std::vector<std::string>{"lp__", "a", "b", "c"}));
+  EXPECT_EQ(csv.columns, (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(csv.draws, (std::vector<std::vector<double>>{{0.5, 1.5}, {0.25, 3.5}}));
+  EXPECT_ERROR(read_stan_csv(file), "some.csv:3: column 'b' (3): 'oops' is not a number");
+  EXPECT_ERROR(read_stan_csv(write("short.csv", "a,b\n1\n"), [](std::string_view) { return false; }),
+               "short.csv:2: found 1 fields, expected 2");
 }
 
 // A write that fails (here the file size limit, as a full disk fails with ENOSPC) stops the writer

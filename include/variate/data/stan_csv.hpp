@@ -19,6 +19,7 @@
 // Array-valued quantities take one column each element, named "beta.1.2" (1-based indices), in
 // column-major order: the first index varies fastest.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,7 +98,11 @@ struct StanCsv {
   /// (so nesting indentation is dropped) and CmdStan's " (Default)" suffix removed from values.
   /// Comment lines without "=" (argument group names such as "sample") are not kept.
   std::vector<std::pair<std::string, std::string>> config;
+  /// The columns read, in file order: every column of the header unless read_stan_csv was given a
+  /// filter.
   std::vector<std::string> columns;
+  /// Every column name of the header, in file order.
+  std::vector<std::string> header;
   /// Post-warm-up draws, draws[row][column], in file order.
   std::vector<std::vector<double>> draws;
   /// Warm-up draws, present only when the file saved them (see read_stan_csv).
@@ -135,7 +140,12 @@ struct StanCsv {
 /// unreadable file, an empty file, a file without a line of column names, a row with a different
 /// number of fields than there are columns, a field that is not a number (naming its column), a
 /// malformed adaptation block, and a malformed num_warmup or thin where they are needed.
-StanCsv read_stan_csv(const std::string& path);
+///
+/// With a `keep` filter, only the columns it returns true for are read (their draws, and their
+/// names in `columns`): a report that plots a hundred of a large model's thousands of columns
+/// reads the rest no further than to count their fields. Only the kept fields are checked to be
+/// numbers.
+StanCsv read_stan_csv(const std::string& path, const std::function<bool(std::string_view)>& keep = {});
 
 /// The Stan CSV column name of element `index` (0-based) of site `site`: "beta.1.2" for index
 /// {0, 1} (Stan's 1-based indices joined by '.'); just `site` for a scalar (empty index).
