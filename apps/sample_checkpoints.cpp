@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "variate/core/error.hpp"
@@ -66,6 +67,22 @@ void write_all(int fd, const void* data, std::size_t bytes, const fs::path& path
   }
 }
 
+// The models whose chains left checkpoints in `folder` (files <model>-<chain>.ckpt), quoted and
+// comma-separated; empty when there are none.
+std::string checkpointed_models(const fs::path& folder) {
+  std::set<std::string> models;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    const std::string stem = entry.path().stem().string();
+    const auto dash = stem.rfind('-');
+    if (entry.path().extension() == ".ckpt" && dash != std::string::npos && dash > 0)
+      models.insert(stem.substr(0, dash));
+  }
+  std::string names;
+  for (const std::string& m : models) names += (names.empty() ? "'" : ", '") + m + "'";
+  return names;
+}
+
 }  // namespace
 
 inference::CheckpointEntries run_identity(const SampleContext& job) {
@@ -113,9 +130,13 @@ SampleCheckpoints::SampleCheckpoints(const SampleContext& job)
   VARIATE_CHECK(fs::is_directory(folder_, ec), "sample", "--resume ", job.options.resume, ": no folder '",
                 folder_.string(), "'; resume needs the output folder of a run made with --checkpoint-every");
   for (int c = 0; c < job.options.chains; ++c) load(c);
-  VARIATE_CHECK(std::any_of(chains_.begin(), chains_.end(), [](const ChainLog& l) { return l.resume.has_value(); }),
-                "sample", "--resume ", job.options.resume, ": '", folder_.string(), "' holds no checkpoint of model '",
-                job.model.name, "' (the run stopped before its first checkpoint: start it again without --resume)");
+  if (std::any_of(chains_.begin(), chains_.end(), [](const ChainLog& l) { return l.resume.has_value(); })) return;
+  const std::string others = checkpointed_models(folder_);
+  VARIATE_CHECK(others.empty(), "sample", "--resume ", job.options.resume, ": '", folder_.string(),
+                "' holds checkpoints of ", others, ", not of model '", job.model.name,
+                "': resume with the run's own command (its --model or --model-file), --resume in place of --output");
+  detail::fail("sample", "--resume ", job.options.resume, ": '", folder_.string(), "' holds no checkpoint of model '",
+               job.model.name, "' (the run stopped before its first checkpoint: start it again without --resume)");
 }
 
 SampleCheckpoints::~SampleCheckpoints() {

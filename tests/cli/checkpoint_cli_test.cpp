@@ -116,7 +116,7 @@ TEST(CheckpointCli, CorruptOrMismatchedCheckpointsAreOneClearError) {
                    {"eight-schools-", ".ckpt", "--seed", "'5'", "'6'"});
   expect_one_error(run_cli(kRun + " --resume " + out), {"data fingerprint", "(the model's own data)"});
   expect_one_error(run_cli("sample --model beta-bernoulli --resume " + out),
-                   {"no checkpoint of model 'beta-bernoulli'"});
+                   {"holds checkpoints of 'eight-schools', not of model 'beta-bernoulli'", "its --model"});
   // Another model's checkpoint under this model's name.
   fs::copy_file(out + "/checkpoint/eight-schools-1.ckpt", out + "/checkpoint/beta-bernoulli-1.ckpt");
   expect_one_error(run_cli("sample --model beta-bernoulli --resume " + out),
