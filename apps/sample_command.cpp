@@ -56,7 +56,8 @@ Command add_sample_command(CLI::App& app) {
                   "Without a sharded saved site the two are the same")
       ->check(CLI::IsMember({"gather", "per-device"}))
       ->capture_default_str();
-  cmd->add_option("--sampler", o->sampler, "nuts or hmc (static HMC)")
+  cmd->add_option("--sampler", o->sampler,
+                  "nuts, hmc (static HMC) or chees (ChEES-HMC; needs --vectorize and many chains)")
       ->check(CLI::IsMember({"nuts", "hmc"}))
       ->capture_default_str();
   cmd->add_option("--metric", o->metric,
