@@ -76,7 +76,9 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_option("--max-depth", o->max_depth, "NUTS maximum tree depth")
       ->check(whole_number(1, 30))
       ->capture_default_str();
-  cmd->add_option("--adapt-delta", o->adapt_delta, "target acceptance rate of step-size adaptation")
+  cmd->add_option("--adapt-delta", o->adapt_delta,
+                  "target acceptance rate of step-size adaptation (nuts, hmc; chees drives the chains' "
+                  "harmonic-mean acceptance to 0.651)")
       ->check(kOpenUnitInterval)
       ->capture_default_str();
   cmd->add_option("--leapfrog-steps", o->leapfrog_steps,
