@@ -58,7 +58,7 @@ Command add_sample_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--sampler", o->sampler,
                   "nuts, hmc (static HMC) or chees (ChEES-HMC; needs --vectorize and many chains)")
-      ->check(CLI::IsMember({"nuts", "hmc"}))
+      ->check(CLI::IsMember({"nuts", "hmc", "chees"}))
       ->capture_default_str();
   cmd->add_option("--metric", o->metric,
                   "the inverse metric and how warm-up learns it: diag or dense (Stan's windowed adaptation), "
