@@ -56,8 +56,9 @@ Command add_sample_command(CLI::App& app) {
                   "Without a sharded saved site the two are the same")
       ->check(CLI::IsMember({"gather", "per-device"}))
       ->capture_default_str();
-  cmd->add_option("--sampler", o->sampler, "nuts or hmc (static HMC)")
-      ->check(CLI::IsMember({"nuts", "hmc"}))
+  cmd->add_option("--sampler", o->sampler,
+                  "nuts, hmc (static HMC) or chees (ChEES-HMC; needs --vectorize and many chains)")
+      ->check(CLI::IsMember({"nuts", "hmc", "chees"}))
       ->capture_default_str();
   cmd->add_option("--metric", o->metric,
                   "the inverse metric and how warm-up learns it: diag or dense (Stan's windowed adaptation), "
@@ -75,7 +76,9 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_option("--max-depth", o->max_depth, "NUTS maximum tree depth")
       ->check(whole_number(1, 30))
       ->capture_default_str();
-  cmd->add_option("--adapt-delta", o->adapt_delta, "target acceptance rate of step-size adaptation")
+  cmd->add_option("--adapt-delta", o->adapt_delta,
+                  "target acceptance rate of step-size adaptation (nuts, hmc; chees drives the chains' "
+                  "harmonic-mean acceptance to 0.651)")
       ->check(kOpenUnitInterval)
       ->capture_default_str();
   cmd->add_option("--leapfrog-steps", o->leapfrog_steps,

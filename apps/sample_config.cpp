@@ -23,6 +23,24 @@ std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOpt
   return c;
 }
 
+// ChEES adapts across vectorized chains; each option it cannot honour gets its own message.
+void check_chees_options(const SampleJobOptions& o) {
+  if (o.sampler != "chees") return;
+  VARIATE_CHECK(o.vectorize && o.chains >= 2, "sample",
+                "--sampler chees adapts across chains that run together: it needs --vectorize and --chains of at "
+                "least 2 (64 to 1024 work best), got ",
+                o.vectorize ? "" : "no --vectorize and ", "--chains ", o.chains);
+  VARIATE_CHECK(o.metric == "diag", "sample",
+                "--sampler chees learns a diagonal metric from the chains' cross-chain variance; --metric ", o.metric,
+                " is not supported with it (use --metric diag)");
+  VARIATE_CHECK(o.checkpoint_every == 0 && o.resume.empty(), "sample",
+                "--checkpoint-every and --resume are not supported with --sampler chees");
+  VARIATE_CHECK(o.init == "random" && o.init_from.empty(), "sample",
+                "--init pathfinder and --init-from are not supported with --sampler chees: its warm-up learns the "
+                "metric from chains that start spread out");
+  VARIATE_CHECK(o.devices == 1, "sample", "--sampler chees runs on one device, got --devices ", o.devices);
+}
+
 void check_checkpoint_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.checkpoint_every >= 0, "sample", "--checkpoint-every must be at least 0 (0: no checkpoints), got ",
                 o.checkpoint_every);
@@ -37,8 +55,8 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.warmup >= 0, "sample", "--warmup must be at least 0, got ", o.warmup);
   VARIATE_CHECK(o.draws >= 1, "sample", "--draws must be at least 1, got ", o.draws);
   VARIATE_CHECK(o.threads >= 0, "sample", "--threads must be at least 0 (0 = one per core), got ", o.threads);
-  VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc", "sample", "--sampler must be nuts or hmc, got ",
-                quote_input(o.sampler));
+  VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc" || o.sampler == "chees", "sample",
+                "--sampler must be nuts, hmc or chees, got ", quote_input(o.sampler));
   VARIATE_CHECK(o.metric == "diag" || o.metric == "dense" || o.metric == "fisher-diag" || o.metric == "fisher-low-rank",
                 "sample", "--metric must be diag, dense, fisher-diag or fisher-low-rank, got ", quote_input(o.metric));
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got ",
@@ -67,9 +85,12 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
       "; use --metric diag or dense");
   VARIATE_CHECK(o.init == "random" || (o.init_from.empty() && o.resume.empty()), "sample",
                 "--init pathfinder starts a run afresh; it cannot be combined with --init-from or --resume");
+  check_chees_options(o);
   check_checkpoint_options(o);
   inference::SamplerOptions s;
-  s.algorithm = o.sampler == "hmc" ? inference::Algorithm::hmc : inference::Algorithm::nuts;
+  s.algorithm = o.sampler == "hmc"     ? inference::Algorithm::hmc
+                : o.sampler == "chees" ? inference::Algorithm::chees
+                                       : inference::Algorithm::nuts;
   s.nuts.max_tree_depth = o.max_depth;
   s.hmc.num_steps = o.leapfrog_steps;
   s.metric = o.metric == "dense"             ? inference::MetricKind::dense

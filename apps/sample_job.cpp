@@ -85,9 +85,12 @@ void print_plan(std::ostream& out, const SampleContext& job, const DrawLayout& l
   const std::int64_t dim = job.space.dimension();
   out << "variate sample: " << model.name << ", " << model.description << '\n'
       << "data: " << model.data << '\n'
-      << "sampler: " << (job.nuts() ? "NUTS" : "static HMC") << ", " << o.metric << " metric, " << o.chains
-      << " chains x (" << o.warmup << " warm-up + " << o.draws << " draws), seed " << o.seed << ", "
-      << (o.vectorize ? "vectorized (one batch), " : "");
+      << "sampler: "
+      << (job.nuts()                                             ? "NUTS"
+          : job.sampler.algorithm == inference::Algorithm::chees ? "ChEES-HMC"
+                                                                 : "static HMC")
+      << ", " << o.metric << " metric, " << o.chains << " chains x (" << o.warmup << " warm-up + " << o.draws
+      << " draws), seed " << o.seed << ", " << (o.vectorize ? "vectorized (one batch), " : "");
   if (job.at.devices > 1) out << job.at.devices << " devices (data split over them) x ";
   out << job.at.threads << " threads, " << dim << (dim == 1 ? " parameter" : " parameters")
       << (job.space.shard_axis().empty() ? "" : " on device 0 (sharded)") << ", log density in " << o.precision << '\n';

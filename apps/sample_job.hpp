@@ -18,7 +18,7 @@ struct SampleJobOptions {
   std::int64_t draws = 1000;
   std::uint64_t seed = 1;
   int threads = 0;                // 0: one per core
-  std::string sampler = "nuts";   // nuts | hmc
+  std::string sampler = "nuts";   // nuts | hmc | chees
   std::string metric = "diag";    // diag | dense | fisher-diag | fisher-low-rank
   std::string precision = "f64";  // f64 | f32
   std::string output = "variate-output";

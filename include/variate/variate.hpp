@@ -106,6 +106,7 @@
 #include "variate/inference/adaptation.hpp"
 #include "variate/inference/chain_state.hpp"
 #include "variate/inference/checkpoint_file.hpp"
+#include "variate/inference/chees.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/draw_columns.hpp"
 #include "variate/inference/draw_file.hpp"

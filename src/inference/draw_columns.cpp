@@ -10,7 +10,8 @@ const std::vector<std::string>& sampler_columns(Algorithm algorithm) {
   static const std::vector<std::string> nuts = {"lp__",         "accept_stat__", "stepsize__", "treedepth__",
                                                 "n_leapfrog__", "divergent__",   "energy__"};
   static const std::vector<std::string> static_hmc = {"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__"};
-  return algorithm == Algorithm::nuts ? nuts : static_hmc;
+  // ChEES reports NUTS's columns, with tree depth 0, so that its divergences show.
+  return algorithm == Algorithm::hmc ? static_hmc : nuts;
 }
 
 SiteColumns site_columns(const std::vector<ColumnSite>& sites) {
@@ -28,7 +29,7 @@ void fill_sampler_columns(Algorithm algorithm, const TransitionStats& s, double*
   out[0] = s.log_density;
   out[1] = s.accept_stat;
   out[2] = s.step_size;
-  if (algorithm == Algorithm::nuts) {
+  if (algorithm != Algorithm::hmc) {
     out[3] = s.tree_depth;
     out[4] = s.n_leapfrog;
     out[5] = s.divergent ? 1 : 0;

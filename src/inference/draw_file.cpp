@@ -46,10 +46,15 @@ std::vector<std::pair<std::string, std::string>> sample_config_lines(const Sampl
       {"    term_buffer", std::to_string(s.windows.term_buffer)},
       {"    window", std::to_string(s.windows.base_window)},
       {"  algorithm", "hmc"},
-      {"    engine", nuts ? "nuts" : "static"},
+      {"    engine", nuts                              ? "nuts"
+                     : s.algorithm == Algorithm::chees ? "chees"
+                                                       : "static"},
   };
   if (nuts) {
     c.emplace_back("        max_depth", std::to_string(s.nuts.max_tree_depth));
+  } else if (s.algorithm == Algorithm::chees) {
+    c.emplace_back("        target_accept", number(s.chees.target_accept));
+    c.emplace_back("        max_leapfrog_steps", std::to_string(s.chees.max_leapfrog_steps));
   } else {
     c.emplace_back("        int_time", number(s.hmc.trajectory_length));
     c.emplace_back("        num_leapfrog_steps", std::to_string(s.hmc.num_steps));

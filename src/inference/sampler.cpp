@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "chain_random.hpp"
+#include "chees_kernel.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
 
@@ -55,7 +56,7 @@ class ChainBatch {
         saved_(n_, d_),
         all_(std::size_t(n_), 1) {
     for (int id : ids_) chain_keys_.push_back(random::split_at(random::Key(o.seed), std::uint64_t(id)));
-    kernel_ = o.algorithm == Algorithm::nuts ? make_nuts(o.nuts, n_, d_) : make_static_hmc(o.hmc, n_, d_);
+    kernel_ = make_kernel();
     metrics_.assign(std::size_t(n_), shard(o.initial_metric ? *o.initial_metric : Metric::unit(o.metric, d_)));
     step_.assign(std::size_t(n_), o.initial_step_size);
     stats_.resize(std::size_t(n_));
@@ -112,12 +113,18 @@ class ChainBatch {
         for (std::int64_t c = 0; c < n_; ++c) {
           ChainResult& r = results[std::size_t(ids_[std::size_t(c)])];
           r.warmup_seconds = prior_[std::size_t(c)].warmup_seconds + seconds_since(phase_start);
-          if (adapting) step_[std::size_t(c)] = dual_[std::size_t(c)].final_step_size();
+          if (adapting)
+            step_[std::size_t(c)] =
+                chees_ ? chees_adaptation_->final_step_size() : dual_[std::size_t(c)].final_step_size();
           r.step_size = step_[std::size_t(c)];
           r.metric = metrics_[std::size_t(c)];
         }
+        if (chees_ && adapting) trajectory_length_ = chees_adaptation_->final_trajectory_length();
         phase_start = Clock::now();
       }
+      if (chees_)
+        chees_->set_trajectory(warmup && adapting ? chees_adaptation_->trajectory_length() : trajectory_length_,
+                               halton_jitter(it + 1));
       if (kernel_threads) omp_set_num_threads(kernel_threads());
       for (std::int64_t c = 0; c < n_; ++c)
         keys_[std::size_t(c)] = use_key(chain_keys_[std::size_t(c)], KeyUse::transition, std::uint64_t(it));
@@ -153,6 +160,20 @@ class ChainBatch {
   std::int64_t target_calls() const { return evaluator_.calls(); }
 
  private:
+  std::unique_ptr<Kernel> make_kernel() {
+    switch (o_.algorithm) {
+      case Algorithm::nuts: return make_nuts(o_.nuts, n_, d_);
+      case Algorithm::hmc: return make_static_hmc(o_.hmc, n_, d_);
+      case Algorithm::chees: {
+        chees_adaptation_.emplace(o_.chees, o_.step_size_adaptation);
+        auto kernel = std::make_unique<CheesKernel>(o_.chees, n_, d_);
+        chees_ = kernel.get();
+        return kernel;
+      }
+    }
+    ::variate::detail::fail("sample: unknown sampler algorithm ", int(o_.algorithm));
+  }
+
   /// The metric over the target's coordinates: sharded like them when the target is.
   Metric shard(Metric m) const {
     return target_.shard_axis.empty() ? m : m.sharded_over(target_.shard_axis, target_.replicated_dimension);
@@ -179,6 +200,8 @@ class ChainBatch {
     } else {
       initialize_warm();
     }
+    if (chees_)
+      trajectory_length_ = o_.chees.initial_trajectory_length > 0 ? o_.chees.initial_trajectory_length : step_[0];
     if (!adapting) return 0;
     if (fisher())  // nutpie starts from the gradient at the initial point
       for (std::int64_t c = 0; c < n_; ++c)
@@ -188,7 +211,17 @@ class ChainBatch {
     // As Stan: the first dual averaging shrinks toward 10 x the step size the user gave (or the
     // warm start's), not the one the search found (later windows restart from the searched one).
     for (std::int64_t c = 0; c < n_; ++c) dual_[std::size_t(c)].restart(given[std::size_t(c)]);
+    if (chees_) start_chees();
     return 0;
+  }
+
+  /// The chains share the median of their searched step sizes, and start with one step (or the
+  /// given trajectory length).
+  void start_chees() {
+    std::vector<double> sorted = step_;
+    std::nth_element(sorted.begin(), sorted.begin() + n_ / 2, sorted.end());
+    step_.assign(std::size_t(n_), sorted[std::size_t(n_ / 2)]);
+    chees_adaptation_->restart(step_[0], o_.chees.initial_trajectory_length);
   }
 
   void restore(std::int64_t c, const ChainState& s) {
@@ -374,6 +407,7 @@ class ChainBatch {
   bool fisher() const { return o_.metric_adaptation == MetricAdaptation::fisher; }
 
   void adapt(std::int64_t it) {
+    if (chees_) return adapt_chees(it);
     if (fisher()) return adapt_by_fisher_divergence(it);
     const bool window_end = schedule_->ends_slow_window(it);
     for (std::int64_t c = 0; c < n_; ++c) {
@@ -401,6 +435,28 @@ class ChainBatch {
     }
   }
 
+  /// ChEES's warm-up (chees.hpp). For its first three quarters the diagonal metric follows the
+  /// chains' cross-chain variance, iteration by iteration; it is then fixed to the variance pooled
+  /// over all chains and the second half of that stretch, and the step size and trajectory length
+  /// start their averages over for the fixed metric in the last quarter.
+  void adapt_chees(std::int64_t it) {
+    chees_adaptation_->update(chees_->last_accept(), chees_->last_gradient());
+    const std::int64_t fixed_from = 3 * o_.num_warmup / 4;
+    if (it < fixed_from) {
+      WelfordEstimator now(MetricKind::diagonal, d_);
+      if (!pooled_) pooled_.emplace(MetricKind::diagonal, d_);
+      for (std::int64_t c = 0; c < n_; ++c) {
+        const std::span<const double> q(state_.q_of(c), std::size_t(d_));
+        now.add(q);
+        if (it >= fixed_from / 2) pooled_->add(q);
+      }
+      const bool last = it + 1 == fixed_from;
+      metrics_.assign(std::size_t(n_), last ? pooled_->regularized_metric() : now.regularized_metric());
+      if (last) chees_adaptation_->restart(chees_adaptation_->step_size(), 0);
+    }
+    step_.assign(std::size_t(n_), chees_adaptation_->step_size());
+  }
+
   const Target& target_;
   const SamplerOptions& o_;
   std::vector<int> ids_;
@@ -419,7 +475,11 @@ class ChainBatch {
   std::vector<WelfordEstimator> welford_;  // stan_windows
   std::vector<FisherAdaptation> fisher_;   // fisher
   std::vector<double> normals_, velocity_, h0_scratch_;
-  std::vector<Spent> prior_;  // time spent in earlier sessions (resumed chains)
+  std::vector<Spent> prior_;      // time spent in earlier sessions (resumed chains)
+  CheesKernel* chees_ = nullptr;  // kernel_, when it is ChEES
+  std::optional<CheesAdaptation> chees_adaptation_;
+  std::optional<WelfordEstimator> pooled_;  // ChEES: the positions the fixed metric comes from
+  double trajectory_length_ = 0;            // ChEES, after warm-up
   bool interrupted_ = false;
 };
 
@@ -458,6 +518,21 @@ void check_checkpointing(const Target& target, const SamplerOptions& o) {
                   "size; got ",
                   w.position.size(), " coordinates, a ", w.metric.kind() == MetricKind::dense ? "dense" : "diagonal",
                   " metric of dimension ", w.metric.dimension(), " and step size ", w.step_size);
+}
+
+void check_chees(const Target& target, const SamplerOptions& o) {
+  if (o.algorithm != Algorithm::chees) return;
+  VARIATE_CHECK(o.vectorized && o.chains >= 2, "sample",
+                "ChEES-HMC adapts across chains that run together: it needs vectorized chains (vectorized = true) "
+                "and at least 2 of them (many: 64 to 1024), got ",
+                o.vectorized ? "vectorized" : "threaded", " chains and ", o.chains, " of them");
+  VARIATE_CHECK(o.metric == MetricKind::diagonal && o.metric_adaptation == MetricAdaptation::stan_windows, "sample",
+                "ChEES-HMC learns a diagonal metric from the chains' cross-chain variance; dense, low-rank and "
+                "Fisher-divergence metrics are not supported with it");
+  VARIATE_CHECK(o.checkpoint_every == 0 && o.resume.empty() && o.warm_start.empty(), "sample",
+                "checkpoints, resuming and warm starts are not supported with ChEES-HMC");
+  VARIATE_CHECK(target.shard_axis.empty() && !distribute::running_axis(), "sample",
+                "ChEES-HMC is not supported on a mesh of devices");
 }
 
 void check_options(const Target& target, const SamplerOptions& o) {
@@ -503,6 +578,7 @@ void check_options(const Target& target, const SamplerOptions& o) {
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",
                 a.target_accept, ", ", a.gamma, ", ", a.t0, ", ", a.kappa);
   check_checkpointing(target, o);
+  check_chees(target, o);
 }
 
 }  // namespace

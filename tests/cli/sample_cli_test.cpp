@@ -257,6 +257,44 @@ TEST(SampleCli, StaticHmcWritesItsEngine) {
   for (std::size_t i = 0; i < steps.size(); ++i) EXPECT_DOUBLE_EQ(times[i], 7 * steps[i]);
 }
 
+TEST(SampleCli, CheesRunsManyVectorizedChains) {
+  const TempDir dir("chees");
+  const Outcome r =
+      run("sample --model eight-schools --sampler chees --vectorize --chains 64 --warmup 200 --draws 20 --output " +
+          dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ChEES-HMC"), std::string::npos) << r.output;
+  const auto first = variate::data::read_stan_csv(dir / "eight-schools-1.csv");
+  const auto last = variate::data::read_stan_csv(dir / "eight-schools-64.csv");
+  EXPECT_EQ(*first.config_value("engine"), "chees");
+  EXPECT_EQ(std::vector<std::string>(first.columns.begin(), first.columns.begin() + 7), kSamplerColumns);
+  // One step size and one trajectory per iteration for all chains; no tree.
+  EXPECT_EQ(first.column("stepsize__"), last.column("stepsize__"));
+  EXPECT_EQ(first.column("n_leapfrog__"), last.column("n_leapfrog__"));
+  for (double depth : first.column("treedepth__")) EXPECT_EQ(depth, 0);
+  EXPECT_EQ(first.column("mu").size(), 20u);
+}
+
+TEST(SampleCli, CheesRefusesWhatItCannotDo) {
+  const TempDir dir("chees_refuses");
+  const std::string out = " --output " + (dir / "never");
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"--chains 8", "needs --vectorize"},
+           {"--vectorize --chains 1", "--chains of at least 2"},
+           {"--vectorize --chains 8 --metric dense", "--metric dense is not supported"},
+           {"--vectorize --chains 8 --metric fisher-diag", "--metric fisher-diag is not supported"},
+           {"--vectorize --chains 8 --checkpoint-every 10", "--checkpoint-every and --resume are not supported"},
+           {"--vectorize --chains 8 --init pathfinder", "--init pathfinder and --init-from are not supported"},
+           {"--vectorize --chains 8 --leapfrog-steps 5", "--leapfrog-steps applies to --sampler hmc only"},
+       }) {
+    const Outcome r = run("sample --model eight-schools --sampler chees " + args + out);
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.output;
+    EXPECT_EQ(count_lines(r.output), 1) << args << ": one message expected, got:\n" << r.output;
+    EXPECT_NE(r.output.find(what), std::string::npos) << args << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "never")) << "a rejected command must not start the job";
+}
+
 TEST(SampleCli, SummaryOfOurOwnOutput) {
   const TempDir dir("summary_ours");
   ASSERT_EQ(

@@ -14,12 +14,14 @@
 
 #include "variate/inference/adaptation.hpp"
 #include "variate/inference/chain_state.hpp"
+#include "variate/inference/chees.hpp"
 #include "variate/inference/fisher_adaptation.hpp"
 #include "variate/inference/kernel.hpp"
 
 namespace variate::inference {
 
-enum class Algorithm { nuts, hmc };
+/// chees: ChEES-HMC (chees.hpp), for vectorized runs of many chains only.
+enum class Algorithm { nuts, hmc, chees };
 
 /// How warm-up learns the metric: Stan's windows of Welford estimates of the draws' covariance
 /// (diagonal or dense metrics), or nutpie's Fisher divergence from the draws and their gradients
@@ -30,6 +32,7 @@ struct SamplerOptions {
   Algorithm algorithm = Algorithm::nuts;
   NutsOptions nuts;
   StaticHmcOptions hmc;
+  CheesOptions chees;
   MetricKind metric = MetricKind::diagonal;
   MetricAdaptation metric_adaptation = MetricAdaptation::stan_windows;
   int chains = 4;
@@ -43,9 +46,9 @@ struct SamplerOptions {
   /// Warm-up adapts the step size and the metric; without it, warm-up iterations are plain draws
   /// that are not kept.
   bool adapt = true;
-  DualAveragingOptions step_size_adaptation;
-  WarmupOptions windows;  // stan_windows
-  FisherOptions fisher;   // fisher
+  DualAveragingOptions step_size_adaptation;  // ChEES uses its gamma, t0 and kappa, and its own target
+  WarmupOptions windows;                      // stan_windows
+  FisherOptions fisher;                       // fisher
   double initial_step_size = 1;
   /// Initial values: uniform in (-init_radius, init_radius) on the unconstrained space, retried up
   /// to max_init_tries times per chain until the log density and its gradient are finite.

@@ -1,0 +1,113 @@
+// Many-chain ChEES-HMC against 4 NUTS chains (issue 27): wall time and gradients until the draws
+// hold 400 bulk ESS in every coordinate. ChEES runs 256 vectorized chains x (1000 warm-up + 100
+// draws, and with 300 warm-up iterations); NUTS 4 threaded chains x (1000 + 1000), Stan's defaults. ESS grows in
+// proportion to the draws, so the time to 400 ESS is the warm-up's time plus the share of the sampling time that 400 /
+// (min bulk ESS) of the draws took (the whole sampling time when the ESS falls short, flagged with '<'). Gradients
+// count one per chain and leapfrog step, warm-up included.
+//
+//   build/bench/chees_vs_nuts [eight-schools|logistic ...]   (default: both)
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "variate/inference/diagnostics.hpp"
+#include "variate/inference/sampler.hpp"
+#include "variate/models/builtin.hpp"
+#include "variate/random/samplers.hpp"
+#include "variate/tracing/handlers.hpp"
+#include "variate/tracing/random_variables.hpp"
+
+namespace {
+
+using namespace variate;
+
+constexpr double kWantedEss = 400;
+
+struct Counts {
+  std::int64_t warmup = 0, sampling = 0;
+};
+
+void run(const char* model_name, const inference::Target& target, const char* label, inference::SamplerOptions o) {
+  Counts gradients;
+  const inference::SampleResult r = inference::sample(target, o, [&](const inference::Draw& d) {
+    (d.warmup ? gradients.warmup : gradients.sampling) += d.stats->n_leapfrog;
+  });
+  double min_ess = 1e300;
+  for (std::int64_t i = 0; i < r.dimension; ++i) {
+    inference::ChainDraws x;
+    for (const auto& c : r.chains) {
+      std::vector<double> v;
+      for (std::int64_t t = 0; t < c.draw_count(); ++t) v.push_back(c.draws[std::size_t(t * r.dimension + i)]);
+      x.push_back(std::move(v));
+    }
+    min_ess = std::min(min_ess, inference::ess_bulk(x));
+  }
+  // Chains run side by side (threaded) or together (vectorized): the slowest chain's times.
+  double warmup_s = 0, sampling_s = 0;
+  for (const auto& c : r.chains)
+    warmup_s = std::max(warmup_s, c.warmup_seconds), sampling_s = std::max(sampling_s, c.sampling_seconds);
+  const double share = std::min(1.0, kWantedEss / min_ess);
+  const double to_400 = warmup_s + share * sampling_s;
+  const double gradients_to_400 = double(gradients.warmup) + share * double(gradients.sampling);
+  std::printf("%-14s %-22s %8.2f %8.2f %9.0f %c%8.2f %12.3g %10.1f %8.2f\n", model_name, label, warmup_s, sampling_s,
+              min_ess, min_ess < kWantedEss ? '<' : ' ', to_400, gradients_to_400, double(gradients.sampling) / min_ess,
+              r.chains[0].step_size);
+  std::fflush(stdout);
+}
+
+void compare(const char* name, const tracing::Program& model) {
+  const inference::Unconstrained space(model);
+  const inference::Target target = inference::make_target(space);
+  inference::SamplerOptions nuts;
+  nuts.seed = 20261202;
+  run(name, target, "NUTS 4 threaded", nuts);
+  inference::SamplerOptions chees;
+  chees.algorithm = inference::Algorithm::chees;
+  chees.vectorized = true;
+  chees.chains = 256;
+  chees.num_draws = 100;
+  chees.seed = 20261202;
+  run(name, target, "ChEES 256 vectorized", chees);
+  chees.num_warmup = 300;  // warm-up dominates ChEES's cost; a shorter one
+  run(name, target, "ChEES 256, warm-up 300", chees);
+}
+
+tracing::Program logistic(std::int64_t n, std::int64_t d) {
+  const random::Key key(20261129);
+  const Tensor x = random::normal(random::fold_in(key, 1), Shape{n, d});
+  const Tensor true_w = prim::binary(BinaryOp::mul, random::normal(random::fold_in(key, 2), Shape{d}), 0.3);
+  const Tensor probs = prim::unary(UnaryOp::sigmoid, prim::matmul(x, true_w));
+  const Tensor y =
+      prim::cast(prim::binary(BinaryOp::lt, random::uniform(random::fold_in(key, 3), Shape{n}), probs), DType::f64);
+  return [=] {
+    auto alpha = Normal(0.0, 1.0, "alpha");
+    auto beta = Normal(0.0, 1.0, "beta", {d});
+    tracing::Condition data({{"y", y}});
+    BernoulliLogitGLM(x, beta, alpha, "y");
+  };
+}
+
+bool wanted(int argc, char** argv, const char* name) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return true;
+  return argc == 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::printf(
+      "%d threads; ChEES: 256 vectorized chains x (1000 or 300 + 100), NUTS: 4 threaded chains x (1000 + 1000)\n",
+      omp_get_max_threads());
+  std::printf("%-14s %-22s %8s %8s %9s %9s %12s %10s %8s\n", "model", "sampler", "warm s", "draw s", "min ESS",
+              "s to 400", "grads to 400", "grads/ESS", "step");
+  if (wanted(argc, argv, "eight-schools"))
+    compare("eight-schools", models::builtin_definition("eight-schools").program);
+  if (wanted(argc, argv, "logistic")) compare("logistic-10k", logistic(10000, 21));
+  std::printf(
+      "\nwarm s / draw s: warm-up and sampling wall seconds; s to 400: seconds until 400 bulk ESS in every\n"
+      "coordinate ('<': the run fell short); grads/ESS: sampling gradients per unit of min bulk ESS\n");
+}
