@@ -30,8 +30,8 @@ InferenceDataWriter::InferenceDataWriter(const std::string& path, const Inferenc
 InferenceDataWriter::~InferenceDataWriter() = default;
 void InferenceDataWriter::write_draw(int, std::span<const double>, std::span<const double>) {}
 void InferenceDataWriter::close() {}
-void InferenceDataWriter::write_group_draw(const InferenceDataGroup&, const std::vector<DrawVariable>&, int, std::int64_t,
-                                           std::span<const double>) {}
+void InferenceDataWriter::write_group_draw(const InferenceDataGroup&, const std::vector<DrawVariable>&, int,
+                                           std::int64_t, std::span<const double>) {}
 
 #else
 
@@ -52,16 +52,11 @@ void check(int status, const std::string& path, const char* what) {
 
 nc_type nc_type_of(DType t) {
   switch (t) {
-    case DType::boolean:
-      return NC_BYTE;
-    case DType::i32:
-      return NC_INT;
-    case DType::i64:
-      return NC_INT64;
-    case DType::f32:
-      return NC_FLOAT;
-    case DType::f64:
-      return NC_DOUBLE;
+    case DType::boolean: return NC_BYTE;
+    case DType::i32: return NC_INT;
+    case DType::i64: return NC_INT64;
+    case DType::f32: return NC_FLOAT;
+    case DType::f64: return NC_DOUBLE;
   }
   return NC_DOUBLE;
 }
@@ -139,21 +134,16 @@ void convert(std::span<const double> in, void* out) {
 // `in` converted to the element type of `t`, into `out` (at least 8 bytes per value).
 void convert_to(DType t, std::span<const double> in, void* out) {
   switch (t) {
-    case DType::boolean:
-      return convert<signed char>(in, out);
-    case DType::i32:
-      return convert<int>(in, out);
-    case DType::i64:
-      return convert<long long>(in, out);
-    case DType::f32:
-      return convert<float>(in, out);
-    case DType::f64:
-      return convert<double>(in, out);
+    case DType::boolean: return convert<signed char>(in, out);
+    case DType::i32: return convert<int>(in, out);
+    case DType::i64: return convert<long long>(in, out);
+    case DType::f32: return convert<float>(in, out);
+    case DType::f64: return convert<double>(in, out);
   }
 }
 
 // The observed_data group: each tensor as it is, with its own dimensions.
-void write_observed(int file, const std::vector<std::pair<std::string, Tensor>>& observed, const std::string& path) {
+void write_observed(int file, const std::vector<std::pair<std::string, Tensor> >& observed, const std::string& path) {
   int group = 0;
   check(nc_def_grp(file, "observed_data", &group), path, "group observed_data");
   std::vector<std::string> names;
