@@ -30,8 +30,10 @@ InferenceDataWriter::InferenceDataWriter(const std::string& path, const Inferenc
 InferenceDataWriter::~InferenceDataWriter() = default;
 void InferenceDataWriter::write_draw(int, std::span<const double>, std::span<const double>) {}
 void InferenceDataWriter::close() {}
-void InferenceDataWriter::write_group_draw(const InferenceDataGroup&, const std::vector<DrawVariable>&, int,
-                                           std::int64_t, std::span<const double>) {}
+void InferenceDataWriter::write_pending(int) {}
+void InferenceDataWriter::write_group_block(const InferenceDataGroup&, const std::vector<DrawVariable>&, int,
+                                            std::int64_t, std::int64_t, const std::vector<double>&) {}
+void InferenceDataWriter::sync() {}
 
 #else
 
@@ -45,6 +47,8 @@ constexpr const char* kOp = "InferenceDataWriter";
 // partly written chunks stay in the chunk cache.
 constexpr std::int64_t kChunkBytes = 64 * 1024;
 constexpr std::int64_t kMaxChunkDraws = 1024;
+// A chain's draws kept before they are written: about this many bytes (as doubles).
+constexpr std::int64_t kBlockBytes = 256 * 1024;
 
 void check(int status, const std::string& path, const char* what) {
   if (status != NC_NOERR) detail::fail(kOp, ": '", path, "': ", what, ": ", nc_strerror(status));
@@ -223,7 +227,7 @@ Group define_draw_group(int file, const char* name, const InferenceDataLayout& l
 }  // namespace
 
 InferenceDataWriter::InferenceDataWriter(const std::string& path, const InferenceDataLayout& layout)
-    : path_(path), layout_(layout), draws_(std::size_t(std::max(layout.chains, 0)), 0) {
+    : path_(path), layout_(layout), pending_(std::size_t(std::max(layout.chains, 0))) {
   VARIATE_CHECK(layout.chains >= 1, kOp, "'", path, "': ", layout.chains, " chains; expected at least one");
   VARIATE_CHECK(layout.deflate_level >= 0 && layout.deflate_level <= 9, kOp, "'", path, "': deflate level ",
                 layout.deflate_level, "; expected 0 to 9");
@@ -246,6 +250,9 @@ InferenceDataWriter::InferenceDataWriter(const std::string& path, const Inferenc
     throw;
   }
   layout_.observed_data.clear();  // written: not kept
+  const std::size_t per_draw = posterior_->offsets.back() + stats_->offsets.back();
+  block_draws_ =
+      std::clamp<std::int64_t>(kBlockBytes / std::int64_t(8 * std::max<std::size_t>(per_draw, 1)), 1, kMaxChunkDraws);
   synced_ = std::chrono::steady_clock::now();
 }
 
@@ -261,30 +268,54 @@ void InferenceDataWriter::write_draw(int chain, std::span<const double> posterio
                 " sample_stats values; expected ", posterior_->offsets.back(), " and ", stats_->offsets.back());
   const std::lock_guard<std::mutex> lock(mutex_);
   VARIATE_CHECK(file_ >= 0, kOp, "'", path_, "': the file is closed");
-  const std::int64_t draw = draws_[std::size_t(chain)]++;
-  for (; draw_length_ <= draw; ++draw_length_) {
-    const std::size_t at = std::size_t(draw_length_);
-    const long long value = draw_length_;
-    for (const Group* g : {posterior_.get(), stats_.get()})
-      check(nc_put_var1_longlong(g->id, g->draw_coordinate, &at, &value), path_, "coordinate draw");
-  }
-  write_group_draw(*posterior_, layout_.posterior, chain, draw, posterior);
-  write_group_draw(*stats_, layout_.sample_stats, chain, draw, stats);
-  const auto now = std::chrono::steady_clock::now();
-  if (std::chrono::duration<double>(now - synced_).count() >= layout_.sync_seconds) {
-    check(nc_sync(file_), path_, "cannot sync");
-    synced_ = now;
-  }
+  Pending& p = pending_[std::size_t(chain)];
+  p.posterior.insert(p.posterior.end(), posterior.begin(), posterior.end());
+  p.stats.insert(p.stats.end(), stats.begin(), stats.end());
+  if (++p.draws == block_draws_) write_pending(chain);
+  if (std::chrono::duration<double>(std::chrono::steady_clock::now() - synced_).count() >= layout_.sync_seconds) sync();
 }
 
-void InferenceDataWriter::write_group_draw(const Group& group, const std::vector<DrawVariable>& variables, int chain,
-                                           std::int64_t draw, std::span<const double> values) {
+void InferenceDataWriter::sync() {
+  for (int c = 0; c < layout_.chains; ++c) write_pending(c);
+  check(nc_sync(file_), path_, "cannot sync");
+  synced_ = std::chrono::steady_clock::now();
+}
+
+void InferenceDataWriter::write_pending(int chain) {
+  Pending& p = pending_[std::size_t(chain)];
+  if (p.draws == 0) return;
+  const std::int64_t end = p.first + p.draws;
+  if (end > draw_length_) {  // the draw coordinate first, so that it never ends short of a variable
+    const std::size_t start = std::size_t(draw_length_), count = std::size_t(end - draw_length_);
+    std::vector<long long> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<long long>(start + i);
+    for (const Group* g : {posterior_.get(), stats_.get()})
+      check(nc_put_vara_longlong(g->id, g->draw_coordinate, &start, &count, values.data()), path_, "coordinate draw");
+    draw_length_ = end;
+  }
+  write_group_block(*posterior_, layout_.posterior, chain, p.first, p.draws, p.posterior);
+  write_group_block(*stats_, layout_.sample_stats, chain, p.first, p.draws, p.stats);
+  p.first = end;
+  p.draws = 0;
+  p.posterior.clear();
+  p.stats.clear();
+}
+
+void InferenceDataWriter::write_group_block(const Group& group, const std::vector<DrawVariable>& variables, int chain,
+                                            std::int64_t first, std::int64_t draws, const std::vector<double>& values) {
+  const std::size_t per_draw = group.offsets.back();
+  std::vector<double> own;
   for (std::size_t i = 0; i < variables.size(); ++i) {
     const DrawVariable& v = variables[i];
-    const std::span<const double> own = values.subspan(group.offsets[i], group.offsets[i + 1] - group.offsets[i]);
+    const std::size_t begin = group.offsets[i], size = group.offsets[i + 1] - begin;
+    own.clear();  // this variable's values of every pending draw, one draw after another
+    for (std::int64_t d = 0; d < draws; ++d) {
+      const auto from = values.begin() + std::ptrdiff_t(std::size_t(d) * per_draw + begin);
+      own.insert(own.end(), from, from + std::ptrdiff_t(size));
+    }
     scratch_.resize(own.size());  // 8 bytes per value: room for any stored type
     convert_to(v.dtype, own, scratch_.data());
-    std::vector<std::size_t> start{std::size_t(chain), std::size_t(draw)}, count{1, 1};
+    std::vector<std::size_t> start{std::size_t(chain), std::size_t(first)}, count{1, std::size_t(draws)};
     for (std::int64_t d : v.shape) {
       start.push_back(0);
       count.push_back(std::size_t(d));
@@ -297,6 +328,13 @@ void InferenceDataWriter::write_group_draw(const Group& group, const std::vector
 void InferenceDataWriter::close() {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (file_ < 0) return;
+  try {
+    for (int c = 0; c < layout_.chains; ++c) write_pending(c);
+  } catch (...) {
+    nc_close(file_);
+    file_ = -1;
+    throw;
+  }
   const int status = nc_close(file_);
   file_ = -1;
   check(status, path_, "cannot close");

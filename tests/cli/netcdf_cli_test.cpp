@@ -45,8 +45,9 @@ const std::string kEightSchoolsY = "28,8,-3,7,-1,1,18,12";
 
 // Skips the test unless Debian's python has xarray and netCDF4.
 #define SKIP_WITHOUT_XARRAY()                                                                                  \
-  if (std::system((kPython + " -c \"import importlib.util as u, sys; sys.exit(not (u.find_spec('xarray') and "   \
-                            "u.find_spec('netCDF4')))\"").c_str()) != 0)                                            \
+  if (std::system((kPython + " -c \"import importlib.util as u, sys; sys.exit(not (u.find_spec('xarray') and " \
+                             "u.find_spec('netCDF4')))\"")                                                     \
+                      .c_str()) != 0)                                                                          \
   GTEST_SKIP() << kPython << " cannot import xarray and netCDF4 (install python3-xarray and python3-netcdf4)"
 
 // Runs the checker on run folder `out`; its output, and whether it passed.

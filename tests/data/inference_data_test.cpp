@@ -177,7 +177,7 @@ TEST(InferenceData, ChainsOnThreadsWriteConcurrently) {
   constexpr int kChains = 4, kDraws = 200;
   {
     InferenceDataLayout layout = eight_schools_like(kChains);
-    layout.sync_seconds = 0;  // sync at every draw: the syncs interleave with the other chains' writes
+    layout.sync_seconds = 0.001;  // the syncs write every chain's kept draws, interleaved with the writes
     InferenceDataWriter out(path, layout);
     std::vector<std::thread> chains;
     for (int c = 0; c < kChains; ++c)
@@ -185,7 +185,8 @@ TEST(InferenceData, ChainsOnThreadsWriteConcurrently) {
         for (int d = 0; d < kDraws; ++d) out.write_draw(c, posterior_draw(c, d), stats_draw(d));
       });
     for (auto& t : chains) t.join();
-  }  // the destructor closes the file
+    out.close();
+  }
   const File file(path);
   const int posterior = group_of(file.id, "posterior");
   const std::vector<double> theta = values(posterior, "theta");

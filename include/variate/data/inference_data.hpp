@@ -9,8 +9,10 @@
 //
 // Every dimension has an integer coordinate variable 0, 1, ... of its name, and every group the
 // attributes created_at (ISO 8601, UTC), inference_library and inference_library_version. `draw`
-// is unlimited: it grows as draws arrive, and the file is synced at most every `sync_seconds`, so
-// a run killed at any moment leaves a readable file with the draws synced so far. Where a chain is
+// is unlimited: it grows as draws arrive. Draws are kept per chain and written in blocks (one
+// netCDF call per variable for many draws: per draw, a small model's calls would cost more than
+// its sampling), and every `sync_seconds` all kept draws are written and the file is synced, so a
+// run killed at any moment leaves a readable file with the draws synced so far. Where a chain is
 // behind the others its missing draws read as NaN (_FillValue) in floating variables. Booleans are
 // stored as bytes with the attribute dtype = "bool", which xarray decodes back to bool.
 //
@@ -75,22 +77,31 @@ class InferenceDataWriter {
   /// Thread-safe. Throws variate::Error for a chain out of range, values of the wrong count, and a
   /// failed write (naming the file).
   void write_draw(int chain, std::span<const double> posterior, std::span<const double> stats);
-  /// Syncs and closes the file (the destructor closes it too, without throwing).
+  /// Writes the kept draws, syncs and closes the file (the destructor closes it too, without
+  /// throwing, and without the kept draws).
   void close();
 
   const std::string& path() const { return path_; }
 
  private:
-  void write_group_draw(const InferenceDataGroup& group, const std::vector<DrawVariable>& variables, int chain,
-                        std::int64_t draw, std::span<const double> values);
+  // A chain's draws not written yet: `draws` of them from draw `first`, each's values one after another.
+  struct Pending {
+    std::int64_t first = 0, draws = 0;
+    std::vector<double> posterior, stats;
+  };
+  void write_pending(int chain);
+  void write_group_block(const InferenceDataGroup& group, const std::vector<DrawVariable>& variables, int chain,
+                         std::int64_t first, std::int64_t draws, const std::vector<double>& values);
+  void sync();
 
   std::string path_;
   InferenceDataLayout layout_;
   std::mutex mutex_;
   int file_ = -1;
   std::unique_ptr<InferenceDataGroup> posterior_, stats_;
-  std::vector<std::int64_t> draws_;  // written per chain
-  std::int64_t draw_length_ = 0;     // the draw coordinate's length written
+  std::vector<Pending> pending_;  // per chain
+  std::int64_t block_draws_ = 1;  // a chain's draws are written when it has this many
+  std::int64_t draw_length_ = 0;  // the draw coordinate's length written
   std::vector<double> scratch_;
   std::chrono::steady_clock::time_point synced_;
 };
