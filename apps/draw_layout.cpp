@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "netcdf_draws.hpp"
 #include "shard_output.hpp"
 #include "variate/core/error.hpp"
 #include "variate/data/output_folder.hpp"
@@ -45,13 +46,12 @@ void gather_shapes(const inference::Unconstrained& space, std::vector<SavedSite>
   }
 }
 
-// The columns of `sites` (without the sharded ones unless `with_sharded`); their shapes must be the
-// unsharded ones.
-inference::SiteColumns layout_of(const std::vector<SavedSite>& sites, bool with_sharded) {
+// `sites` (without the sharded ones unless `with_sharded`); their shapes must be the unsharded ones.
+std::vector<inference::ColumnSite> written(const std::vector<SavedSite>& sites, bool with_sharded) {
   std::vector<inference::ColumnSite> columns;
   for (const SavedSite& s : sites)
     if (!s.sharded || with_sharded) columns.push_back({s.name, Shape(s.shape)});
-  return inference::site_columns(columns);
+  return columns;
 }
 
 }  // namespace
@@ -81,8 +81,9 @@ DrawLayout plan_draw_layout(const SampleContext& job) {
       saved.push_back({s.name, std::vector<std::int64_t>(dims.begin(), dims.end()), false});
     }
   }
-  layout.all_sites = layout_of(saved, true);
-  layout.main_sites = layout_of(saved, !layout.per_device);
+  layout.all_sites = inference::site_columns(written(saved, true));
+  layout.main_shapes = written(saved, !layout.per_device);
+  layout.main_sites = inference::site_columns(layout.main_shapes);
   layout.columns = inference::sampler_columns(job.sampler.algorithm);
   layout.sampler_width = layout.columns.size();
   layout.columns.insert(layout.columns.end(), layout.main_sites.names.begin(), layout.main_sites.names.end());
@@ -97,15 +98,15 @@ DrawLayout plan_draw_layout(const SampleContext& job) {
 inference::SiteColumns saved_columns(const Model& model, const inference::Unconstrained& space) {
   std::vector<SavedSite> saved = local_saved_sites(model, space);
   gather_shapes(space, saved);
-  return layout_of(saved, true);
+  return inference::site_columns(written(saved, true));
 }
 
 std::filesystem::path prepare_sample_output(const std::string& dir, const std::string& model, bool overwrite) {
   // Device files (per-device layout) are left alone: the other devices write theirs concurrently,
   // and the new manifest lists which belong to the new run.
   const auto is_run_file = [&](std::string_view name) {
-    return data::is_chain_file(name, model) || name == manifest_file_name(model) || name == "summary.csv" ||
-           name == "summary.json" || name == "report.html";
+    return data::is_chain_file(name, model) || name == manifest_file_name(model) || name == netcdf_file_name(model) ||
+           name == "summary.csv" || name == "summary.json" || name == "report.html";
   };
   return data::prepare_run_folder(dir, is_run_file, overwrite, "sample", "pass --overwrite");
 }

@@ -25,6 +25,8 @@ struct DrawLayout {
   inference::SiteColumns main_sites;  // the main file's sites
   std::vector<std::string> columns;   // the main file's: the sampler's, then main_sites.names
   std::size_t sampler_width = 0;      // how many of `columns` are the sampler's
+  // main_sites' sites with their shapes (the netCDF file's variables)
+  std::vector<inference::ColumnSite> main_shapes;
   // This device's file: its columns of the sharded sites, and per sharded site its offsets in
   // column order.
   std::vector<std::string> shard_columns;

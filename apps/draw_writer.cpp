@@ -39,6 +39,8 @@ DrawWriter::DrawWriter(const SampleContext& job, const DrawLayout& layout, const
   manifest.ranks = job.at.ranks;
   manifest.device_files.resize(std::size_t(devices));
   for (int c = 0; c < job.options.chains; ++c) open_chain(c, dir, manifest);
+  if (job.at.writer() && writes_netcdf(job.options.output_format))
+    netcdf_ = std::make_unique<NetcdfDraws>(job, layout, dir / netcdf_file_name(job.model.name));
   if (layout.per_device && job.at.writer())
     write_manifest((dir / manifest_file_name(job.model.name)).string(), manifest, *layout.plan);
 }
@@ -47,7 +49,9 @@ void DrawWriter::open_chain(int c, const std::filesystem::path& dir, ManifestInf
   const SampleJobOptions& o = job_.options;
   const Placement& at = job_.at;
   const std::string& model = job_.model.name;
-  const std::string name = model + "-" + std::to_string(c + 1) + ".csv", path = (dir / name).string();
+  const std::string name = model + "-" + std::to_string(c + 1) + ".csv";
+  // Without CSV output the main rows are only kept, for the summaries.
+  const std::string path = writes_csv(o.output_format) ? (dir / name).string() : std::string();
   ChainOutput& chain = chains_[std::size_t(c)];
   if (at.writer())
     chain.main = std::make_unique<inference::DrawFile>(
@@ -81,7 +85,7 @@ void DrawWriter::write(const inference::Draw& d) {
   if (!space.generated_sites().empty()) values.merge(space.generated_quantities(position));
   if (adapting_ && !chain.adaptation_written) write_adaptation(chain, d);  // warm-up has just ended
   if (chain.shard) write_shard_row(chain, values);
-  if (job_.at.writer()) write_main_row(chain, *d.stats, values);
+  if (job_.at.writer()) write_main_row(d.chain, *d.stats, values);
   ++chain.count;
 }
 
@@ -111,12 +115,13 @@ void DrawWriter::write_shard_row(ChainOutput& chain, const tracing::Values& valu
   chain.shard->write_row(chain.shard_row);
 }
 
-void DrawWriter::write_main_row(ChainOutput& chain, const inference::TransitionStats& s,
-                                const tracing::Values& values) const {
+void DrawWriter::write_main_row(int c, const inference::TransitionStats& s, const tracing::Values& values) {
+  ChainOutput& chain = chains_[std::size_t(c)];
   inference::fill_sampler_columns(job_.sampler.algorithm, s, chain.row.data());
   inference::fill_site_columns(layout_.main_sites, values, chain.row.data() + layout_.sampler_width);
   if (report_) job_.model.report->add_draw(values);
   chain.main->write_row(chain.row);
+  if (netcdf_) netcdf_->write(c, s, values);
 }
 
 void DrawWriter::close(const inference::SampleResult& result) {
@@ -126,6 +131,7 @@ void DrawWriter::close(const inference::SampleResult& result) {
     if (chain.main) chain.main->close(r.warmup_seconds, r.sampling_seconds);
     if (chain.shard) chain.shard->close(r.warmup_seconds, r.sampling_seconds);
   }
+  if (netcdf_) netcdf_->close();
 }
 
 inference::ChainDraws DrawWriter::column(const std::vector<ChainOutput>& chains,

@@ -1,7 +1,8 @@
 #pragma once
 // Streams `variate sample`'s kept draws to the Stan CSV files as the chains make them (one main
 // file per chain, written by device 0, and with --sharded-draws per-device each device's file of
-// its rows of the sharded sites), and keeps every row for the summaries.
+// its rows of the sharded sites) and, with --output-format netcdf or both, to the netCDF file
+// (netcdf_draws.hpp), and keeps every row for the summaries.
 //
 //   DrawWriter draws(job, layout, dir);                // opens the files
 //   inference::sample(target, options, [&](const inference::Draw& d) { draws.write(d); });
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "draw_layout.hpp"
+#include "netcdf_draws.hpp"
 #include "sample_context.hpp"
 #include "variate/inference/draw_file.hpp"
 #include "variate/inference/summary.hpp"
@@ -49,7 +51,7 @@ class DrawWriter {
   void open_chain(int c, const std::filesystem::path& dir, ManifestInfo& manifest);
   void write_adaptation(ChainOutput& chain, const inference::Draw& d) const;
   void write_shard_row(ChainOutput& chain, const tracing::Values& values) const;
-  void write_main_row(ChainOutput& chain, const inference::TransitionStats& s, const tracing::Values& values) const;
+  void write_main_row(int c, const inference::TransitionStats& s, const tracing::Values& values);
   static inference::ChainDraws column(const std::vector<ChainOutput>& chains,
                                       std::unique_ptr<inference::DrawFile> ChainOutput::*file, std::size_t column);
 
@@ -58,6 +60,7 @@ class DrawWriter {
   bool adapting_;  // warm-up adapts: the first kept draw carries the adapted metric
   bool report_;    // the model's report reads every draw
   std::vector<ChainOutput> chains_;
+  std::unique_ptr<NetcdfDraws> netcdf_;  // device 0, with --output-format netcdf or both
 };
 
 }  // namespace variate::cli

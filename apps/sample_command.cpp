@@ -71,6 +71,11 @@ Command add_sample_command(CLI::App& app) {
   CLI::Option* output =
       cmd->add_option("--output", o->output, "folder for the Stan CSV files and the summary (created if missing)")
           ->capture_default_str();
+  cmd->add_option("--output-format", o->output_format,
+                  "csv: Stan CSV files, one per chain; netcdf: one netCDF-4 file <model>.nc in ArviZ's InferenceData "
+                  "layout (arviz.from_netcdf); both")
+      ->check(CLI::IsMember({"csv", "netcdf", "both"}))
+      ->capture_default_str();
   cmd->add_flag("--overwrite", o->overwrite,
                 "replace the files of an earlier run of the model in --output (refused otherwise)");
   cmd->add_option("--max-depth", o->max_depth, "NUTS maximum tree depth")

@@ -10,6 +10,7 @@
 #include "draw_writer.hpp"
 #include "held_out_report.hpp"
 #include "models.hpp"
+#include "netcdf_draws.hpp"
 #include "pathfinder_init.hpp"
 #include "progress.hpp"
 #include "report/report_job.hpp"
@@ -107,8 +108,12 @@ void print_plan(std::ostream& out, const SampleContext& job, const DrawLayout& l
            "--sharded-draws per-device skips it (run with gather for it)\n";
 }
 
-void print_files(std::ostream& out, const Model& model, bool per_device, const fs::path& dir) {
-  out << "output: " << (dir / (model.name + "-<chain>.csv")).string();
+void print_files(std::ostream& out, const Model& model, const std::string& format, bool per_device,
+                 const fs::path& dir) {
+  std::string files;
+  if (writes_csv(format)) files = (dir / (model.name + "-<chain>.csv")).string();
+  if (writes_netcdf(format)) files += (files.empty() ? "" : ", ") + (dir / netcdf_file_name(model.name)).string();
+  out << "output: " << files;
   if (per_device)
     out << ", each device's rows of the sharded sites in " << model.name << ".device<k>-<chain>.csv, listed in "
         << manifest_file_name(model.name) << ",";
@@ -152,6 +157,8 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   const inference::Target target = inference::make_target(job.space, dtype_of(o));
   check_model(job);
   const DrawLayout layout = plan_draw_layout(job);
+  VARIATE_CHECK(!layout.per_device || !writes_netcdf(o.output_format), "sample", "--output-format ", o.output_format,
+                " writes every site to one file: use it with --sharded-draws gather (per-device writes CSV files)");
   check_memory(job, layout);
   inference::SamplerOptions sampler = job.sampler;
   if (!o.init_from.empty()) sampler.warm_start = read_warm_starts(job);
@@ -161,7 +168,7 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
                               : fs::path(o.output);  // after the data: a data error leaves no folder
   print_plan(out, job, layout);
   DrawWriter draws(job, layout, dir);
-  print_files(out, job.model, layout.per_device, dir);
+  print_files(out, job.model, o.output_format, layout.per_device, dir);
   if (checkpoints) {
     checkpoints->attach(sampler);
     checkpoints->describe(out);
@@ -207,6 +214,9 @@ int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostr
   const auto wall_start = Clock::now();
   SampleJobOptions o = options;
   if (!o.resume.empty()) o.output = o.resume;  // a resumed run goes on in its own folder
+  check_output_format(o.output_format);
+  VARIATE_CHECK(!o.report || writes_csv(o.output_format), "sample",
+                "--report reads the CSV files: use it with --output-format csv or both");
   inference::SamplerOptions so = sampler_options(o);
   const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = dtype_of(o)});
   StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it

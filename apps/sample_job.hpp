@@ -22,6 +22,8 @@ struct SampleJobOptions {
   std::string metric = "diag";    // diag | dense | fisher-diag | fisher-low-rank
   std::string precision = "f64";  // f64 | f32
   std::string output = "variate-output";
+  // csv | netcdf | both: netCDF is one file <output>/<model>.nc (netcdf_draws.hpp)
+  std::string output_format = "csv";
   bool overwrite = false;  // replace an earlier run's files in `output` instead of refusing
   int max_depth = 10;
   double adapt_delta = 0.8;

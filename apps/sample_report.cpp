@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "netcdf_draws.hpp"
 #include "shard_output.hpp"
 #include "write_file.hpp"
 
@@ -91,8 +92,12 @@ void print_interrupted(std::ostream& out, const SampleContext& job, const std::v
   } else {
     for (std::size_t c = 0; c < kept.size(); ++c) counts << (c ? ", " : "") << kept[c];
   }
-  out << "interrupted: kept " << counts.str() << " draws per chain in " << dir.string()
-      << " (summarize them with: variate summary " << (dir / (model + "-*.csv")).string();
+  out << "interrupted: kept " << counts.str() << " draws per chain in " << dir.string();
+  if (!writes_csv(job.options.output_format)) {
+    out << " (in " << (dir / netcdf_file_name(model)).string() << ")\n" << std::flush;
+    return;
+  }
+  out << " (summarize them with: variate summary " << (dir / (model + "-*.csv")).string();
   if (per_device)
     out << "; each device's rows with: variate summary " << (dir / (model + ".device<k>-*.csv")).string()
         << "; the files are listed in " << (dir / manifest_file_name(model)).string();

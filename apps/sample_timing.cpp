@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iomanip>
 
+#include "netcdf_draws.hpp"
 #include "shard_output.hpp"
 
 namespace variate::cli {
@@ -22,7 +23,8 @@ void print_timing(std::ostream& out, const SampleContext& job, const inference::
       << " s warm-up + " << longest_sampling << " s sampling; " << result.target_calls
       << " gradient evaluations (target calls" << (o.vectorize ? ", each for all chains" : "")
       << (job.at.devices > 1 ? ", each on every device" : "") << "), " << leapfrogs << " leapfrog steps after warm-up\n"
-      << "wrote " << o.chains << " Stan CSV files, "
+      << "wrote " << (writes_csv(o.output_format) ? std::to_string(o.chains) + " Stan CSV files, " : "")
+      << (writes_netcdf(o.output_format) ? netcdf_file_name(job.model.name) + ", " : "")
       << (per_device ? "the devices' files of the sharded sites, " + manifest_file_name(job.model.name) + ", " : "")
       << "summary.csv and summary.json to " << dir.string() << '\n'
       << std::defaultfloat;

@@ -19,6 +19,7 @@
 #include "variate/data/data_fingerprint.hpp"
 #include "variate/data/digits.hpp"
 #include "variate/data/idx.hpp"
+#include "variate/data/inference_data.hpp"
 #include "variate/data/movielens.hpp"
 #include "variate/data/output_folder.hpp"
 #include "variate/data/png.hpp"
