@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
+#include "args.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/models/builtin.hpp"
@@ -90,12 +90,6 @@ tracing::Program logistic(std::int64_t n, std::int64_t d) {
   };
 }
 
-bool wanted(int argc, char** argv, const char* name) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0) return true;
-  return argc == 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,9 +98,9 @@ int main(int argc, char** argv) {
       omp_get_max_threads());
   std::printf("%-14s %-22s %8s %8s %9s %9s %12s %10s %8s\n", "model", "sampler", "warm s", "draw s", "min ESS",
               "s to 400", "grads to 400", "grads/ESS", "step");
-  if (wanted(argc, argv, "eight-schools"))
+  if (bench::wanted(argc, argv, "eight-schools"))
     compare("eight-schools", models::builtin_definition("eight-schools").program);
-  if (wanted(argc, argv, "logistic")) compare("logistic-10k", logistic(10000, 21));
+  if (bench::wanted(argc, argv, "logistic")) compare("logistic-10k", logistic(10000, 21));
   std::printf(
       "\nwarm s / draw s: warm-up and sampling wall seconds; s to 400: seconds until 400 bulk ESS in every\n"
       "coordinate ('<': the run fell short); grads/ESS: sampling gradients per unit of min bulk ESS\n");

@@ -14,13 +14,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "args.hpp"
 #include "variate/data/data_file.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
@@ -206,29 +205,6 @@ tracing::Program kidiq_interaction(const data::DataFile& f) {
   };
 }
 
-bool wanted(int argc, char** argv, const char* name) {
-  bool any = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--", 2) == 0) continue;
-    any = true;
-    if (std::strcmp(argv[i], name) == 0) return true;
-  }
-  return !any;
-}
-
-int seed_count(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--seeds=", 8) == 0) {
-      const int k = std::atoi(argv[i] + 8);
-      if (k < 1) {
-        std::fprintf(stderr, "metric_adaptation: --seeds must be a positive integer, got '%s'\n", argv[i] + 8);
-        std::exit(2);
-      }
-      return k;
-    }
-  return 3;
-}
-
 void run_model(const char* name, const tracing::Program& model, int seeds) {
   const inference::Unconstrained space(model);
   run(name, inference::make_target(space), seeds);
@@ -237,15 +213,15 @@ void run_model(const char* name, const tracing::Program& model, int seeds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int seeds = seed_count(argc, argv);
+  const int seeds = bench::seed_count(argc, argv, "metric_adaptation", 3);
   std::printf(
       "NUTS, 4 chains x (1000 warm-up + 1000 draws); ESS/grad: bulk ESS over all gradients, warm-up included\n");
   std::printf("%-14s %-16s %4s %14s %14s %6s %9s\n", "model", "adaptation", "seed", "min ESS/grad", "med ESS/grad",
               "div", "min vs Stan");
-  if (wanted(argc, argv, "gauss-100")) run("gauss-100", gaussian_100(), seeds);
-  if (wanted(argc, argv, "eight-schools")) run_model("eight-schools", eight_schools(), seeds);
-  if (wanted(argc, argv, "arK"))
+  if (bench::wanted(argc, argv, "gauss-100")) run("gauss-100", gaussian_100(), seeds);
+  if (bench::wanted(argc, argv, "eight-schools")) run_model("eight-schools", eight_schools(), seeds);
+  if (bench::wanted(argc, argv, "arK"))
     if (const auto f = posteriordb("arK")) run_model("arK", autoregressive(*f), seeds);
-  if (wanted(argc, argv, "kidiq"))
+  if (bench::wanted(argc, argv, "kidiq"))
     if (const auto f = posteriordb("kidiq")) run_model("kidiq", kidiq_interaction(*f), seeds);
 }

@@ -17,11 +17,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "args.hpp"
 #include "machine_limits.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
@@ -122,30 +122,6 @@ tracing::Program logistic(std::int64_t n, std::int64_t d, DType dtype) {
   };
 }
 
-bool wanted(int argc, char** argv, const char* name) {
-  bool any_model = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--", 2) == 0) continue;
-    any_model = true;
-    if (std::strcmp(argv[i], name) == 0) return true;
-  }
-  return !any_model;
-}
-
-/// --seeds=K, at least 1.
-int seed_count(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--seeds=", 8) == 0) {
-      const int k = std::atoi(argv[i] + 8);
-      if (k < 1) {
-        std::fprintf(stderr, "nuts_sampling: --seeds must be a positive integer, got '%s'\n", argv[i] + 8);
-        std::exit(2);
-      }
-      return k;
-    }
-  return 1;
-}
-
 bool layout_wanted(int argc, char** argv, const Config& c) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--only=threaded") == 0) return !c.vectorized;
@@ -157,7 +133,7 @@ bool layout_wanted(int argc, char** argv, const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int seeds = seed_count(argc, argv);
+  const int seeds = bench::seed_count(argc, argv, "nuts_sampling", 1);
   const int threads = omp_get_max_threads();
   // X (N = 100000, D = 51) stays in cache between calls: its floor is the re-read rate of a buffer its size.
   const std::size_t x_bytes = std::size_t(100000) * 51 * 8;
@@ -178,9 +154,9 @@ int main(int argc, char** argv) {
       {"threaded f64", false, DType::f64}, {"vectorized f64", true, DType::f64}, {"vectorized f32", true, DType::f32}};
   for (const Config& c : configs) {
     if (!layout_wanted(argc, argv, c)) continue;
-    if (wanted(argc, argv, "logistic")) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0}, seeds);
-    if (wanted(argc, argv, "logistic-small")) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786}, seeds);
-    if (wanted(argc, argv, "eight-schools") && c.dtype == DType::f64)
+    if (bench::wanted(argc, argv, "logistic")) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0}, seeds);
+    if (bench::wanted(argc, argv, "logistic-small")) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786}, seeds);
+    if (bench::wanted(argc, argv, "eight-schools") && c.dtype == DType::f64)
       run("eight-schools", models::builtin_definition("eight-schools").program, c, {18600}, seeds);
   }
   std::printf(
