@@ -71,21 +71,21 @@ Definition low_dim_gauss_mix(const ModelData& data) {
   const auto s = [dtype](double v) { return Tensor::scalar(v, dtype); };
   const auto ordered_means = std::make_shared<dist::Restricted>(
       std::make_shared<dist::Sample>(std::make_shared<dist::Normal>(s(0), s(2)), Shape{2}), Constraint::ordered());
-  return {.description = "two-component normal mixture, ordered means",
-          .program =
-              [=] {
-                auto mu = RandomVariable(ordered_means, "mu");
-                auto sigma = HalfNormal(s(2), "sigma", {2});
-                auto theta = Beta(s(5), s(5), "theta");
-                const auto component = [&](std::int64_t k, const Tensor& log_weight) {
-                  return expand_dims(log_weight, -1) +
-                         dist::Normal(expand_dims(last_axis(mu, k), -1), expand_dims(last_axis(sigma, k), -1))
-                             .log_prob(y);
-                };
-                const Tensor both = stack({component(0, log(theta)), component(1, log(1.0 - theta))}, -1);
-                factor("y", sum(logsumexp(both, std::vector<int>{-1}), std::vector<int>{-1}));
-              },
-          .main_parameters = {"mu.1", "mu.2", "sigma.1", "sigma.2", "theta"}};
+  return {
+      .description = "two-component normal mixture, ordered means",
+      .program =
+          [=] {
+            auto mu = RandomVariable(ordered_means, "mu");
+            auto sigma = HalfNormal(s(2), "sigma", {2});
+            auto theta = Beta(s(5), s(5), "theta");
+            const auto component = [&](std::int64_t k, const Tensor& log_weight) {
+              return expand_dims(log_weight, -1) +
+                     dist::Normal(expand_dims(last_axis(mu, k), -1), expand_dims(last_axis(sigma, k), -1)).log_prob(y);
+            };
+            const Tensor both = stack({component(0, log(theta)), component(1, log(1.0 - theta))}, -1);
+            factor("y", sum(logsumexp(both, std::vector<int>{-1}), std::vector<int>{-1}));
+          },
+      .main_parameters = {"mu.1", "mu.2", "sigma.1", "sigma.2", "theta"}};
 }
 
 // rho ~ gamma(25, 4), alpha ~ N(0, 2) on alpha > 0, sigma ~ N(0, 1) on sigma > 0;

@@ -43,8 +43,7 @@ ReferenceTable read_references(const std::string& file) {
     if (line.empty() || line[0] == '#') continue;
     const std::string where = file + ":" + std::to_string(line_number);
     if (!seen_header) {
-      VARIATE_CHECK(line == header, "read_references", where, ": expected the header '", header, "', got '", line,
-                    "'");
+      VARIATE_CHECK(line == header, "read_references", where, ": expected the header '", header, "', got '", line, "'");
       seen_header = true;
       continue;
     }

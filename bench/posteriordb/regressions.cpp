@@ -53,9 +53,7 @@ Tensor centered(const Tensor& x) { return x - mean(x); }
 /// The sample standard deviation (Stan's sd: divisor n - 1).
 Tensor sample_sd(const Tensor& x) { return sqrt(sum(square(centered(x))) / double(x.shape()[0] - 1)); }
 /// 1 where an integer code equals `value`, else 0 (Stan's `work2[i] = mom_work[i] == 2;`).
-Tensor indicator(const Tensor& codes, std::int64_t value, DType dtype) {
-  return cast(eq(codes, double(value)), dtype);
-}
+Tensor indicator(const Tensor& codes, std::int64_t value, DType dtype) { return cast(eq(codes, double(value)), dtype); }
 
 Tensor observations(const ModelData& data, const std::string& name) {
   const Tensor y = data.vector(name);
@@ -86,9 +84,12 @@ struct Mesquite {
 };
 Mesquite mesquite_data(const ModelData& data) {
   const std::int64_t n = data.integer("N");
-  return {data.positive_values("weight", {n}),        data.positive_values("diam1", {n}),
-          data.positive_values("diam2", {n}),         data.positive_values("canopy_height", {n}),
-          data.positive_values("total_height", {n}),  data.positive_values("density", {n}),
+  return {data.positive_values("weight", {n}),
+          data.positive_values("diam1", {n}),
+          data.positive_values("diam2", {n}),
+          data.positive_values("canopy_height", {n}),
+          data.positive_values("total_height", {n}),
+          data.positive_values("density", {n}),
           data.values("group", {n})};
 }
 
@@ -96,20 +97,20 @@ Mesquite mesquite_data(const ModelData& data) {
 
 Definition kidscore_momhs(const ModelData& data) {
   const Kidiq d = kidiq_data(data);
-  return flat_regression("kid_score ~ normal(b1 + b2 mom_hs, sigma), sigma ~ cauchy(0, 2.5)", d.kid_score,
-                         {d.mom_hs}, SigmaPrior::cauchy);
+  return flat_regression("kid_score ~ normal(b1 + b2 mom_hs, sigma), sigma ~ cauchy(0, 2.5)", d.kid_score, {d.mom_hs},
+                         SigmaPrior::cauchy);
 }
 
 Definition kidscore_momiq(const ModelData& data) {
   const Kidiq d = kidiq_data(data);
-  return flat_regression("kid_score ~ normal(b1 + b2 mom_iq, sigma), sigma ~ cauchy(0, 2.5)", d.kid_score,
-                         {d.mom_iq}, SigmaPrior::cauchy);
+  return flat_regression("kid_score ~ normal(b1 + b2 mom_iq, sigma), sigma ~ cauchy(0, 2.5)", d.kid_score, {d.mom_iq},
+                         SigmaPrior::cauchy);
 }
 
 Definition kidscore_momhsiq(const ModelData& data) {
   const Kidiq d = kidiq_data(data);
-  return flat_regression("kid_score ~ normal(b1 + b2 mom_hs + b3 mom_iq, sigma), sigma ~ cauchy(0, 2.5)",
-                         d.kid_score, {d.mom_hs, d.mom_iq}, SigmaPrior::cauchy);
+  return flat_regression("kid_score ~ normal(b1 + b2 mom_hs + b3 mom_iq, sigma), sigma ~ cauchy(0, 2.5)", d.kid_score,
+                         {d.mom_hs, d.mom_iq}, SigmaPrior::cauchy);
 }
 
 Definition kidscore_interaction(const ModelData& data) {
@@ -136,8 +137,8 @@ Definition kidscore_interaction_z(const ModelData& data) {
   const Kidiq d = kidiq_data(data);
   const Tensor hs = centered(d.mom_hs) / (2.0 * sample_sd(d.mom_hs));
   const Tensor iq = centered(d.mom_iq) / (2.0 * sample_sd(d.mom_iq));
-  return flat_regression("kid_score on mom_hs, mom_iq standardized by 2 sd and their product, flat priors",
-                         d.kid_score, {hs, iq, hs * iq}, SigmaPrior::flat);
+  return flat_regression("kid_score on mom_hs, mom_iq standardized by 2 sd and their product, flat priors", d.kid_score,
+                         {hs, iq, hs * iq}, SigmaPrior::flat);
 }
 
 Definition kidscore_mom_work(const ModelData& data) {
@@ -201,8 +202,7 @@ Definition logmesquite(const ModelData& data) {
   const Mesquite d = mesquite_data(data);
   return flat_regression(
       "log(weight) on the logs of diam1, diam2, canopy_height, total_height, density, and group, flat priors",
-      log(d.weight),
-      {log(d.diam1), log(d.diam2), log(d.canopy_height), log(d.total_height), log(d.density), d.group},
+      log(d.weight), {log(d.diam1), log(d.diam2), log(d.canopy_height), log(d.total_height), log(d.density), d.group},
       SigmaPrior::flat);
 }
 
@@ -215,27 +215,25 @@ Definition logmesquite_logvolume(const ModelData& data) {
 Definition logmesquite_logva(const ModelData& data) {
   const Mesquite d = mesquite_data(data);
   return flat_regression("log(weight) on log canopy volume and area, and group, flat priors", log(d.weight),
-                         {log(d.diam1 * d.diam2 * d.canopy_height), log(d.diam1 * d.diam2), d.group},
-                         SigmaPrior::flat);
+                         {log(d.diam1 * d.diam2 * d.canopy_height), log(d.diam1 * d.diam2), d.group}, SigmaPrior::flat);
 }
 
 Definition logmesquite_logvas(const ModelData& data) {
   const Mesquite d = mesquite_data(data);
   return flat_regression(
-      "log(weight) on log canopy volume, area, shape, total height and density, and group, flat priors",
-      log(d.weight),
-      {log(d.diam1 * d.diam2 * d.canopy_height), log(d.diam1 * d.diam2), log(d.diam1 / d.diam2),
-       log(d.total_height), log(d.density), d.group},
+      "log(weight) on log canopy volume, area, shape, total height and density, and group, flat priors", log(d.weight),
+      {log(d.diam1 * d.diam2 * d.canopy_height), log(d.diam1 * d.diam2), log(d.diam1 / d.diam2), log(d.total_height),
+       log(d.density), d.group},
       SigmaPrior::flat);
 }
 
 Definition logmesquite_logvash(const ModelData& data) {
   const Mesquite d = mesquite_data(data);
-  return flat_regression(
-      "log(weight) on log canopy volume, area, shape and total height, and group, flat priors", log(d.weight),
-      {log(d.diam1 * d.diam2 * d.canopy_height), log(d.diam1 * d.diam2), log(d.diam1 / d.diam2), log(d.total_height),
-       d.group},
-      SigmaPrior::flat);
+  return flat_regression("log(weight) on log canopy volume, area, shape and total height, and group, flat priors",
+                         log(d.weight),
+                         {log(d.diam1 * d.diam2 * d.canopy_height), log(d.diam1 * d.diam2), log(d.diam1 / d.diam2),
+                          log(d.total_height), d.group},
+                         SigmaPrior::flat);
 }
 
 Definition nes(const ModelData& data) {
@@ -243,11 +241,11 @@ Definition nes(const ModelData& data) {
   const std::int64_t n = party.shape()[0];
   const DType dtype = party.dtype();
   const Tensor age = data.integers("age_discrete", {n}, 1, 4);
-  return flat_regression("partyid7 on ideology, race, age group, education, gender and income, flat priors", party,
-                         {data.values("real_ideo", {n}), data.values("race_adj", {n}), indicator(age, 2, dtype),
-                          indicator(age, 3, dtype), indicator(age, 4, dtype), data.values("educ1", {n}),
-                          data.values("gender", {n}), data.values("income", {n})},
-                         SigmaPrior::flat);
+  return flat_regression(
+      "partyid7 on ideology, race, age group, education, gender and income, flat priors", party,
+      {data.values("real_ideo", {n}), data.values("race_adj", {n}), indicator(age, 2, dtype), indicator(age, 3, dtype),
+       indicator(age, 4, dtype), data.values("educ1", {n}), data.values("gender", {n}), data.values("income", {n})},
+      SigmaPrior::flat);
 }
 
 Definition kilpisjarvi(const ModelData& data) {
@@ -299,10 +297,11 @@ Definition diamonds(const ModelData& data) {
   const auto s = [dtype](double v) { return Tensor::scalar(v, dtype); };
   // Stan's `real<lower=0> sigma; target += student_t_lpdf(sigma | 3, 0, 10) - student_t_lccdf(0 | ...)`:
   // the half Student-t, whose normalization is a constant.
-  const auto half_t = std::make_shared<dist::Restricted>(std::make_shared<dist::StudentT>(s(3), s(0), s(10)),
-                                                         Constraint::positive());
-  return {.description = "brms: b ~ normal(0, 1), Intercept ~ student_t(3, 8, 10), sigma ~ student_t+(3, 0, 10), "
-                         "Y ~ normal(Intercept + Xc b, sigma) on the centred predictors",
+  const auto half_t =
+      std::make_shared<dist::Restricted>(std::make_shared<dist::StudentT>(s(3), s(0), s(10)), Constraint::positive());
+  return {.description =
+              "brms: b ~ normal(0, 1), Intercept ~ student_t(3, 8, 10), sigma ~ student_t+(3, 0, 10), "
+              "Y ~ normal(Intercept + Xc b, sigma) on the centred predictors",
           .program =
               [=] {
                 auto b = Normal(s(0), s(1), "b", {K - 1});

@@ -73,10 +73,11 @@ SuiteSummary summarize_runs(const std::vector<RunRecord>& runs, const RunOptions
 }
 
 void print_header(std::ostream& out) {
-  out << std::left << std::setw(44) << "posterior" << std::right << std::setw(5) << "seed" << std::setw(9)
-      << "bulk ESS" << std::setw(9) << "tail ESS" << std::setw(11) << "gradients" << std::setw(11) << "sampling"
-      << std::setw(10) << "ESS/grad" << std::setw(8) << "div" << std::setw(8) << "R-hat" << std::setw(9) << "seconds"
-      << std::setw(8) << "max z" << "  means\n";
+  out << std::left << std::setw(44) << "posterior" << std::right << std::setw(5) << "seed" << std::setw(9) << "bulk ESS"
+      << std::setw(9) << "tail ESS" << std::setw(11) << "gradients" << std::setw(11) << "sampling" << std::setw(10)
+      << "ESS/grad" << std::setw(8) << "div" << std::setw(8) << "R-hat" << std::setw(9) << "seconds" << std::setw(8)
+      << "max z"
+      << "  means\n";
 }
 
 void print_row(std::ostream& out, const RunRecord& r) {
@@ -89,12 +90,17 @@ void print_row(std::ostream& out, const RunRecord& r) {
       << std::setw(11) << r.gradients << std::setw(11) << r.sampling_gradients << std::setprecision(5) << std::setw(10)
       << r.min_ess_bulk / double(r.gradients) << std::setw(8) << r.divergences << std::setprecision(3) << std::setw(8)
       << r.max_rhat << std::setprecision(1) << std::setw(9) << r.seconds << std::setprecision(2) << std::setw(8)
-      << r.max_z << "  " << (!r.has_reference ? "no reference" : r.means_ok() ? "ok" : "OFF") << "\n";
+      << r.max_z << "  "
+      << (!r.has_reference ? "no reference"
+          : r.means_ok()   ? "ok"
+                           : "OFF")
+      << "\n";
   out.unsetf(std::ios::floatfield);
 }
 
 void print_summary(std::ostream& out, const SuiteSummary& s) {
-  out << "\n" << s.runs << " runs of " << s.models << " models; medians over models (of each model's median over seeds):\n"
+  out << "\n"
+      << s.runs << " runs of " << s.models << " models; medians over models (of each model's median over seeds):\n"
       << "  min bulk ESS per gradient, warm-up included: " << s.ess_per_gradient << "\n"
       << "  min bulk ESS per gradient, warm-up excluded: " << s.ess_per_sampling_gradient << "\n"
       << "  min tail ESS per gradient, warm-up included: " << s.tail_ess_per_gradient << "\n"
@@ -106,8 +112,8 @@ void print_summary(std::ostream& out, const SuiteSummary& s) {
 void write_json(const std::string& file, const RunOptions& options, const std::vector<RunRecord>& runs,
                 const SuiteSummary& summary) {
   nlohmann::json j;
-  j["options"] = {{"metric", options.metric},     {"chains", options.chains},         {"warmup", options.warmup},
-                  {"draws", options.draws},       {"vectorized", options.vectorized}, {"z_limit", options.z_limit}};
+  j["options"] = {{"metric", options.metric}, {"chains", options.chains},         {"warmup", options.warmup},
+                  {"draws", options.draws},   {"vectorized", options.vectorized}, {"z_limit", options.z_limit}};
   j["runs"] = nlohmann::json::array();
   for (const RunRecord& r : runs) {
     nlohmann::json run = {{"posterior", r.posterior}, {"seed", r.seed}};

@@ -39,7 +39,7 @@ struct MeanCheck {
 struct RunRecord {
   std::string posterior;
   std::uint64_t seed = 0;
-  std::string error;  // the exception's message when the run failed; the figures are then unset
+  std::string error;            // the exception's message when the run failed; the figures are then unset
   std::int64_t parameters = 0;  // columns summarized: the parameters and generated quantities
   double min_ess_bulk = 0, min_ess_tail = 0, max_rhat = 0;
   /// Gradients: leapfrog steps of all chains with warm-up and without (the kept draws' alone), and

@@ -9,7 +9,8 @@ namespace posteriordb {
 
 const std::vector<SuiteModel>& suite_models() {
   static const std::vector<SuiteModel> models = {
-      {"eight_schools-eight_schools_noncentered", "eight_schools", &eight_schools_noncentered, "hierarchical, few groups"},
+      {"eight_schools-eight_schools_noncentered", "eight_schools", &eight_schools_noncentered,
+       "hierarchical, few groups"},
       {"gp_pois_regr-gp_pois_regr", "gp_pois_regr", &gp_pois_regr, "latent GP"},
       {"gp_pois_regr-gp_regr", "gp_pois_regr", &gp_regr, "GP"},
       {"low_dim_gauss_mix-low_dim_gauss_mix", "low_dim_gauss_mix", &low_dim_gauss_mix, "mixture"},

@@ -48,8 +48,7 @@ Definition arK(const ModelData& data) {
   const Tensor lags = stack(std::span<const Tensor>(lag_columns), -1);
   const Tensor observed_y = slice(y, 0, K, T);
   const DType dtype = y.dtype();
-  const Tensor zero = Tensor::scalar(0.0, dtype), ten = Tensor::scalar(10.0, dtype),
-               scale = Tensor::scalar(2.5, dtype);
+  const Tensor zero = Tensor::scalar(0.0, dtype), ten = Tensor::scalar(10.0, dtype), scale = Tensor::scalar(2.5, dtype);
   return {.description = "AR(" + std::to_string(K) + "): normal(0, 10) coefficients, sigma ~ cauchy(0, 2.5)",
           .program =
               [=] {
@@ -99,8 +98,8 @@ Definition garch11(const ModelData& data) {
                 auto mu = ImproperUniform(Constraint::real(), "mu", {}, dtype);
                 auto alpha0 = ImproperUniform(Constraint::positive(), "alpha0", {}, dtype);
                 auto alpha1 = ImproperUniform(Constraint::unit_interval(), "alpha1", {}, dtype);
-                auto beta1 = ImproperUniform(Constraint::interval(Tensor::scalar(0.0, dtype), 1.0 - alpha1),
-                                             "beta1", {}, dtype);
+                auto beta1 =
+                    ImproperUniform(Constraint::interval(Tensor::scalar(0.0, dtype), 1.0 - alpha1), "beta1", {}, dtype);
                 std::vector<Tensor> scale{sigma1 + 0.0 * mu};  // with mu's chain dimension, if any
                 for (std::int64_t t = 1; t < T; ++t)
                   scale.push_back(sqrt(alpha0 + alpha1 * square(y(t - 1) - mu) + beta1 * square(scale.back())));
@@ -130,7 +129,8 @@ Definition hmm_example(const ModelData& data) {
                 auto theta1 = ImproperUniform(Constraint::simplex(), "theta1", {K}, dtype);
                 auto theta2 = ImproperUniform(Constraint::simplex(), "theta2", {K}, dtype);
                 auto mu = ImproperUniform(Constraint::positive_ordered(), "mu", {K}, dtype);
-                factor("mu_prior", normal_lpdf(last_axis(mu, 0), s(3), s(1)) + normal_lpdf(last_axis(mu, 1), s(10), s(1)));
+                factor("mu_prior",
+                       normal_lpdf(last_axis(mu, 0), s(3), s(1)) + normal_lpdf(last_axis(mu, 1), s(10), s(1)));
                 // log_transition(..., j, k) = log theta_j[k]; emission(..., t, k) = log N(y_t | mu_k, 1).
                 const Tensor log_transition = log(stack({theta1, theta2}, -2));
                 const Tensor emission = normal_lpdf(expand_dims(y, -1), expand_dims(mu, -2), s(1));

@@ -26,8 +26,8 @@ namespace {
 
 using namespace variate;
 
-#define SKIP_WITHOUT_DATA()                                                   \
-  if (!std::filesystem::exists(default_data_folder() + "/arK.json.zip"))     \
+#define SKIP_WITHOUT_DATA()                                              \
+  if (!std::filesystem::exists(default_data_folder() + "/arK.json.zip")) \
   GTEST_SKIP() << "posteriordb data not found under " << default_data_folder()
 
 const double kLogPi = std::log(std::numbers::pi);
@@ -140,7 +140,8 @@ TEST(PosteriordbSuite, KidscoreMomiqIsStansProgram) {
   const std::vector<double>&y = p.file.at("kid_score").values, &iq = p.file.at("mom_iq").values;
   const auto stan = [&](const tracing::Values& v) {  // flat beta; sigma ~ cauchy(0, 2.5)
     double lp = cauchy_lpdf(at(v, "sigma"), 2.5);
-    for (std::size_t n = 0; n < y.size(); ++n) lp += normal_lpdf(y[n], at(v, "beta", 0) + at(v, "beta", 1) * iq[n], at(v, "sigma"));
+    for (std::size_t n = 0; n < y.size(); ++n)
+      lp += normal_lpdf(y[n], at(v, "beta", 0) + at(v, "beta", 1) * iq[n], at(v, "sigma"));
     return lp;
   };
   expect_same_differences(p.definition, {{"beta", Tensor::vec({26, 0.6})}, {"sigma", Tensor::scalar(18)}},
@@ -167,8 +168,7 @@ TEST(PosteriordbSuite, Garch11IsStansProgram) {
                            {"alpha1", Tensor::scalar(a1)},
                            {"beta1", Tensor::scalar(b1)}};
   };
-  expect_same_differences(p.definition, point(5.0, 1.5, 0.55, 0.3), point(5.1, 1.2, 0.4, 0.5), stan,
-                          p.model.posterior);
+  expect_same_differences(p.definition, point(5.0, 1.5, 0.55, 0.3), point(5.1, 1.2, 0.4, 0.5), stan, p.model.posterior);
 }
 
 TEST(PosteriordbSuite, Arma11IsStansProgram) {
@@ -218,12 +218,10 @@ TEST(PosteriordbSuite, HmmExampleIsStansForwardAlgorithm) {
            std::log(std::exp(gamma[0] - m) + std::exp(gamma[1] - m));
   };
   const auto point = [](double t1, double t2, double mu1, double mu2) {
-    return tracing::Values{{"theta1", Tensor::vec({t1, 1 - t1})},
-                           {"theta2", Tensor::vec({t2, 1 - t2})},
-                           {"mu", Tensor::vec({mu1, mu2})}};
+    return tracing::Values{
+        {"theta1", Tensor::vec({t1, 1 - t1})}, {"theta2", Tensor::vec({t2, 1 - t2})}, {"mu", Tensor::vec({mu1, mu2})}};
   };
-  expect_same_differences(p.definition, point(0.7, 0.1, 3.0, 8.8), point(0.4, 0.3, 2.0, 9.5), stan,
-                          p.model.posterior);
+  expect_same_differences(p.definition, point(0.7, 0.1, 3.0, 8.8), point(0.4, 0.3, 2.0, 9.5), stan, p.model.posterior);
 }
 
 TEST(PosteriordbSuite, LowDimGaussMixIsStansLogMix) {
