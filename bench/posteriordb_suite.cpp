@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     std::vector<RunRecord> runs;
     for (const SuiteModel* m : models) {
       const variate::models::ModelData data = read_suite_data(*m, data_folder);
-      const auto ref = references.find(m->posterior);
+      const auto ref = references.find(m->reference);
       for (std::uint64_t seed : seeds) {
         runs.push_back(run_posterior(*m, data, ref == references.end() ? nullptr : &ref->second, options, seed));
         print_row(std::cout, runs.back());

@@ -62,6 +62,29 @@ Definition eight_schools_noncentered(const ModelData& data) {
           .main_parameters = {"mu", "tau", "theta.1"}};
 }
 
+// The same model centered, the funnel: tau ~ cauchy(0, 5) on tau > 0, theta ~ N(mu, tau),
+// y ~ N(theta, sigma), mu ~ N(0, 5).
+Definition eight_schools_centered(const ModelData& data) {
+  const Tensor y = data.vector("y");
+  const std::int64_t J = y.shape()[0];
+  VARIATE_CHECK(J >= 1, "eight_schools_centered", data.source(), ": y is empty; expected at least one school");
+  data.check_size("J", J, "the length of y");
+  const Tensor sigma = data.positive_values("sigma", {J});
+  const DType dtype = y.dtype();
+  const Tensor zero = Tensor::scalar(0.0, dtype), five = Tensor::scalar(5.0, dtype);
+  const Tensor schools = Tensor::zeros({J}, dtype);  // broadcasts mu and tau to one per school
+  return {.description = "eight schools, centered (a funnel), Stan's parameter names",
+          .program =
+              [=] {
+                auto mu = Normal(zero, five, "mu");
+                auto tau = HalfCauchy(zero, five, "tau");
+                auto theta = Normal(expand_dims(mu, -1) + schools, expand_dims(tau, -1) + schools, "theta");
+                tracing::Condition observed({{"y", y}});
+                Normal(theta, sigma, "y");
+              },
+          .main_parameters = {"mu", "tau", "theta.1"}};
+}
+
 // mu ordered, mu ~ N(0, 2); sigma_k ~ N(0, 2) on sigma > 0; theta ~ beta(5, 5);
 // y_n ~ theta N(mu_1, sigma_1) + (1 - theta) N(mu_2, sigma_2).
 Definition low_dim_gauss_mix(const ModelData& data) {

@@ -19,6 +19,9 @@ struct SuiteModel {
   std::string data;       // the data file's name, <folder>/<data>.json.zip
   variate::models::ModelFunction function;
   std::string kind;  // what makes it hard or typical: "regression", "funnel", "GP", ...
+  /// The posterior whose reference (references.hpp) it is checked against: its own, or, for a
+  /// posteriordb program without one, the same posterior written in another parameterization.
+  std::string reference;
 };
 
 /// Every model of the suite, in a fixed order.
@@ -61,6 +64,7 @@ variate::models::Definition arma11(const variate::models::ModelData& data);
 variate::models::Definition garch11(const variate::models::ModelData& data);
 variate::models::Definition hmm_example(const variate::models::ModelData& data);
 variate::models::Definition eight_schools_noncentered(const variate::models::ModelData& data);
+variate::models::Definition eight_schools_centered(const variate::models::ModelData& data);
 variate::models::Definition low_dim_gauss_mix(const variate::models::ModelData& data);
 variate::models::Definition gp_regr(const variate::models::ModelData& data);
 variate::models::Definition gp_pois_regr(const variate::models::ModelData& data);

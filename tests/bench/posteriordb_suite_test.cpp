@@ -40,16 +40,18 @@ std::vector<std::string> columns_of(const inference::Unconstrained& space, bool 
   return inference::site_columns(sites).names;
 }
 
-TEST(PosteriordbSuite, TheReferenceTableCoversEverySuiteModel) {
+TEST(PosteriordbSuite, EverySuiteModelHasAReferenceAndEveryReferenceAModel) {
   const ReferenceTable table = read_references(default_reference_file());
-  std::set<std::string> suite;
+  std::set<std::string> posteriors, used;
   for (const SuiteModel& m : suite_models()) {
-    suite.insert(m.posterior);
-    EXPECT_TRUE(table.contains(m.posterior)) << m.posterior;
+    posteriors.insert(m.posterior);
+    used.insert(m.reference);
+    EXPECT_TRUE(table.contains(m.reference)) << m.posterior << ": no reference " << m.reference;
   }
-  EXPECT_GE(suite.size(), 25u);
+  EXPECT_EQ(posteriors.size(), suite_models().size()) << "a posterior is listed twice";
+  EXPECT_GE(used.size(), 25u);
   for (const auto& [posterior, rows] : table) {
-    EXPECT_TRUE(suite.contains(posterior)) << posterior << " has a reference but no model";
+    EXPECT_TRUE(used.contains(posterior)) << posterior << " has a reference but no model";
     for (const Reference& r : rows) {
       EXPECT_GT(r.sd, 0) << posterior << " " << r.parameter;
       EXPECT_GT(r.mcse_mean, 0) << posterior << " " << r.parameter;
@@ -69,7 +71,7 @@ TEST(PosteriordbSuite, EveryModelBuildsWithTheReferencesParameters) {
     const inference::Unconstrained space(d.program);
     const std::vector<std::string> all = columns_of(space, true);
     std::set<std::string> reference;
-    for (const Reference& r : table.at(m.posterior)) reference.insert(r.parameter);
+    for (const Reference& r : table.at(m.reference)) reference.insert(r.parameter);
     for (const std::string& p : reference)
       EXPECT_NE(std::find(all.begin(), all.end(), p), all.end()) << m.posterior << ": no column " << p;
     if (space.generated_sites().empty()) {
