@@ -52,9 +52,8 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const models::BuiltinModel& builtin = *models::find_builtin_model("eight-schools");
-  const inference::Target target = inference::make_target(
-      inference::Unconstrained(builtin.function(models::ModelData(builtin.embedded_data, "embedded")).program));
+  const inference::Target target =
+      inference::make_target(inference::Unconstrained(models::builtin_definition("eight-schools").program));
   const auto d = std::size_t(target.dimension);
   std::vector<double> points(d * 64), grad(d);
   for (std::size_t k = 0; k < points.size(); ++k) points[k] = 0.1 * double(k % 13) - 0.6;

@@ -5,22 +5,22 @@
 // min to Stan-style's with the same seed; then the median ratio over the seeds.
 //
 // Models: a correlated Gaussian in 100 dimensions with standard deviations from 0.1 to 10 along a
-// random rotation (condition number 1e4), eight schools (non-centered), and two posteriordb
-// posteriors when ../shared/data/posteriordb is present: arK-arK (AR(5), correlated coefficients)
-// and kidiq-kidscore_interaction (a regression on uncentred predictors and their product, strongly
-// correlated; posteriordb's flat priors on the coefficients written as N(0, 1000)).
+// random rotation (condition number 1e4), eight schools (non-centered), and two posteriors of the
+// posteriordb suite (bench/posteriordb) when ../shared/data/posteriordb is present: arK-arK (AR(5),
+// correlated coefficients) and kidiq-kidscore_interaction (a regression on uncentred predictors
+// and their product, strongly correlated). The suite's runner (posteriordb_suite --metric ...)
+// compares the metrics on all of its posteriors.
 //
 //   build/bench/metric_adaptation [gauss-100|eight-schools|arK|kidiq ...] [--seeds=K]   (default 3 seeds)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "args.hpp"
-#include "variate/data/data_file.hpp"
+#include "posteriordb/suite.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
@@ -150,64 +150,20 @@ tracing::Program eight_schools() {
   };
 }
 
-std::optional<data::DataFile> posteriordb(const std::string& name) {
-  const std::string file = "../shared/data/posteriordb/data/" + name + ".json.zip";
-  if (!std::filesystem::exists(file)) {
-    std::printf("%-14s skipped: %s not found (run from the repository root)\n", name.c_str(), file.c_str());
-    return std::nullopt;
-  }
-  return data::read_data_file(file);
-}
-
-// arK-arK: alpha, beta_k ~ N(0, 10), sigma ~ HalfCauchy(0, 2.5), y_t ~ N(alpha + Σ beta_k y_{t-k}, sigma).
-tracing::Program autoregressive(const data::DataFile& f) {
-  const std::vector<double>& y = f.at("y").values;
-  const auto K = std::size_t(f.at("K").values[0]), n = y.size() - K, p = K + 1;
-  std::vector<double> lags(n * p), target(n);
-  for (std::size_t t = K; t < y.size(); ++t) {
-    lags[(t - K) * p] = 1;
-    for (std::size_t k = 1; k <= K; ++k) lags[(t - K) * p + k] = y[t - k];
-    target[t - K] = y[t];
-  }
-  const Tensor x = Tensor::from(lags, Shape{std::int64_t(n), std::int64_t(p)});
-  const Tensor observed = Tensor::from(target, Shape{std::int64_t(n)});
-  return [=] {
-    auto alpha = Normal(0.0, 10.0, "alpha");
-    auto beta = Normal(0.0, 10.0, "beta", {std::int64_t(K)});
-    auto sigma = HalfCauchy(0.0, 2.5, "sigma");
-    const Tensor coefficients = concat({expand_dims(alpha, -1), beta}, -1);
-    const Tensor mean = sum(expand_dims(coefficients, -2) * x, std::vector<int>{-1});
-    tracing::Condition data({{"y", observed}});
-    Normal(mean, expand_dims(sigma, -1), "y");
-  };
-}
-
-// kidiq-kidscore_interaction: kid_score ~ N(b0 + b1 mom_hs + b2 mom_iq + b3 mom_hs mom_iq, sigma),
-// sigma ~ HalfCauchy(0, 2.5).
-tracing::Program kidiq_interaction(const data::DataFile& f) {
-  const std::vector<double>&hs = f.at("mom_hs").values, &iq = f.at("mom_iq").values;
-  const std::size_t n = hs.size();
-  std::vector<double> design(n * 4);
-  for (std::size_t i = 0; i < n; ++i) {
-    design[i * 4] = 1;
-    design[i * 4 + 1] = hs[i];
-    design[i * 4 + 2] = iq[i];
-    design[i * 4 + 3] = hs[i] * iq[i];
-  }
-  const Tensor x = Tensor::from(design, Shape{std::int64_t(n), 4});
-  const Tensor score = Tensor::from(f.at("kid_score").values, Shape{std::int64_t(n)});
-  return [=] {
-    auto beta = Normal(0.0, 1000.0, "beta", {4});
-    auto sigma = HalfCauchy(0.0, 2.5, "sigma");
-    const Tensor mean = sum(expand_dims(beta, -2) * x, std::vector<int>{-1});
-    tracing::Condition data({{"kid_score", score}});
-    Normal(mean, expand_dims(sigma, -1), "kid_score");
-  };
-}
-
 void run_model(const char* name, const tracing::Program& model, int seeds) {
   const inference::Unconstrained space(model);
   run(name, inference::make_target(space), seeds);
+}
+
+// A posteriordb suite model (bench/posteriordb), when its data are present.
+void run_suite_model(const char* name, const std::string& posterior, int seeds) {
+  const posteriordb::SuiteModel& m = posteriordb::find_suite_model(posterior);
+  const std::string folder = posteriordb::default_data_folder();
+  if (!std::filesystem::exists(folder + "/" + m.data + ".json.zip")) {
+    std::printf("%-14s skipped: %s/%s.json.zip not found\n", name, folder.c_str(), m.data.c_str());
+    return;
+  }
+  run_model(name, models::define(m.function, posteriordb::read_suite_data(m, folder)).program, seeds);
 }
 
 }  // namespace
@@ -220,8 +176,6 @@ int main(int argc, char** argv) {
               "div", "min vs Stan");
   if (bench::wanted(argc, argv, "gauss-100")) run("gauss-100", gaussian_100(), seeds);
   if (bench::wanted(argc, argv, "eight-schools")) run_model("eight-schools", eight_schools(), seeds);
-  if (bench::wanted(argc, argv, "arK"))
-    if (const auto f = posteriordb("arK")) run_model("arK", autoregressive(*f), seeds);
-  if (bench::wanted(argc, argv, "kidiq"))
-    if (const auto f = posteriordb("kidiq")) run_model("kidiq", kidiq_interaction(*f), seeds);
+  if (bench::wanted(argc, argv, "arK")) run_suite_model("arK", "arK-arK", seeds);
+  if (bench::wanted(argc, argv, "kidiq")) run_suite_model("kidiq", "kidiq-kidscore_interaction", seeds);
 }

@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
   try {
     const models::Plugin plugin = models::load_plugin(argv[1]);
     const data::DataFile variables = argc >= 3 ? data::read_data_file(argv[2]) : data::DataFile{};
-    const inference::Target target = inference::make_target(
-        inference::Unconstrained(plugin.function(models::ModelData(variables, argc >= 3 ? argv[2] : "none")).program));
+    const inference::Target target = inference::make_target(inference::Unconstrained(
+        models::define(plugin.function, models::ModelData(variables, argc >= 3 ? argv[2] : "none")).program));
     const auto d = std::size_t(target.dimension);
     std::vector<double> points(d * 64), grad(d);
     for (std::size_t k = 0; k < points.size(); ++k) points[k] = 0.1 * double(k % 13) - 0.6;

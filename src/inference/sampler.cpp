@@ -136,6 +136,8 @@ class ChainBatch {
         if (!warmup) {
           r.draws.insert(r.draws.end(), q.begin(), q.end());
           r.stats.push_back(stats_[std::size_t(c)]);
+        } else {
+          r.warmup_leapfrog_steps += stats_[std::size_t(c)].n_leapfrog;
         }
         if (on_draw)
           on_draw(Draw{ids_[std::size_t(c)], it, warmup, &stats_[std::size_t(c)], q, &metrics_[std::size_t(c)]});

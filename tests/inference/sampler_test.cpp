@@ -250,6 +250,19 @@ TEST(Sampler, ReportsStanStatistics) {
   }
 }
 
+TEST(Sampler, CountsTheWarmupLeapfrogStepsOfEachChain) {
+  const Target target = gaussian_target({1.0, 3.0});
+  SamplerOptions o = small_run(3);
+  std::vector<std::atomic<std::int64_t>> warmup_steps(3);
+  const SampleResult r = sample(target, o, [&](const Draw& d) {
+    if (d.warmup) warmup_steps[std::size_t(d.chain)] += d.stats->n_leapfrog;
+  });
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_GT(r.chains[c].warmup_leapfrog_steps, 0) << c;
+    EXPECT_EQ(r.chains[c].warmup_leapfrog_steps, warmup_steps[c].load()) << c;
+  }
+}
+
 TEST(Sampler, UnusableModelsGetAClearError) {
   Target nowhere;
   nowhere.dimension = 2;

@@ -99,6 +99,10 @@ struct ChainResult {
   Metric metric;                       // after adaptation
   std::vector<double> draws;           // (draws × dimension) unconstrained positions after warm-up
   std::vector<TransitionStats> stats;  // per kept draw
+  /// Leapfrog steps (one gradient each) of the warm-up transitions made in this call; those of the
+  /// kept draws are their stats' n_leapfrog. Initialization and step-size searches are not counted
+  /// (SampleResult::target_calls counts every evaluation).
+  std::int64_t warmup_leapfrog_steps = 0;
   double warmup_seconds = 0, sampling_seconds = 0;
   std::int64_t draw_count() const { return std::int64_t(stats.size()); }
 };
