@@ -180,7 +180,7 @@ class BadInput(unittest.TestCase):
             model.log_density_gradient(np.zeros(3))
         with self.assertRaisesRegex(ValueError, "--chains must be at least 1"):
             model.sample(chains=0)
-        with self.assertRaisesRegex(ValueError, "--sampler must be nuts or hmc"):
+        with self.assertRaisesRegex(ValueError, "--sampler must be nuts, hmc or chees"):
             model.sample(sampler="mh")
 
 
