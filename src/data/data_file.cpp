@@ -34,7 +34,7 @@ std::string_view trim(std::string_view s) {
 class JsonArrayReader {
  public:
   JsonArrayReader(const std::string& path, const std::string& name)
-      : path_(path), name_(name), quoted_name_(quote_input(name)) {
+      : path_(path), quoted_name_(quote_input(name)) {
     // Positions show the name ("y[1]") unless quoting had to escape or cut it; then the index alone.
     if (quoted_name_ == "'" + name + "'") shown_name_ = name;
   }
@@ -128,7 +128,6 @@ class JsonArrayReader {
   }
 
   const std::string& path_;
-  const std::string& name_;
   std::string quoted_name_, shown_name_;
   DataArray array_;
   std::vector<std::int64_t> index_;
