@@ -33,8 +33,7 @@ std::string_view trim(std::string_view s) {
 // Walks one variable's value, checking that it is a rectangular array of numbers.
 class JsonArrayReader {
  public:
-  JsonArrayReader(const std::string& path, const std::string& name)
-      : path_(path), quoted_name_(quote_input(name)) {
+  JsonArrayReader(const std::string& path, const std::string& name) : path_(path), quoted_name_(quote_input(name)) {
     // Positions show the name ("y[1]") unless quoting had to escape or cut it; then the index alone.
     if (quoted_name_ == "'" + name + "'") shown_name_ = name;
   }
