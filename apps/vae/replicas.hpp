@@ -1,9 +1,10 @@
 #pragma once
-// A model and its Adam optimizer on every device of a mesh (`variate train --devices N`, thread
+// A model and its Adam optimizer on every device of a mesh (`variate train --devices N`: thread
 // devices, or under mpirun N thread devices on every rank): identical replicas trained data-parallel
-// (distribute/data_parallel.hpp), each device taking its slice of every minibatch, the gradients summed over the
-// devices in one all-reduce per step. The VAE and the image Transformer train this way; the loss says what a model's
-// share of a minibatch is (image_batches.hpp gives each device its rows of the minibatch binarized as a whole).
+// (distribute/data_parallel.hpp), each device taking its slice of every minibatch, the gradients
+// summed over the devices in one all-reduce per step. The VAE and the image Transformer train this
+// way; the loss says what a model's share of a minibatch is (image_batches.hpp gives each device its
+// rows of the minibatch binarized as a whole).
 #include <cstdint>
 #include <functional>
 #include <memory>
