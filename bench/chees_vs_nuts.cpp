@@ -36,15 +36,8 @@ void run(const char* model_name, const inference::Target& target, const char* la
     (d.warmup ? gradients.warmup : gradients.sampling) += d.stats->n_leapfrog;
   });
   double min_ess = 1e300;
-  for (std::int64_t i = 0; i < r.dimension; ++i) {
-    inference::ChainDraws x;
-    for (const auto& c : r.chains) {
-      std::vector<double> v;
-      for (std::int64_t t = 0; t < c.draw_count(); ++t) v.push_back(c.draws[std::size_t(t * r.dimension + i)]);
-      x.push_back(std::move(v));
-    }
-    min_ess = std::min(min_ess, inference::ess_bulk(x));
-  }
+  for (std::int64_t i = 0; i < r.dimension; ++i)
+    min_ess = std::min(min_ess, inference::ess_bulk(inference::coordinate_draws(r, i)));
   // Chains run side by side (threaded) or together (vectorized): the slowest chain's times.
   double warmup_s = 0, sampling_s = 0;
   for (const auto& c : r.chains)

@@ -56,15 +56,7 @@ Figures run_once(const inference::Target& target, const Adaptation& a, std::uint
   o.threads = 2;
   const inference::SampleResult r = inference::sample(target, o);
   std::vector<double> ess;
-  for (std::int64_t i = 0; i < r.dimension; ++i) {
-    inference::ChainDraws x;
-    for (const auto& c : r.chains) {
-      std::vector<double> v;
-      for (std::int64_t t = 0; t < c.draw_count(); ++t) v.push_back(c.draws[std::size_t(t * r.dimension + i)]);
-      x.push_back(std::move(v));
-    }
-    ess.push_back(inference::ess_bulk(x));
-  }
+  for (std::int64_t i = 0; i < r.dimension; ++i) ess.push_back(inference::ess_bulk(inference::coordinate_draws(r, i)));
   std::sort(ess.begin(), ess.end());
   int divergences = 0;
   for (const auto& c : r.chains)

@@ -71,15 +71,7 @@ double run_seed(const char* model_name, const inference::Target& target, const C
   // Min bulk ESS over the unconstrained coordinates (each is a monotone map of one constrained
   // scalar, so their bulk ESS equals the constrained one's: it is rank based).
   std::vector<double> ess;
-  for (std::int64_t i = 0; i < r.dimension; ++i) {
-    inference::ChainDraws x;
-    for (const auto& c : r.chains) {
-      std::vector<double> v;
-      for (std::int64_t t = 0; t < c.draw_count(); ++t) v.push_back(c.draws[std::size_t(t * r.dimension + i)]);
-      x.push_back(std::move(v));
-    }
-    ess.push_back(inference::ess_bulk(x));
-  }
+  for (std::int64_t i = 0; i < r.dimension; ++i) ess.push_back(inference::ess_bulk(inference::coordinate_draws(r, i)));
   std::sort(ess.begin(), ess.end());
   const double min_ess = ess.front(), median_ess = ess[ess.size() / 2];
   // Per chain, per gradient: a vectorized call serves 4 chains at once.

@@ -50,9 +50,11 @@ class ImageTransformerTrainer final : public Trainer {
       s << "causal attention over the whole image";
     s << ", " << replicas_.parameter_count() << " parameters, " << o_.precision << "; exact log-likelihood, Adam (lr "
       << o_.learning_rate << ", eps 1e-8), batch " << o_.batch;
-    if (o_.devices > 1) s << " over " << o_.devices << " devices (data parallel)";
+    if (replicas_.devices() > 1) s << " over " << replicas_.devices() << " devices (data parallel)";
     return s.str();
   }
+
+  bool writer() const override { return replicas_.writer(); }
 
   nn::TrainResult train(const nn::TrainOptions& options) override {
     const random::Key binarize_key = random::fold_in(key_, "binarize");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "image_data.hpp"
@@ -14,6 +15,7 @@
 #include "vae_trainers.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/core/error.hpp"
+#include "variate/distribute/mesh.hpp"
 
 namespace variate::cli::vae {
 
@@ -41,6 +43,17 @@ void check_image_transformer_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.block_length >= 0, kJob, "--block-length must be >= 0 (0: two image rows), got ", o.block_length);
 }
 
+// Under mpirun every rank must take the same decisions, so none may depend on its own clock.
+void check_mpi_options(const TrainJobOptions& o) {
+  if (!distribute::launched_with_mpi()) return;
+  VARIATE_CHECK(o.minutes == 0, kJob,
+                "--minutes is not supported under mpirun (the ranks' clocks could end training at different "
+                "epochs); give --epochs");
+  VARIATE_CHECK(o.flow_devices == 1, kJob,
+                "--flow-devices is not supported under mpirun (the flow's layers are placed on the thread devices "
+                "of one process); run it without mpirun");
+}
+
 void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.epochs >= 0, kJob, "--epochs must be >= 0, got ", o.epochs);
   VARIATE_CHECK(o.minutes >= 0, kJob, "--minutes must be >= 0, got ", o.minutes);
@@ -54,6 +67,7 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", kJob, "unknown --precision '", o.precision,
                 "'; expected f64 or f32");
   VARIATE_CHECK(!o.output_dir.empty(), kJob, "--output-dir must not be empty");
+  check_mpi_options(o);
   if (is_image_transformer(o.model)) return check_image_transformer_options(o);
   VARIATE_CHECK(o.flow_layers >= 1, kJob, "--flow-layers must be >= 1, got ", o.flow_layers);
   VARIATE_CHECK(o.flow_devices >= 1, kJob, "--flow-devices must be >= 1, got ", o.flow_devices);
@@ -123,20 +137,24 @@ bool is_image_transformer(const std::string& model) {
   return model == "image-transformer" || model == "image-transformer-digits";
 }
 
-int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log) {
+int run_train_job(const TrainJobOptions& o, std::ostream& out_stream, std::ostream& log_stream) {
   check_options(o);
   const RunRecord record = run_record(o);
   const DType dtype = o.precision == "f32" ? DType::f32 : DType::f64;
   const ImageData images = load_image_data(o.model, o.data_dir, dtype, o.train_images);
   const Tensor eval_images = slice(images.test_binary, 0, 0, std::min(o.eval_images, images.test_binary.dim(0)));
-  out << "data: " << images.description << "\n";
-
-  const std::filesystem::path dir = o.output_dir, checkpoint = dir / "checkpoint";
-  prepare_output_dir(dir, record);
 
   const random::Key key(o.seed);
   const std::unique_ptr<Trainer> trainer = make_trainer(o, images, key);
+  // Under mpirun the ranks other than 0 only train: rank 0 prints, scores and writes.
+  const bool writer = trainer->writer();
+  std::ostream discard(nullptr);
+  std::ostream& out = writer ? out_stream : discard;
+  std::ostream& log = writer ? log_stream : discard;
+  out << "data: " << images.description << "\n";
   out << "model: " << trainer->describe() << "\n";
+  const std::filesystem::path dir = o.output_dir, checkpoint = dir / "checkpoint";
+  if (writer) prepare_output_dir(dir, record);
 
   const std::int64_t n = images.train.dim(0);
   const std::int64_t per_epoch = (n + o.batch - 1) / o.batch;
@@ -148,7 +166,8 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   const std::int64_t resumed_epoch = trainer->train(train).resumed_from / per_epoch;
   if (resumed_epoch > 0) out << "resumed from " << checkpoint.string() << " after epoch " << resumed_epoch << "\n";
 
-  TrainingCurve curve(dir / "curve.csv", resumed_epoch);
+  std::optional<TrainingCurve> curve;
+  if (writer) curve.emplace(dir / "curve.csv", resumed_epoch);
   const auto run_start = Clock::now();
   double trained = 0;  // seconds of training in this run
   std::int64_t epoch = resumed_epoch;
@@ -162,8 +181,9 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
     const nn::TrainResult result = trainer->train(train);
     const double seconds = seconds_since(start);
     trained += seconds;
+    if (!writer) continue;
     const MeanAndError test = trainer->test_bound(eval_images, epoch + 1);
-    curve.append({epoch + 1, -result.epoch_loss, test.mean, curve.seconds() + seconds});
+    curve->append({epoch + 1, -result.epoch_loss, test.mean, curve->seconds() + seconds});
     log << "epoch " << epoch + 1 << "/" << o.epochs << ": train bound " << std::fixed << std::setprecision(2)
         << -result.epoch_loss << ", test bound " << test.mean << " nats/image, " << std::setprecision(0)
         << double(n) / seconds << " examples/s, " << std::setprecision(1) << seconds << " s" << std::defaultfloat
@@ -172,6 +192,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out, std::ostream& log
   out << "trained " << epoch - resumed_epoch << " epochs in this run (" << std::fixed << std::setprecision(1) << trained
       << " s of training, " << seconds_since(run_start) << " s with evaluation), " << epoch << " in all"
       << std::defaultfloat << std::setprecision(6) << "\n";
+  if (!writer) return 0;
 
   std::string written = (dir / "curve.csv").string();
   for (const auto& figure : trainer->write_figures(dir, eval_images, images.rows, images.cols))

@@ -18,6 +18,9 @@ class Trainer {
   virtual ~Trainer() = default;
   /// The model's line of the log: architecture, parameters, objective, optimizer, devices.
   virtual std::string describe() const = 0;
+  /// Whether this process scores the model and writes the run's files: false on MPI ranks other
+  /// than 0, which only train.
+  virtual bool writer() const = 0;
   /// nn::train's contract: up to options.epochs epochs, resuming from options.checkpoint.
   virtual nn::TrainResult train(const nn::TrainOptions& options) = 0;
   /// The mean log-likelihood (or the bound on it) per test image (0/1, (n, pixels)) after `epoch`

@@ -29,8 +29,8 @@ FlowLayout flow_layout(const TrainJobOptions& o) {
   return layout;
 }
 
-std::string describe_model(const TrainJobOptions& o, const Architecture& a, const Bound& bound,
-                           std::int64_t parameters) {
+std::string describe_model(const TrainJobOptions& o, const Architecture& a, const Bound& bound, std::int64_t parameters,
+                           int data_devices) {
   std::ostringstream s;
   s << "VAE " << a.pixels << "-" << a.hidden << "-" << a.hidden << "-" << a.latent << " (tanh), " << o.posterior
     << " posterior, ";
@@ -43,7 +43,7 @@ std::string describe_model(const TrainJobOptions& o, const Architecture& a, cons
   s << parameters << " parameters, " << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO")
     << " with " << bound.particles << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr "
     << o.learning_rate << ", beta2 0.999, eps 1e-4), batch " << o.batch;
-  if (o.devices > 1) s << " over " << o.devices << " devices (data parallel)";
+  if (data_devices > 1) s << " over " << data_devices << " devices (data parallel)";
   return s.str();
 }
 
@@ -51,11 +51,15 @@ std::string describe_model(const TrainJobOptions& o, const Architecture& a, cons
 class VaeTrainer : public Trainer {
  public:
   VaeTrainer(const TrainJobOptions& o, const Bound& bound, random::Key key) : o_(o), bound_(bound), key_(key) {}
-  /// The VAE to evaluate (device 0's).
+  /// The VAE to evaluate (this process's first device's).
   virtual const Vae& vae() const = 0;
   virtual std::int64_t parameter_count() const = 0;
+  /// The devices that split each minibatch.
+  virtual int data_devices() const = 0;
 
-  std::string describe() const override { return describe_model(o_, vae().architecture, bound_, parameter_count()); }
+  std::string describe() const override {
+    return describe_model(o_, vae().architecture, bound_, parameter_count(), data_devices());
+  }
   // Epoch e's bound is drawn with the key numbered e - 1 (the numbering of earlier releases).
   MeanAndError test_bound(const Tensor& images, std::int64_t epoch) override {
     const random::Key key = random::fold_in(random::fold_in(key_, "evaluate"), std::uint64_t(epoch - 1));
@@ -110,6 +114,8 @@ class DataParallel final : public VaeTrainer {
         images_(images) {}
   const Vae& vae() const override { return replicas_.model(); }
   std::int64_t parameter_count() const override { return replicas_.parameter_count(); }
+  int data_devices() const override { return replicas_.devices(); }
+  bool writer() const override { return replicas_.writer(); }
   nn::TrainResult train(const nn::TrainOptions& options) override {
     const random::Key binarize_key = random::fold_in(key_, "binarize"), bound_key = random::fold_in(key_, "bound");
     const bool one_device = replicas_.devices() == 1;
@@ -138,6 +144,8 @@ class ModelParallel final : public VaeTrainer {
         images_(images) {}
   const Vae& vae() const override { return vae_; }
   std::int64_t parameter_count() const override { return training_.parameter_count(); }
+  int data_devices() const override { return 1; }
+  bool writer() const override { return true; }
   nn::TrainResult train(const nn::TrainOptions& options) override {
     const random::Key binarize_key = random::fold_in(key_, "binarize"), bound_key = random::fold_in(key_, "bound");
     const nn::BatchLoss loss = [&](std::span<const std::int64_t> batch) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "chain_random.hpp"
 #include "chees_kernel.hpp"
+#include "trajectory_start.hpp"
 #include "variate/core/error.hpp"
 
 namespace variate::inference {
@@ -139,17 +139,8 @@ void CheesKernel::transition(Evaluator& evaluator, std::span<const Metric> metri
   // The step size is shared, so one step count serves every chain.
   const double steps = std::ceil(jitter_ * trajectory_length_ / step_size[0]);
   const int n = int(std::clamp(steps, 1.0, double(options_.max_leapfrog_steps)));
-  std::vector<detail::ChainStream> streams;
-  for (std::int64_t c = 0; c < chains_; ++c) {
-    streams.push_back(detail::chain_stream(keys[std::size_t(c)]));
-    if (!active[std::size_t(c)]) continue;
-    normals_.resize(std::size_t(d));
-    detail::fill_coordinates(streams.back(), keys[std::size_t(c)], metrics[std::size_t(c)], normals_.data(),
-                             [](detail::ChainStream& s) { return s.normal(); });
-    metrics[std::size_t(c)].momentum_from_normals(normals_.data(), state.p_of(c));
-    start_.copy_chain(state, c);
-    z_.copy_chain(state, c);
-  }
+  std::vector<detail::ChainStream> streams =
+      detail::start_trajectories(keys, metrics, active, state, start_, z_, normals_);
   for (int step = 0; step < n; ++step) leapfrog(evaluator, metrics, step_size, active, z_, scratch_);
   for (std::int64_t c = 0; c < chains_; ++c) {
     if (!active[std::size_t(c)]) continue;

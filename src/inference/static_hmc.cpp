@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "chain_random.hpp"
+#include "trajectory_start.hpp"
 #include "variate/inference/kernel.hpp"
 
 namespace variate::inference {
@@ -28,18 +28,11 @@ class StaticHmc final : public Kernel {
                       std::int64_t(active.size()) == chains_ && std::int64_t(stats.size()) == chains_,
                   "HMC::transition", "expected state, metrics, step sizes, keys, mask and stats for ", chains_,
                   " chains");
-    const std::int64_t d = state.dimension;
-    std::vector<detail::ChainStream> streams;
+    std::vector<detail::ChainStream> streams =
+        detail::start_trajectories(keys, metrics, active, state, start_, z_, normals_);
     int longest = 0;
     for (std::int64_t c = 0; c < chains_; ++c) {
-      streams.push_back(detail::chain_stream(keys[std::size_t(c)]));
       if (!active[std::size_t(c)]) continue;
-      normals_.resize(std::size_t(d));
-      detail::fill_coordinates(streams.back(), keys[std::size_t(c)], metrics[std::size_t(c)], normals_.data(),
-                               [](detail::ChainStream& s) { return s.normal(); });
-      metrics[std::size_t(c)].momentum_from_normals(normals_.data(), state.p_of(c));
-      start_.copy_chain(state, c);
-      z_.copy_chain(state, c);
       const double eps = step_size[std::size_t(c)];
       const int n = options_.num_steps > 0 ? options_.num_steps
                                            : int(std::clamp(std::floor(options_.trajectory_length / eps), 1.0, 1e6));

@@ -153,18 +153,10 @@ TEST(FisherAdaptation, FunnelMarginals) {
     o.step_size_adaptation.target_accept = 0.95;
     const SampleResult r = sample(target, o);
     const std::string how = kind == MetricKind::diagonal ? "fisher-diag" : "fisher-low-rank";
-    auto coordinate = [&](std::int64_t i) {
-      ChainDraws out;
-      for (const ChainResult& c : r.chains) {
-        std::vector<double> v;
-        for (std::int64_t t = 0; t < c.draw_count(); ++t) v.push_back(c.draws[std::size_t(t * r.dimension + i)]);
-        out.push_back(std::move(v));
-      }
-      return out;
-    };
-    variate::testing::expect_moments(coordinate(0), 0.0, 2.25, how + " v", kZ);
+    variate::testing::expect_moments(coordinate_draws(r, 0), 0.0, 2.25, how + " v", kZ);
     for (std::int64_t i = 1; i < 5; ++i)
-      variate::testing::expect_moments(coordinate(i), 0.0, std::exp(1.125), how + " x" + std::to_string(i), kZ);
+      variate::testing::expect_moments(coordinate_draws(r, i), 0.0, std::exp(1.125), how + " x" + std::to_string(i),
+                                       kZ);
   }
 }
 

@@ -342,5 +342,18 @@ TEST(Sampler, StopsWhenAskedAndKeepsWhatWasDrawn) {
   EXPECT_EQ(seen, 161);
 }
 
+TEST(SampleResult, CoordinateDrawsSliceOneCoordinatePerChain) {
+  SampleResult r;
+  r.dimension = 2;
+  r.chains.resize(2);
+  r.chains[0].draws = {1, 10, 2, 20, 3, 30};  // three draws of (x0, x1)
+  r.chains[0].stats.resize(3);
+  r.chains[1].draws = {4, 40};
+  r.chains[1].stats.resize(1);
+  EXPECT_EQ(coordinate_draws(r, 1), (ChainDraws{{10, 20, 30}, {40}}));
+  EXPECT_EQ(coordinate_draws(r, 0), (ChainDraws{{1, 2, 3}, {4}}));
+  EXPECT_ERROR(coordinate_draws(r, 2), "coordinate 2 is outside 0..1");
+}
+
 }  // namespace
 }  // namespace variate::inference

@@ -15,6 +15,7 @@
 #include "variate/inference/adaptation.hpp"
 #include "variate/inference/chain_state.hpp"
 #include "variate/inference/chees.hpp"
+#include "variate/inference/diagnostics.hpp"
 #include "variate/inference/fisher_adaptation.hpp"
 #include "variate/inference/kernel.hpp"
 
@@ -113,6 +114,10 @@ struct SampleResult {
   bool interrupted = false;
   std::int64_t target_calls = 0;  // all chains, all phases
 };
+
+/// Unconstrained coordinate `i` of every kept draw, one vector per chain: the shape the
+/// diagnostics (ess_bulk, rhat, summarize) take.
+ChainDraws coordinate_draws(const SampleResult& result, std::int64_t i);
 
 /// Runs the chains. The same options and seed give the same draws whatever the thread count.
 /// Throws variate::Error for invalid options, or naming the chain when no finite initial point
