@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "variate/core/error.hpp"
+#include "variate/data/checksummed_file.hpp"
 #include "variate/data/data_fingerprint.hpp"
 #include "variate/data/output_folder.hpp"
 
@@ -204,7 +205,7 @@ void SampleCheckpoints::load(int c) {
   ::close(fd);
   VARIATE_CHECK(done == bytes, "sample", "draw log '", log.string(), "' holds ", done / sizeof(double) / record_size(),
                 " draws but its checkpoint was made after ", kept, ": the checkpoint folder is damaged");
-  chain.crc = inference::extend_crc32(0, chain.replayed.data(), bytes);
+  chain.crc = data::extend_crc32(0, chain.replayed.data(), bytes);
   VARIATE_CHECK(hex(chain.crc) == *crc, "sample", "draw log '", log.string(),
                 "' does not match its checkpoint (checksum mismatch): the file is corrupt");
   chain.resume = std::move(saved.state);
@@ -256,8 +257,8 @@ void SampleCheckpoints::log(const inference::Draw& d) {
   const inference::TransitionStats& s = *d.stats;
   const double stats[kStats] = {s.log_density,        s.accept_stat,           s.step_size, double(s.tree_depth),
                                 double(s.n_leapfrog), s.divergent ? 1.0 : 0.0, s.energy};
-  chain.crc = inference::extend_crc32(chain.crc, stats, sizeof stats);
-  chain.crc = inference::extend_crc32(chain.crc, d.position.data(), d.position.size() * sizeof(double));
+  chain.crc = data::extend_crc32(chain.crc, stats, sizeof stats);
+  chain.crc = data::extend_crc32(chain.crc, d.position.data(), d.position.size() * sizeof(double));
   const std::lock_guard lock(chain.mutex);
   chain.unwritten.insert(chain.unwritten.end(), std::begin(stats), std::end(stats));
   chain.unwritten.insert(chain.unwritten.end(), d.position.begin(), d.position.end());

@@ -1,5 +1,7 @@
 #include "report_page.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +11,8 @@
 
 namespace variate::cli::report {
 namespace {
+
+constexpr std::size_t kPageRows = 50;  // of the summary table
 
 // The modules the page uses, each after the ones it needs (their define() lists).
 constexpr const char* kVegaModules[] = {
@@ -39,6 +43,30 @@ std::string script_json(const nlohmann::json& value) {
     if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') safe += '\\';
   }
   return safe;
+}
+
+std::string json_element(const std::string& id, const nlohmann::json& value) {
+  return "<script type=\"application/json\" id=\"" + id + "\">" + script_json(value) + "</script>\n";
+}
+
+// The page parses on opening only what its first screen shows: "report-data" holds the table's
+// first page of rows (the worst) and the plotted parameters' names; the whole table and each
+// parameter's plots are in elements of their own, parsed when the reader pages, sorts or filters
+// the table or chooses the parameter. So the time to open does not grow with the parameters.
+std::string data_elements(const nlohmann::json& data) {
+  const nlohmann::json& rows = data["table"]["rows"];
+  nlohmann::json first = data;
+  first["table"].erase("rows");
+  first["table"]["first_rows"] =
+      nlohmann::json(rows.begin(), rows.begin() + std::ptrdiff_t(std::min(kPageRows, rows.size())));
+  first["table"]["count"] = rows.size();
+  first["table"]["page_rows"] = kPageRows;
+  first["parameters"] = nlohmann::json::array();
+  for (const auto& p : data["parameters"]) first["parameters"].push_back(p["name"]);
+  std::string html = json_element("report-data", first) + json_element("report-table", rows);
+  for (std::size_t i = 0; i < data["parameters"].size(); ++i)
+    html += json_element("report-plots-" + std::to_string(i), data["parameters"][i]);
+  return html;
 }
 
 std::string escape_html(const std::string& text) {
@@ -83,8 +111,8 @@ std::string body(const std::string& title, const nlohmann::json& data) {
       << "<h2>Summary</h2>\n<p class=\"note\">R-hat above " << data["limits"]["rhat"].get<double>() << " and ESS below "
       << data["limits"]["ess"].get<double>()
       << " (100 per chain) are flagged (Vehtari et al. 2021). Click a heading to sort.</p>\n"
-      << "<p>Names containing <input id=\"summary-filter\" size=\"16\"> <span class=\"note\" "
-         "id=\"summary-shown\"></span></p>\n"
+      << "<p>Names containing <input id=\"summary-filter\" size=\"16\"> <button id=\"summary-previous\">previous"
+      << "</button> <span class=\"note\" id=\"summary-shown\"></span> <button id=\"summary-next\">next</button></p>\n"
       << "<div class=\"table-box\"><table id=\"summary\"><thead><tr></tr></thead><tbody></tbody></table></div>\n";
   return html.str();
 }
@@ -100,8 +128,7 @@ std::string report_page(const std::string& title, const nlohmann::json& data,
     page += "<script>vegaModuleName = \"" + std::string(module) + "\";\n" + read_module(vega_folder, module) +
             "\n</script>\n";
   page += "</head>\n<body>\n" + body(title, data);
-  page += "<script type=\"application/json\" id=\"report-specs\">" + script_json(plot_specs()) + "</script>\n";
-  page += "<script type=\"application/json\" id=\"report-data\">" + script_json(data) + "</script>\n";
+  page += json_element("report-specs", plot_specs()) + data_elements(data);
   page += "<script>" + std::string(kPageScript) + "</script>\n</body>\n</html>\n";
   return page;
 }

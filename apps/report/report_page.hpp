@@ -1,7 +1,9 @@
 #pragma once
 // The report as one self-contained HTML page: Vega (from Debian's libjs-vega, inlined), the
 // page's script and style, the plot specifications and the data, so that it opens without a
-// network or any other file.
+// network or any other file. The data is split so that opening parses only what the first screen
+// shows: "report-data" (the table's first page of rows, the plotted parameters' names and the
+// rest), "report-table" (every row) and "report-plots-<i>" (the i-th plotted parameter's plots).
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -64,61 +64,88 @@ const char* const kPageScript = R"js(
     return done;
   }
 
-  // The summary table: click a heading to sort; flagged cells as Vehtari et al. (2021) flag them.
+  // The summary table's cells flagged as Vehtari et al. (2021) flag them.
   function flagged(column, value) {
     if (value === null) return false;
     if (column === "R_hat") return value > data.limits.rhat;
     if (column === "ESS_bulk" || column === "ESS_tail") return value < data.limits.ess;
     return false;
   }
-  // A large model's table shows its first rows only (the DOM of thousands of rows is what would
-  // make the page slow to open); sorting and the name filter reach the others.
-  var rows = data.table.rows.slice(), columns = data.table.columns, sortColumn = -1, ascending = true;
-  var kShownRows = 500, filter = document.getElementById("summary-filter");
+  // The summary table, a page of rows at a time. The page's data holds the first page (the worst
+  // rows); the whole table is parsed from its own element only when the reader pages, sorts or
+  // filters, so that the page opens as fast for thousands of parameters as for ten.
+  var columns = data.table.columns, pageRows = data.table.page_rows, allRows = null;
+  var ordered = null;  // the rows sorted or filtered as asked; null: all rows, worst first
+  var sortColumn = -1, ascending = true, page = 0, filter = document.getElementById("summary-filter");
+  var previous = document.getElementById("summary-previous"), next = document.getElementById("summary-next");
+  function tableRows() {
+    if (!allRows) allRows = JSON.parse(document.getElementById("report-table").textContent);
+    return allRows;
+  }
   function drawTable() {
-    var body = document.querySelector("#summary tbody");
-    var wanted = filter.value;
-    var matching = wanted ? rows.filter(function (row) { return String(row[0]).indexOf(wanted) >= 0; }) : rows;
-    document.getElementById("summary-shown").textContent = matching.length > kShownRows ?
-        "showing the first " + kShownRows + " of " + matching.length + " rows" : matching.length + " rows";
-    var lines = matching.slice(0, kShownRows).map(function (row) {
+    var count = ordered ? ordered.length : data.table.count;
+    var pages = Math.max(1, Math.ceil(count / pageRows));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    var start = page * pageRows;
+    var rows = ordered ? ordered.slice(start, start + pageRows) :
+        start === 0 ? data.table.first_rows : tableRows().slice(start, start + pageRows);
+    document.getElementById("summary-shown").textContent =
+        count === 0 ? "no rows" : "rows " + (start + 1) + "\u2013" + (start + rows.length) + " of " + count;
+    previous.disabled = page === 0;
+    next.disabled = page === pages - 1;
+    document.querySelector("#summary tbody").innerHTML = rows.map(function (row) {
       return "<tr>" + row.map(function (value, j) {
         var text = j === 0 ? String(value).replace(/&/g, "&amp;").replace(/</g, "&lt;") : format(value);
         return "<td" + (flagged(columns[j], value) ? " class=\"flag\"" : "") + ">" + text + "</td>";
       }).join("") + "</tr>";
-    });
-    body.innerHTML = lines.join("");
+    }).join("");
+  }
+  function compare(a, b) {
+    var x = a[sortColumn], y = b[sortColumn];
+    if (x === y) return 0;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    return (x < y ? -1 : 1) * (ascending ? 1 : -1);
+  }
+  // Sorting and filtering start from the whole table in its worst-first order (sort is stable).
+  function reorder() {
+    var wanted = filter.value;
+    if (sortColumn < 0 && !wanted) {
+      ordered = null;
+    } else {
+      ordered = wanted ? tableRows().filter(function (row) { return String(row[0]).indexOf(wanted) >= 0; }) :
+                         tableRows().slice();
+      if (sortColumn >= 0) ordered.sort(compare);
+    }
+    page = 0;
+    drawTable();
   }
   var head = document.querySelector("#summary thead tr");
-  columns.forEach(function (name, j) {
-    var th = element("th", name);
+  var headings = columns.map(function (name, j) {
+    var th = head.appendChild(element("th", name));
     th.onclick = function () {
       ascending = sortColumn === j ? !ascending : true;
       sortColumn = j;
-      rows.sort(function (a, b) {
-        var x = a[j], y = b[j];
-        if (x === y) return 0;
-        if (x === null) return 1;
-        if (y === null) return -1;
-        return (x < y ? -1 : 1) * (ascending ? 1 : -1);
-      });
-      filter.oninput = drawTable;
-  drawTable();
+      headings.forEach(function (h, k) { h.textContent = columns[k] + (k === j ? (ascending ? " \u25b2" : " \u25bc") : ""); });
+      reorder();
     };
-    head.appendChild(th);
+    return th;
   });
+  filter.oninput = reorder;
+  previous.onclick = function () { --page; drawTable(); };
+  next.onclick = function () { ++page; drawTable(); };
   drawTable();
 
-  // One parameter's trace, rank and density plots, switched by the chooser.
-  var byName = {};
-  data.parameters.forEach(function (p) { byName[p.name] = p; });
-  var chooser = document.getElementById("parameter");
-  data.parameters.forEach(function (p) { chooser.appendChild(element("option", p.name)).value = p.name; });
+  // One parameter's trace, rank and density plots, switched by the chooser; each parameter's data
+  // is parsed from its own element when it is first shown.
+  var chooser = document.getElementById("parameter"), plots = {};
+  data.parameters.forEach(function (name, i) { chooser.appendChild(element("option", name)).value = String(i); });
   ["trace", "rank", "density"].forEach(function (kind) {
     views[kind] = makeView(kind, "#" + kind + "-plot", {chains: true, parameter: ""});
   });
-  function showParameter(name) {
-    var p = byName[name];
+  function showParameter(i) {
+    if (!(i in plots)) plots[i] = JSON.parse(document.getElementById("report-plots-" + i).textContent);
+    var p = plots[i], name = data.parameters[i];
     ["trace", "rank", "density"].forEach(function (kind) { views[kind].signal("parameter", name); });
     var trace = [];
     p.trace.forEach(function (values, c) {
@@ -145,8 +172,8 @@ const char* const kPageScript = R"js(
     document.getElementById("parameter-note").textContent =
         p.rank ? (p.density ? "" : "constant draws: no density") : "non-finite draws: no rank plot or density";
   }
-  chooser.onchange = function () { showParameter(chooser.value); };
-  if (data.parameters.length > 0) showParameter(data.parameters[0].name);
+  chooser.onchange = function () { showParameter(Number(chooser.value)); };
+  if (data.parameters.length > 0) showParameter(0);
   else document.getElementById("parameters").hidden = true;
 
   // Pairs: one scatter plot per pair, divergent draws in red.
@@ -216,6 +243,7 @@ td:first-child, th:first-child { text-align: left; }
 th { cursor: pointer; background: #f3f3f3; position: sticky; top: 0; }
 td.flag { background: #f8d0d0; font-weight: bold; }
 .table-box { max-height: 30em; overflow-y: auto; display: inline-block; }
+button { font-size: 0.85em; }
 .plots { display: flex; flex-wrap: wrap; gap: 1em; }
 )css";
 

@@ -15,6 +15,7 @@
 #include "variate/core/error.hpp"
 #include "variate/core/quote_input.hpp"
 #include "variate/core/shape.hpp"
+#include "variate/data/checksummed_file.hpp"
 #include "variate/data/data_file.hpp"
 #include "variate/data/data_fingerprint.hpp"
 #include "variate/data/digits.hpp"

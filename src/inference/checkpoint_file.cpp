@@ -1,34 +1,20 @@
 #include "variate/inference/checkpoint_file.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-#include <zlib.h>
-
-#include <algorithm>
-#include <bit>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "variate/core/error.hpp"
+#include "variate/data/checksummed_file.hpp"
 
 namespace variate::inference {
 
-static_assert(std::endian::native == std::endian::little,
-              "checkpoints store little-endian numbers as they are in memory");
-
 namespace {
 
-constexpr char kMagic[10] = {'V', 'A', 'R', 'I', 'A', 'T', 'E', '\x01', 'C', 'K'};
-constexpr std::uint32_t kVersion = 1;
-constexpr std::size_t kHeader = sizeof(kMagic) + sizeof(std::uint32_t) + sizeof(std::uint64_t);
+constexpr data::ChecksummedFormat kFormat{
+    .magic = {"VARIATE\001CK", 10}, .version = 1, .noun = "checkpoint", .description = "variate chain checkpoint"};
 
 [[noreturn]] void fail_file(const std::filesystem::path& path, const std::string& what) {
-  variate::detail::fail("checkpoint '", path.string(), "': ", what);
+  data::fail_checksummed_file(path, kFormat, what);
 }
-
-std::uint32_t crc_of(const char* data, std::size_t n) { return extend_crc32(0, data, n); }
 
 class Encoder {
  public:
@@ -171,95 +157,25 @@ Checkpoint decode(Decoder& in, const std::filesystem::path& path) {
   return c;
 }
 
-void write_all(int fd, const std::string& bytes, const std::filesystem::path& path,
-               const std::filesystem::path& temporary) {
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int error = errno;
-      ::close(fd);
-      fail_file(path, "writing '" + temporary.string() + "' failed: " + std::strerror(error));
-    }
-    done += std::size_t(n);
-  }
-}
-
-// fsync of the folder makes the rename itself durable.
-void sync_folder(const std::filesystem::path& path) {
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) fail_file(path, "cannot open its folder to flush it: " + std::string(std::strerror(errno)));
-  const int rc = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (rc != 0) fail_file(path, "flushing its folder failed: " + std::string(std::strerror(error)));
-}
-
 }  // namespace
 
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
   const std::string payload = encode(checkpoint);
-  Encoder out;
-  out.bytes.assign(kMagic, sizeof(kMagic));
-  out.put(kVersion);
-  out.put(std::uint64_t(payload.size()));
-  out.bytes += payload;
-  out.put(crc_of(out.bytes.data(), out.bytes.size()));
-
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail_file(path, "cannot open '" + temporary.string() + "' for writing: " + std::strerror(errno));
-  write_all(fd, out.bytes, path, temporary);
-  if (::fsync(fd) != 0) {
-    const int error = errno;
-    ::close(fd);
-    fail_file(path, "flushing '" + temporary.string() + "' failed: " + std::strerror(error));
-  }
-  ::close(fd);
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) fail_file(path, "cannot rename '" + temporary.string() + "' to it: " + error.message());
-  sync_folder(path);
+  Encoder body;
+  body.put(std::uint64_t(payload.size()));
+  body.bytes += payload;
+  data::write_checksummed_file(path, kFormat, body.bytes);
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) fail_file(path, "cannot open the file for reading");
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  const std::string bytes = std::move(buffer).str();
-  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    fail_file(path, "not a variate chain checkpoint (bad magic bytes)");
-  if (bytes.size() < kHeader + sizeof(std::uint32_t))
-    fail_file(path, "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the header and checksum");
-  std::uint32_t version;
-  std::uint64_t payload;
-  std::memcpy(&version, bytes.data() + sizeof(kMagic), sizeof(version));
-  std::memcpy(&payload, bytes.data() + sizeof(kMagic) + sizeof(version), sizeof(payload));
-  if (version != kVersion)
-    fail_file(path,
-              "format version " + std::to_string(version) + "; this variate reads version " + std::to_string(kVersion));
-  const std::size_t body = bytes.size() - sizeof(std::uint32_t);
-  if (payload != body - kHeader)
+  const std::string body = data::read_checksummed_file(path, kFormat);
+  std::uint64_t payload = 0;
+  if (body.size() >= sizeof(payload)) std::memcpy(&payload, body.data(), sizeof(payload));
+  if (body.size() < sizeof(payload) || payload != body.size() - sizeof(payload))
     fail_file(path, "truncated or corrupt: the header announces " + std::to_string(payload) +
-                        " bytes of chain state, the file holds " + std::to_string(body - kHeader));
-  std::uint32_t stored;
-  std::memcpy(&stored, bytes.data() + body, sizeof(stored));
-  if (crc_of(bytes.data(), body) != stored) fail_file(path, "checksum mismatch: the file is corrupt");
-  Decoder in(path, bytes.data() + kHeader, payload);
+                        " bytes of chain state, the file holds " + std::to_string(body.size()));
+  Decoder in(path, body.data() + sizeof(payload), payload);
   return decode(in, path);
-}
-
-std::uint32_t extend_crc32(std::uint32_t crc, const void* data, std::size_t bytes) {
-  const auto* p = static_cast<const Bytef*>(data);
-  for (std::size_t done = 0; done < bytes;) {  // zlib takes at most 4 GiB per call
-    const std::size_t part = std::min<std::size_t>(bytes - done, std::size_t(1) << 30);
-    crc = std::uint32_t(crc32(crc, p + done, uInt(part)));
-    done += part;
-  }
-  return crc;
 }
 
 const std::string* find_entry(const CheckpointEntries& entries, const std::string& key) {

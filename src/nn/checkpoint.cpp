@@ -1,29 +1,23 @@
 #include "variate/nn/checkpoint.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
-#include <bit>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 
+#include "variate/data/checksummed_file.hpp"
+
 namespace variate::nn {
-
-static_assert(std::endian::native == std::endian::little,
-              "checkpoints store little-endian numbers as they are in memory");
-
 namespace {
 
-constexpr char kMagic[10] = {'V', 'A', 'R', 'I', 'A', 'T', 'E', '\x01', 'N', 'N'};
-constexpr std::uint32_t kVersion = 1;
+constexpr data::ChecksummedFormat kFormat{
+    .magic = {"VARIATE\001NN", 10}, .version = 1, .noun = "checkpoint", .description = "variate checkpoint"};
 // dtype codes of the format, fixed whatever the order of the DType enum.
 constexpr DType kDtypes[] = {DType::boolean, DType::i32, DType::i64, DType::f32, DType::f64};
 
 [[noreturn]] void fail_file(const std::filesystem::path& path, const std::string& what) {
-  variate::detail::fail("checkpoint '", path.string(), "': ", what);
+  data::fail_checksummed_file(path, kFormat, what);
 }
 
 std::uint8_t dtype_code(DType t) {
@@ -37,22 +31,10 @@ void put(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(T));
 }
 
-std::uint32_t crc_of(const char* data, std::size_t n) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  // zlib takes at most 4 GiB per call.
-  for (std::size_t done = 0; done < n;) {
-    const std::size_t part = std::min<std::size_t>(n - done, std::size_t(1) << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(data + done), uInt(part));
-    done += part;
-  }
-  return std::uint32_t(crc);
-}
-
-// Reads the records of a file's bytes, checking each bound.
+// Reads the records of a file's body, checking each bound.
 class Reader {
  public:
-  Reader(const std::filesystem::path& path, const std::string& bytes, std::size_t end)
-      : path_(path), bytes_(bytes), end_(end) {}
+  Reader(const std::filesystem::path& path, const std::string& bytes) : path_(path), bytes_(bytes) {}
   template <class T>
   T get(const char* what) {
     T value;
@@ -60,24 +42,23 @@ class Reader {
     return value;
   }
   const char* take(std::size_t n, const char* what) {
-    if (n > end_ - pos_) fail_file(path_, std::string("truncated: the file ends inside ") + what);
+    if (n > remaining()) fail_file(path_, std::string("truncated: the file ends inside ") + what);
     const char* p = bytes_.data() + pos_;
     pos_ += n;
     return p;
   }
-  std::size_t remaining() const { return end_ - pos_; }
+  std::size_t remaining() const { return bytes_.size() - pos_; }
 
  private:
   const std::filesystem::path& path_;
   const std::string& bytes_;
-  std::size_t end_, pos_ = 0;
+  std::size_t pos_ = 0;
 };
 
 }  // namespace
 
 void save_tensors(const std::filesystem::path& path, std::span<const NamedTensor> tensors) {
-  std::string out(kMagic, sizeof(kMagic));
-  put(out, kVersion);
+  std::string out;
   put(out, std::uint64_t(tensors.size()));
   for (const NamedTensor& t : tensors) {
     VARIATE_CHECK(t.value.defined(), "checkpoint '" + path.string() + "'", "the tensor '", t.name, "' is undefined");
@@ -88,51 +69,12 @@ void save_tensors(const std::filesystem::path& path, std::span<const NamedTensor
     for (std::int64_t d : t.value.shape()) put(out, d);
     out.append(static_cast<const char*>(t.value.raw()), t.value.nbytes());
   }
-  put(out, crc_of(out.data(), out.size()));
-
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) fail_file(path, "cannot open '" + temporary.string() + "' for writing");
-    file.write(out.data(), std::streamsize(out.size()));
-    file.close();
-    if (!file) fail_file(path, "writing '" + temporary.string() + "' failed");
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) fail_file(path, "cannot rename '" + temporary.string() + "' to it: " + error.message());
+  data::write_checksummed_file(path, kFormat, out);
 }
 
 std::vector<NamedTensor> load_tensors(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) fail_file(path, "cannot open the file for reading");
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  const std::string bytes = std::move(buffer).str();
-
-  const std::size_t header = sizeof(kMagic) + sizeof(std::uint32_t) + sizeof(std::uint64_t);
-  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    fail_file(path, "not a variate checkpoint (bad magic bytes)");
-  if (bytes.size() < header + sizeof(std::uint32_t))
-    fail_file(path, "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the header and checksum");
-  const std::size_t body = bytes.size() - sizeof(std::uint32_t);
-  std::uint32_t stored_crc;
-  std::memcpy(&stored_crc, bytes.data() + body, sizeof(stored_crc));
-  const std::uint32_t crc = crc_of(bytes.data(), body);
-  if (crc != stored_crc) {
-    std::ostringstream what;
-    what << "checksum mismatch (stored " << std::hex << stored_crc << ", computed " << crc
-         << "): the file is corrupt or truncated";
-    fail_file(path, what.str());
-  }
-
-  Reader in(path, bytes, body);
-  in.take(sizeof(kMagic), "the magic bytes");
-  const auto version = in.get<std::uint32_t>("the version");
-  if (version != kVersion)
-    fail_file(path,
-              "version " + std::to_string(version) + ", but this build reads version " + std::to_string(kVersion));
+  const std::string body = data::read_checksummed_file(path, kFormat);
+  Reader in(path, body);
   const auto count = in.get<std::uint64_t>("the record count");
   std::vector<NamedTensor> out;
   for (std::uint64_t r = 0; r < count; ++r) {

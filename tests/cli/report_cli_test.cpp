@@ -4,6 +4,7 @@
 // <build>/test-artifacts, shows the plots.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -36,6 +37,26 @@ nlohmann::json embedded_json(const std::string& page, const std::string& id) {
   if (begin == std::string::npos) return nullptr;
   const std::size_t end = page.find("</script>", begin);
   return nlohmann::json::parse(page.substr(begin + open.size(), end - begin - open.size()));
+}
+
+// The page's data as report_data made it, joined from its parts: "report-data" holds the table's
+// first page and the plotted parameters' names, "report-table" every row, "report-plots-<i>" the
+// i-th parameter's plots (parsed by the page only when shown). Checks that the parts agree.
+nlohmann::json page_data(const std::string& page) {
+  nlohmann::json data = embedded_json(page, "report-data");
+  if (!data.is_object()) return nullptr;
+  const nlohmann::json rows = embedded_json(page, "report-table");
+  EXPECT_EQ(data["table"]["count"], rows.size());
+  const std::size_t first = std::min(data["table"]["page_rows"].get<std::size_t>(), rows.size());
+  EXPECT_EQ(data["table"]["first_rows"], nlohmann::json(rows.begin(), rows.begin() + std::ptrdiff_t(first)));
+  data["table"] = {{"columns", data["table"]["columns"]}, {"rows", rows}};
+  nlohmann::json parameters = nlohmann::json::array();
+  for (std::size_t i = 0; i < data["parameters"].size(); ++i) {
+    parameters.push_back(embedded_json(page, "report-plots-" + std::to_string(i)));
+    EXPECT_EQ(parameters.back()["name"], data["parameters"][i]);
+  }
+  data["parameters"] = parameters;
+  return data;
 }
 
 int sum(const nlohmann::json& counts) {
@@ -76,7 +97,7 @@ TEST(ReportCli, SampleWritesTheReportOfItsDraws) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("report: " + dir / "report.html"), std::string::npos) << r.output;
   const std::string page = read_text(dir / "report.html");
-  const nlohmann::json data = embedded_json(page, "report-data");
+  const nlohmann::json data = page_data(page);
   ASSERT_TRUE(data.is_object());
   expect_consistent(data, 2, 120);
   EXPECT_EQ(data["pairs"]["names"].size(), 4u);
@@ -90,7 +111,7 @@ TEST(ReportCli, SampleWritesTheReportOfItsDraws) {
   fs::create_directory(copies);
   for (const char* f : {"eight-schools-1.csv", "eight-schools-2.csv"}) fs::copy_file(dir.path() / f, copies / f);
   ASSERT_EQ(run_cli("report " + copies.string()).exit_code, 0);
-  const nlohmann::json computed = embedded_json(read_text((copies / "report.html").string()), "report-data");
+  const nlohmann::json computed = page_data(read_text((copies / "report.html").string()));
   ASSERT_TRUE(computed.is_object());
   EXPECT_EQ(computed["table"], data["table"]);
   // A second run into the folder refuses to mix with it, report.html included.
@@ -105,7 +126,7 @@ TEST(ReportCli, ReadsCmdStanOutput) {
   const auto r = run_cli("report " + kFixture + " --output " + dir / "r.html" + " --pairs mu,tau,theta.1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("18 parameters"), std::string::npos) << r.output;  // and lp__: 19 rows
-  const nlohmann::json data = embedded_json(read_text(dir / "r.html"), "report-data");
+  const nlohmann::json data = page_data(read_text(dir / "r.html"));
   ASSERT_TRUE(data.is_object());
   expect_consistent(data, 4, 100);
   EXPECT_EQ(data["table"]["rows"].size(), 19u);
@@ -122,11 +143,31 @@ TEST(ReportCli, PlotsOnlyTheWorstWhenAsked) {
   const auto r = run_cli("report " + kFixture + "/output_1.csv " + kFixture + "/output_2.csv --plots 3 --output " +
                          dir / "r.html");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json data = embedded_json(read_text(dir / "r.html"), "report-data");
+  const nlohmann::json data = page_data(read_text(dir / "r.html"));
   ASSERT_TRUE(data.is_object());
   EXPECT_EQ(data["chains"], 2);
   ASSERT_EQ(data["parameters"].size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(data["parameters"][i]["name"], data["table"]["rows"][i][0]);
+}
+
+// A model with hundreds of parameters: the data the page parses on opening holds one page of the
+// table, the worst rows, and the parameters' names, whatever the number of rows.
+TEST(ReportCli, OpeningParsesOnePageOfTheTable) {
+  SKIP_WITHOUT_VEGA();
+  variate::testing::ScratchDir dir("report_large");
+  const auto r = run_cli("sample --model digits-softmax --chains 2 --warmup 30 --draws 30 --seed 2 --report --output " +
+                         dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string page = read_text(dir / "report.html");
+  const nlohmann::json opening = embedded_json(page, "report-data");
+  ASSERT_TRUE(opening.is_object());
+  EXPECT_FALSE(opening["table"].contains("rows"));
+  EXPECT_EQ(opening["table"]["first_rows"].size(), opening["table"]["page_rows"].get<std::size_t>());
+  EXPECT_GT(opening["table"]["count"].get<std::size_t>(), 10 * opening["table"]["page_rows"].get<std::size_t>());
+  for (const auto& name : opening["parameters"]) EXPECT_TRUE(name.is_string());
+  const nlohmann::json data = page_data(page);
+  expect_consistent(data, 2, 30);
+  EXPECT_EQ(data["table"]["rows"].size(), opening["table"]["count"].get<std::size_t>());
 }
 
 TEST(ReportCli, BadInputIsNamed) {

@@ -4,7 +4,8 @@
 // options is refused instead of continuing someone else's chain. docs/inference.md describes it:
 //
 //   magic "VARIATE\x01CK" (10 bytes), u32 version (1), u64 payload length, the payload, then u32
-//   CRC-32 (zlib's crc32) of every byte before it. The payload: the identity and the notes, each a
+//   CRC-32 (zlib's crc32) of every byte before it (data/checksummed_file.hpp's framing, whose
+//   body is the length and the payload). The payload: the identity and the notes, each a
 //   u32 count of (key, value) strings; then the chain: i32 chain, i64 iteration, f64 log density,
 //   f64 step size, u64 step-size searches, f64 warm-up and sampling seconds, the position and the
 //   gradient (f64 vectors), the metric (u8 kind: 0 diagonal, 1 dense; i64 dimension; f64 vector
@@ -12,8 +13,8 @@
 //   vectors mean and m2). A string is a u32 length and its bytes, an f64 vector a u64 length and
 //   its elements; all little-endian, doubles bit for bit.
 //
-// Files are written to "<path>.tmp", flushed to the disk (fsync), then renamed over `path` and the
-// folder flushed, so a reader finds the old checkpoint or the new one, never a mixture.
+// Files are written atomically (data/checksummed_file.hpp): a reader finds the old checkpoint or
+// the new one, never a mixture.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -47,10 +48,6 @@ Checkpoint read_checkpoint(const std::filesystem::path& path);
 /// `expected` with the same value, naming the file and the first entry that differs, with both values.
 void check_identity(const std::filesystem::path& path, const CheckpointEntries& recorded,
                     const CheckpointEntries& expected);
-
-/// The CRC-32 (zlib's) of `bytes` bytes at `data`, continuing `crc` (0 to start): what a caller
-/// records in the notes to check a file that grows alongside the checkpoints.
-std::uint32_t extend_crc32(std::uint32_t crc, const void* data, std::size_t bytes);
 
 /// The value of `key` in `entries`, or nullptr.
 const std::string* find_entry(const CheckpointEntries& entries, const std::string& key);

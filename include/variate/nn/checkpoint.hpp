@@ -5,10 +5,11 @@
 //   magic "VARIATE\x01NN" (10 bytes), u32 version (1), u64 count, then count records
 //     u32 name length, name (UTF-8), u8 dtype (0 bool, 1 i32, 2 i64, 3 f32, 4 f64), u8 rank,
 //     i64 dims[rank], the elements (row-major, numel * itemsize bytes),
-//   then u32 CRC-32 (zlib's crc32) of every byte before it.
+//   then u32 CRC-32 (zlib's crc32) of every byte before it (data/checksummed_file.hpp's framing,
+//   whose body is the count and the records).
 //
-// All integers and elements little-endian. Files are written to a temporary name and renamed, so a
-// reader never sees a half-written checkpoint. Every error names the file and what is wrong.
+// All integers and elements little-endian. Files are written atomically (checksummed_file.hpp), so
+// a reader never sees a half-written checkpoint. Every error names the file and what is wrong.
 #include <filesystem>
 #include <span>
 #include <vector>
