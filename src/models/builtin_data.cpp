@@ -30,7 +30,8 @@ data::DataArray labels_of(const Tensor& labels, std::int64_t shift = 0) {
   return vector_of(std::move(values), true);
 }
 
-data::DataFile classes(const data::Dataset& d, const Tensor& labels, std::int64_t shift) {
+// The embedded digits as X (pixels scaled to [0, 1]) and y (their labels plus `shift`).
+data::DataFile digits_variables(const data::Dataset& d, const Tensor& labels, std::int64_t shift) {
   return {{"X", array_of(d.features / 16.0)}, {"y", labels_of(labels, shift)}};
 }
 
@@ -69,14 +70,14 @@ data::DataFile bernoulli_data() { return {{"y", vector_of({0, 1, 0, 0, 0, 0, 0, 
 
 data::DataFile digits_classes() {
   const data::Dataset d = data::digits();
-  return classes(d, d.labels, 1);
+  return digits_variables(d, d.labels, 1);
 }
 
 data::DataFile digits_odd_even() {
   const data::Dataset d = data::digits();
   std::vector<std::int64_t> odd = d.labels.to_vector<std::int64_t>();
   for (auto& v : odd) v %= 2;
-  return classes(d, Tensor::from(odd, Shape{std::int64_t(odd.size())}), 0);
+  return digits_variables(d, Tensor::from(odd, Shape{std::int64_t(odd.size())}), 0);
 }
 
 data::DataFile read_logistic_file(const std::string& path) {
