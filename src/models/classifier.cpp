@@ -18,7 +18,8 @@ TrainTestSplit split_train_test(const ModelData& data, const Tensor& x, const Te
   const Tensor order = argsort(random::uniform(random::Key(kSplitSeed), Shape{n}));
   const std::int64_t n_train = n - std::max<std::int64_t>(1, n / 5);
   const Tensor train = slice(order, 0, 0, n_train), test = slice(order, 0, n_train, n);
-  return {.x_train = take(x, train), .y_train = take(labels, train), .x_test = take(x, test), .y_test = take(labels, test)};
+  return {
+      .x_train = take(x, train), .y_train = take(labels, train), .x_test = take(x, test), .y_test = take(labels, test)};
 }
 
 std::vector<std::int64_t> class_labels(const ModelData& data, const std::string& name) {

@@ -127,9 +127,9 @@ Definition matrix_factorization(const ModelData& data) {
 
   Definition m;
   std::ostringstream description;
-  description << "matrix factorization: U ~ Normal(0, 1) [" << users << " x " << kEmbedding << "] and b_user ["
-              << users << "] sharded by user, V ~ Normal(0, 1) [" << movies << " x " << kEmbedding << "], b_movie ["
-              << movies << "], watched ~ Bernoulli(logits = U V^T + b_user + b_movie)";
+  description << "matrix factorization: U ~ Normal(0, 1) [" << users << " x " << kEmbedding << "] and b_user [" << users
+              << "] sharded by user, V ~ Normal(0, 1) [" << movies << " x " << kEmbedding << "], b_movie [" << movies
+              << "], watched ~ Bernoulli(logits = U V^T + b_user + b_movie)";
   m.description = description.str();
   std::ostringstream summary;
   summary << users << " users x " << movies << " movies, " << watches << " watched";

@@ -30,8 +30,7 @@ Tensor zero_based_labels(const ModelData& data, std::int64_t& classes) {
   const auto n = std::int64_t(y.size());
   if (n == 0) detail::fail(data.source(), ": variable 'y' is empty; expected at least one label");
   const auto [lo, hi] = std::minmax_element(y.begin(), y.end());
-  if (*lo < 1)
-    detail::fail(data.source(), ": labels must be 1, 2, ..., K (as Stan's categorical), found ", *lo);
+  if (*lo < 1) detail::fail(data.source(), ": labels must be 1, 2, ..., K (as Stan's categorical), found ", *lo);
   classes = *hi;
   if (classes < 2) detail::fail(data.source(), ": all labels are the same; expected at least two classes");
   // K sizes the weights (D x K) and every draw; more classes than rows means a mistyped label.

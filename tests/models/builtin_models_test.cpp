@@ -42,19 +42,19 @@ TEST(SoftmaxRegression, ScoresOnTheGivenTestRowsWithKFromTheLargestLabel) {
   EXPECT_EQ(p.shape(), (Shape{4, 2, 3}));
   EXPECT_NEAR(p.to_vector<double>()[0], 1.0 / 3, 1e-15);
 
-  EXPECT_ERROR(variate::models::softmax_regression(ModelData(
-                   {{"X", column({0.1, 0.2})}, {"y", integers({1, 2})}, {"X_test", column({0.7})},
-                    {"y_test", integers({3})}},
-                   "bad.json")),
-               "bad.json: variable 'y_test' has 3 at position 1; expected values in [1, 2]");
+  EXPECT_ERROR(
+      variate::models::softmax_regression(ModelData(
+          {{"X", column({0.1, 0.2})}, {"y", integers({1, 2})}, {"X_test", column({0.7})}, {"y_test", integers({3})}},
+          "bad.json")),
+      "bad.json: variable 'y_test' has 3 at position 1; expected values in [1, 2]");
   EXPECT_ERROR(variate::models::softmax_regression(
                    ModelData({{"X", column({0.1, 0.2, 0.3})}, {"y", integers({0, 1, 2})}}, "zero.json")),
                "zero.json: labels must be 1, 2, ..., K (as Stan's categorical), found 0");
 }
 
 TEST(SoftmaxRegression, HoldsOutAFifthOfTheRowsWithoutTestRows) {
-  const ModelData data({{"X", column({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})}, {"y", integers({1, 2, 1, 2, 1, 2, 1, 2, 1, 2})}},
-                       "given");
+  const ModelData data(
+      {{"X", column({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})}, {"y", integers({1, 2, 1, 2, 1, 2, 1, 2, 1, 2})}}, "given");
   const variate::models::Definition d = variate::models::softmax_regression(data);
   EXPECT_EQ(d.data_summary, "8 train / 2 test rows, 1 features");
   EXPECT_ERROR(variate::models::softmax_regression(
@@ -107,7 +107,7 @@ TEST(BuiltinModels, AModelThatGeneratesItsDataRefusesADataPath) {
 // Two draws in turn, each right on two of the three test rows; their average is right on all three.
 TEST(HeldOutAccuracy, AveragesOverDrawsInBatches) {
   variate::models::Definition classifier;
-  const Tensor table = Tensor::from(std::vector<double>{0.9, 0.1, 0.2, 0.8, 0.6, 0.4,  // draw a: 0, 1, 0
+  const Tensor table = Tensor::from(std::vector<double>{0.9, 0.1, 0.2, 0.8, 0.6, 0.4,     // draw a: 0, 1, 0
                                                         0.4, 0.6, 0.45, 0.55, 0.1, 0.9},  // draw b: 1, 1, 1
                                     Shape{2, 3, 2});
   classifier.predict = [table](const variate::tracing::Values& v) { return take(table, v.at("which")); };
