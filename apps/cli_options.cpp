@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "models.hpp"
 #include "variate/core/quote_input.hpp"
+#include "variate/models/builtin.hpp"
 
 namespace variate::cli {
 namespace {
@@ -86,7 +86,7 @@ CLI::Validator whole_number(long long minimum, long long maximum) {
 void add_model_options(CLI::App& command, std::string& model, std::string& model_file) {
   std::vector<std::string> names;
   std::string help = "the model:";
-  for (const ModelInfo& m : model_catalog()) {
+  for (const models::BuiltinModel& m : models::builtin_models()) {
     names.push_back(m.name);
     help += "\n  " + m.name + ": " + m.summary;
   }

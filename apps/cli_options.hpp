@@ -19,7 +19,7 @@ extern const CLI::Validator kNonNegativeNumber;
 /// A whole number in [minimum, maximum], with a message that says which bound was crossed.
 CLI::Validator whole_number(long long minimum, long long maximum = std::numeric_limits<long long>::max());
 
-/// Adds --model to `command`: one of the built-in models (models.hpp), each listed in the help; and
+/// Adds --model to `command`: one of the built-in models (models/builtin.hpp), each listed in the help; and
 /// --model-file, a model plugin instead.
 void add_model_options(CLI::App& command, std::string& model, std::string& model_file);
 

@@ -2,6 +2,8 @@
 
 #include <iomanip>
 
+#include "variate/models/classifier.hpp"
+
 namespace variate::cli {
 
 void print_held_out_accuracy(std::ostream& out, const SampleContext& job, const inference::SampleResult& result,
@@ -18,7 +20,7 @@ void print_held_out_accuracy(std::ostream& out, const SampleContext& job, const 
     }
     return job.space.constrain(Tensor::from(flat, Shape{end - begin, dim}));
   };
-  const HeldOutAccuracy acc = held_out_accuracy(job.model, draws, total);
+  const models::HeldOutAccuracy acc = models::held_out_accuracy(job.model, draws, total);
   out << std::fixed << std::setprecision(3) << "\ntest accuracy: Bayesian model averaging " << acc.model_averaging
       << ", mean over single draws " << acc.mean_single << " (" << acc.draws << " draws, " << acc.examples
       << " held-out examples)\n"

@@ -13,7 +13,7 @@ namespace variate::cli {
 struct OptimizeJobOptions {
   std::string model = "eight-schools";
   std::string model_file;  // a model plugin instead of `model`
-  std::string data;        // empty: the model's embedded data
+  std::string data;        // empty: the model's default data
   bool jacobian = false;   // include log|det J|: the mode of the unconstrained point's density
   std::int64_t iterations = 2000;
   // CmdStan's tol_obj, tol_rel_obj (in units of the machine epsilon), tol_grad and tol_param.

@@ -12,7 +12,7 @@ namespace variate::cli {
 struct SampleJobOptions {
   std::string model = "digits-softmax";
   std::string model_file;  // a model plugin instead of `model`
-  std::string data;        // empty: the model's embedded data
+  std::string data;        // empty: the model's default data
   int chains = 4;
   std::int64_t warmup = 1000;
   std::int64_t draws = 1000;

@@ -13,7 +13,7 @@ namespace variate::cli {
 struct ViJobOptions {
   std::string model = "eight-schools";
   std::string model_file;            // a model plugin instead of `model`
-  std::string data;                  // empty: the model's embedded data
+  std::string data;                  // empty: the model's default data
   std::string family = "meanfield";  // meanfield | fullrank
   int steps = 2000;                  // Adam steps
   int particles = 1;                 // draws of q per ELBO estimate

@@ -1,6 +1,6 @@
 #pragma once
 // A model loaded into Python: a built-in model or a plugin (`variate build`) on data given as a dict
-// of numpy arrays or on its embedded data, its log density and gradient on the unconstrained
+// of numpy arrays or on its default data, its log density and gradient on the unconstrained
 // space (what BridgeStan's clients call), and sampling.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -18,7 +18,7 @@ namespace variate::python {
 class PythonModel {
  public:
   /// Exactly one of `name` (a built-in model) and `file` (a plugin); `data` None: a built-in
-  /// model's embedded data (a plugin then gets no variables). Throws variate::Error (ValueError in
+  /// model's default data (a plugin then gets no variables). Throws variate::Error (ValueError in
   /// Python) for an unknown model, a plugin that cannot be loaded, and data the model cannot use.
   PythonModel(const std::optional<std::string>& name, const std::optional<std::string>& file,
               const std::optional<pybind11::dict>& data, const std::string& precision);

@@ -91,10 +91,11 @@ void bind_model(py::module_& m) {
   py::class_<PythonModel>(m, "Model", R"(A model: a built-in one by name, or a plugin built by `variate build`.
 
 Model(name=None, *, file=None, data=None, precision="f64")
-  name: a built-in model ("eight-schools", "beta-bernoulli"), or
+  name: a built-in model (those `variate sample --help` lists: "eight-schools", "logistic", ...), or
   file: the path of a plugin (a shared library from `variate build MODEL.cpp`);
   data: a dict of numpy arrays (or numbers, nested lists) by the names the model reads, as in a
-        CmdStan JSON file; None: a built-in model's embedded data;
+        CmdStan JSON file; None: a built-in model's default data (embedded, generated or read from
+        its default folder);
   precision: "f64" or "f32", the precision the log density computes in.
 Bad input (an unknown model, a plugin without a model or of another interface version, a missing
 variable, a wrong shape or type) raises ValueError naming what was wrong.)")

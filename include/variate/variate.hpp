@@ -133,6 +133,7 @@
 #include "variate/inference/vi_elbo.hpp"
 #include "variate/models/bridgestan.hpp"
 #include "variate/models/builtin.hpp"
+#include "variate/models/classifier.hpp"
 #include "variate/models/model.hpp"
 #include "variate/models/model_data.hpp"
 #include "variate/models/plugin.hpp"

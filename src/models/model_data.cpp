@@ -60,6 +60,17 @@ Tensor ModelData::vector(const std::string& name) const {
   return to_tensor(a, dtype_);
 }
 
+Tensor ModelData::matrix(const std::string& name) const {
+  const data::DataArray& a = find(name, "a matrix");
+  if (a.shape.size() != 2)
+    detail::fail(source_, ": variable '", name, "' has ", data::describe_shape(a.shape), "; expected a matrix");
+  return to_tensor(a, dtype_);
+}
+
+const std::vector<std::string>& ModelData::entry_names(const std::string& name) const {
+  return find(name, "named entries").entry_names;
+}
+
 Tensor ModelData::positive_values(const std::string& name, const std::vector<std::int64_t>& shape) const {
   const data::DataArray& a = find(name, "positive values of " + data::describe_shape(shape));
   check_shape(name, a, shape);

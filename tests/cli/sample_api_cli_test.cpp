@@ -23,9 +23,7 @@ void expect_same_draws(bool vectorize) {
                                   std::string(vectorize ? " --vectorize" : "") + " --output " + (dir / "tool"));
   ASSERT_EQ(tool.exit_code, 0) << tool.output;
 
-  const variate::models::BuiltinModel& schools = *variate::models::find_builtin_model("eight-schools");
-  const variate::models::Definition model =
-      schools.function(variate::models::ModelData(schools.embedded_data, schools.embedded_source));
+  const variate::models::Definition model = variate::models::builtin_definition("eight-schools");
   variate::inference::ModelSampleOptions options;
   options.sampler.chains = 2;
   options.sampler.num_warmup = 150;

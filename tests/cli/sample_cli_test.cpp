@@ -585,11 +585,11 @@ TEST(SampleCli, ALabelFarBeyondTheRowsIsRefused) {
       dir.write("labels.json", R"({"X": [[0.1], [0.2], [0.3], [0.4], [0.5], [0.6]], "y": [1, 2, 1, 2, 7, 1]})");
   for (const auto& [file, expected] : std::vector<std::pair<std::string, std::string>>{
            {csv,
-            "labels.csv: the largest label, 10000000, makes K = 10000001 classes, more than the 5 rows of data "
-            "(--data); expected labels 0..K-1"},
+            "labels.csv: the largest label, 10000000, makes K = 10000001 classes, more than the 5 rows of data; "
+            "expected labels 0..K-1"},
            {json,
-            "labels.json: the largest label, 7, makes K = 7 classes, more than the 6 rows of data (--data); "
-            "expected labels 1..K"}}) {
+            "labels.json: the largest label, 7, makes K = 7 classes, more than the 6 rows of data; expected labels "
+            "1..K"}}) {
     const Outcome r = run("sample --model digits-softmax --data " + file + " --output " + (dir / "never"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_EQ(count_lines(r.output), 1) << r.output;

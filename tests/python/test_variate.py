@@ -1,5 +1,6 @@
 """The `variate` Python module, run by CTest with Debian's python3 (tests/CMakeLists.txt):
 PYTHONPATH holds the built module and VARIATE_TEST_PLUGINS the folder of the test plugins."""
+import ctypes
 import json
 import math
 import os
@@ -64,6 +65,39 @@ class LogDensity(unittest.TestCase):
         self.assertNotEqual(single[0], double[0])
         self.assertAlmostEqual(single[0], double[0], delta=1e-5 * abs(double[0]))
         np.testing.assert_allclose(single[1], double[1], rtol=1e-4, atol=1e-5)
+
+    def test_logistic_regression_by_name_and_through_the_c_interface_match_the_closed_form(self):
+        # Ten identical rows: whichever eight the fixed split trains on, the likelihood is 8 of one term.
+        row = [0.5, -1.0]
+        data = {"X": np.tile(row, (10, 1)), "y": np.ones(10, dtype=np.int64)}
+
+        def expected(theta):
+            def normal(v, scale):
+                return -0.5 * (v / scale) ** 2 - math.log(scale) - 0.5 * math.log(2 * math.pi)
+            z = theta[0] + np.dot(theta[1:], row)
+            return normal(theta[0], 2.5) + sum(normal(b, 1) for b in theta[1:]) + 8 * (z - math.log1p(math.exp(z)))
+
+        model = variate.Model("logistic", data=data)
+        self.assertEqual(model.parameters, {"alpha": (), "beta": (2,)})
+        c = ctypes.CDLL(plugin("logistic_regression"))
+        c.bs_model_construct.restype = ctypes.c_void_p
+        c.bs_model_construct.argtypes = [ctypes.c_char_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_char_p)]
+        c.bs_log_density.argtypes = [ctypes.c_void_p, ctypes.c_bool, ctypes.c_bool, ctypes.POINTER(ctypes.c_double),
+                                     ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_char_p)]
+        c.bs_model_destruct.argtypes = [ctypes.c_void_p]
+        text = json.dumps({"X": [row] * 10, "y": [1] * 10}).encode()
+        handle = c.bs_model_construct(text, 0, None)
+        self.assertTrue(handle)
+        try:
+            for theta in ([0.3, -0.2, 0.7], [-1.1, 0.4, 0.0]):
+                x = np.array(theta)
+                self.assertAlmostEqual(model.log_density(x), expected(x), places=10)
+                lp = ctypes.c_double()
+                self.assertEqual(c.bs_log_density(handle, False, True, (ctypes.c_double * 3)(*theta),
+                                                  ctypes.byref(lp), None), 0)
+                self.assertAlmostEqual(lp.value, expected(x), places=10)
+        finally:
+            c.bs_model_destruct(handle)
 
     def test_a_plugin_computes_what_the_built_in_model_does(self):
         loaded = variate.Model(file=plugin("eight_schools"), data=EIGHT_SCHOOLS)

@@ -17,6 +17,9 @@ struct DataArray {
   std::vector<std::int64_t> shape;
   std::vector<double> values;
   bool integer = false;
+  /// Names of the entries along the last axis (a watch matrix's movie titles), when the data have
+  /// them; the JSON and CSV readers give none.
+  std::vector<std::string> entry_names = {};
 };
 
 /// How error messages about data describe a shape: "a scalar" for {}, else "shape (2, 3)".

@@ -17,6 +17,9 @@
 //
 // The built-in models (models/builtin.hpp) are files of this form, listed in a catalog with their
 // embedded data instead of exporting a symbol.
+#include <functional>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,12 +29,40 @@
 
 namespace variate::models {
 
+/// Class probabilities on held-out data for a batch of posterior draws: given the constrained
+/// latent values with a leading batch dimension B, returns (B, N_test, K).
+using Predictor = std::function<Tensor(const tracing::Values& draws)>;
+
+/// A model's own reading of its posterior (matrix factorization's recommendations): it sees the
+/// constrained values of every kept draw, for the unsharded model, and prints after the summary.
+class PosteriorReport {
+ public:
+  virtual ~PosteriorReport() = default;
+  virtual void add_draw(const tracing::Values& draw) = 0;
+  virtual void print(std::ostream& out) const = 0;
+};
+
+/// A model: its program and what the tool prints and writes about it. Only description and
+/// program are required; the rest is for models that have more to say (each defaults to empty, so
+/// a designated initializer may leave it out).
 struct Definition {
   std::string description;  // one line: the model
   tracing::Program program;
   /// Stan column names printed after sampling besides lp__ (every parameter is summarized in
   /// summary.csv); empty: lp__ alone, then the worst R-hat and ESS of the rest.
   std::vector<std::string> main_parameters;
+  /// The data as the model uses them (sizes, the held-out rows), printed after where they came
+  /// from; empty: nothing to add.
+  std::string data_summary = {};
+  /// Classifiers only: the held-out class probabilities and the true labels (i64, 0-based), which
+  /// models/classifier.hpp scores.
+  Predictor predict = {};
+  Tensor test_labels = {};
+  /// The latent sites written to the draw files and summarized; empty: all of them. `unsaved` says
+  /// why the others are not (printed).
+  std::vector<std::string> saved_sites = {};
+  std::string unsaved = {};
+  std::shared_ptr<PosteriorReport> report = {};
 };
 
 using ModelFunction = Definition (*)(const ModelData&);
@@ -44,7 +75,7 @@ Definition define(ModelFunction function, ModelData data);
 
 /// What a plugin exports. The tool checks kPluginAbiVersion (a plain C integer symbol) before it
 /// touches anything else, so a plugin built against other headers is refused, not run.
-inline constexpr int kPluginAbiVersion = 1;
+inline constexpr int kPluginAbiVersion = 2;  // raised whenever PluginEntry or Definition changes
 struct PluginEntry {
   const char* name;  // the model function's name
   ModelFunction function;

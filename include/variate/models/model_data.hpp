@@ -28,6 +28,11 @@ class ModelData {
   Tensor values(const std::string& name, const std::vector<std::int64_t>& shape) const;
   /// A real vector of any length (its length then sizes the model).
   Tensor vector(const std::string& name) const;
+  /// A real matrix of any size (its shape then sizes the model).
+  Tensor matrix(const std::string& name) const;
+  /// The names of the entries along the last axis of `name` (data::DataArray::entry_names), or
+  /// none.
+  const std::vector<std::string>& entry_names(const std::string& name) const;
   /// As values(), each value > 0 (Stan's `<lower=0>`, strictly).
   Tensor positive_values(const std::string& name, const std::vector<std::int64_t>& shape) const;
   /// An integer array of exactly `shape` with values in [lower, upper], as i64 (counts, labels,

@@ -1,5 +1,7 @@
-#include "matrix_factorization.hpp"
-
+// Bayesian matrix factorization of a binary watch matrix (the MovieLens case of TFP's distributed
+// inference notebook): users, their embeddings and biases sharded over the mesh, movies replicated.
+// Its data: `watched`, users x movies of 0 and 1, whose entry names (if any) title the movies. A
+// built-in model, and a model plugin as it stands (`variate build`).
 #include <algorithm>
 #include <iomanip>
 #include <map>
@@ -7,14 +9,16 @@
 #include <sstream>
 
 #include "variate/autodiff/ops.hpp"
+#include "variate/core/error.hpp"
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
 #include "variate/distributions/bernoulli.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/models/model.hpp"
 #include "variate/tracing/handlers.hpp"
 #include "variate/tracing/random_variables.hpp"
 
-namespace variate::cli {
+namespace variate::models {
 namespace {
 
 constexpr std::int64_t kEmbedding = 20;  // D, as in the notebook
@@ -28,20 +32,25 @@ struct TopPicks {
   std::map<std::int64_t, std::int64_t> counts;
 };
 
+// For the most and the least active user, how often each unwatched movie was the top pick across
+// the posterior draws.
 class Recommendations final : public PosteriorReport {
  public:
-  Recommendations(const data::WatchData& w) : titles_(w.titles) {
-    std::vector<std::int64_t> activity(std::size_t(w.num_users), 0);
-    for (const data::Watch& x : w.watches) ++activity[std::size_t(x.user)];
+  // `watched` is the f64 (users, movies) matrix of 0 and 1.
+  Recommendations(const Tensor& watched, std::vector<std::string> titles) : titles_(std::move(titles)) {
+    const std::int64_t users = watched.dim(0), movies = watched.dim(1);
+    const double* cells = watched.data<double>();
+    std::vector<std::int64_t> activity(std::size_t(users), 0);
+    for (std::int64_t u = 0; u < users; ++u)
+      for (std::int64_t m = 0; m < movies; ++m) activity[std::size_t(u)] += cells[u * movies + m] != 0;
     const auto [least, most] = std::minmax_element(activity.begin(), activity.end());
     for (auto [who, it] : {std::pair{"most", most}, std::pair{"least", least}}) {
       TopPicks t;
       t.who = who;
       t.user = it - activity.begin();
       t.watched = *it;
-      t.seen.assign(std::size_t(w.num_movies), 0);
-      for (const data::Watch& x : w.watches)
-        if (x.user == t.user) t.seen[std::size_t(x.movie)] = 1;
+      t.seen.assign(std::size_t(movies), 0);
+      for (std::int64_t m = 0; m < movies; ++m) t.seen[std::size_t(m)] = cells[t.user * movies + m] != 0;
       users_.push_back(std::move(t));
     }
   }
@@ -78,7 +87,7 @@ class Recommendations final : public PosteriorReport {
       for (std::size_t i = 0; i < ranked.size() && i < std::size_t(kShown); ++i)
         out << "    " << std::fixed << std::setprecision(1) << std::setw(5)
             << 100.0 * double(ranked[i].second) / double(std::max<std::int64_t>(draws_, 1)) << "%  "
-            << titles_[std::size_t(ranked[i].first)] << '\n'
+            << title(ranked[i].first) << '\n'
             << std::defaultfloat;
       if (ranked.size() > std::size_t(kShown))
         out << "    (" << ranked.size() - std::size_t(kShown) << " other movies were top picks less often)\n";
@@ -86,6 +95,10 @@ class Recommendations final : public PosteriorReport {
   }
 
  private:
+  std::string title(std::int64_t movie) const {
+    return titles_.empty() ? "movie " + std::to_string(movie + 1) : titles_[std::size_t(movie)];
+  }
+
   std::vector<std::string> titles_;
   std::vector<TopPicks> users_;
   std::int64_t draws_ = 0;
@@ -94,22 +107,34 @@ class Recommendations final : public PosteriorReport {
 
 }  // namespace
 
-Model matrix_factorization(const std::string& name, const data::WatchData& w, DType dtype, std::string source) {
-  const std::int64_t users = w.num_users, movies = w.num_movies;
+Definition matrix_factorization(const ModelData& data) {
+  const Tensor watched = data.matrix("watched");
+  const std::int64_t users = watched.dim(0), movies = watched.dim(1);
+  const Tensor cells = cast(watched, DType::f64);  // for the checks and the report
+  const double* cell = cells.data<double>();
+  std::int64_t watches = 0;
+  for (std::int64_t i = 0; i < users * movies; ++i) {
+    if (cell[i] != 0 && cell[i] != 1)
+      detail::fail(data.source(), ": variable 'watched' has ", cell[i], " at position ", i + 1,
+                   "; expected 0 (not watched) or 1 (watched)");
+    watches += cell[i] == 1;
+  }
+  const std::vector<std::string>& titles = data.entry_names("watched");
+  if (!titles.empty() && std::int64_t(titles.size()) != movies)
+    detail::fail(data.source(), ": variable 'watched' names ", titles.size(), " movies but has ", movies, " columns");
+  const DType dtype = data.dtype();
   const Tensor zero = Tensor::scalar(0.0, dtype), one = Tensor::scalar(1.0, dtype);
-  const distribute::ShardedData watched(w.watch_matrix(dtype), "data");
 
-  Model m;
-  m.name = name;
-  std::ostringstream desc;
-  desc << "matrix factorization: U ~ Normal(0, 1) [" << users << " x " << kEmbedding << "] and b_user [" << users
-       << "] sharded by user, V ~ Normal(0, 1) [" << movies << " x " << kEmbedding << "], b_movie [" << movies
-       << "], watched ~ Bernoulli(logits = U V^T + b_user + b_movie)";
-  m.description = desc.str();
-  std::ostringstream data;
-  data << source << ": " << users << " users x " << movies << " movies, " << w.watches.size() << " watched";
-  m.data = data.str();
-  m.program = [watched, zero, one, users, movies] {
+  Definition m;
+  std::ostringstream description;
+  description << "matrix factorization: U ~ Normal(0, 1) [" << users << " x " << kEmbedding << "] and b_user [" << users
+              << "] sharded by user, V ~ Normal(0, 1) [" << movies << " x " << kEmbedding << "], b_movie [" << movies
+              << "], watched ~ Bernoulli(logits = U V^T + b_user + b_movie)";
+  m.description = description.str();
+  std::ostringstream summary;
+  summary << users << " users x " << movies << " movies, " << watches << " watched";
+  m.data_summary = summary.str();
+  m.program = [watched = distribute::ShardedData(watched, "data"), zero, one, users, movies] {
     const std::int64_t mine = distribute::shard_range(users, "data").size();
     auto v = Normal(zero, one, "v", {movies, kEmbedding});
     auto b_movie = Normal(zero, one, "b_movie", {movies});
@@ -131,8 +156,10 @@ Model matrix_factorization(const std::string& name, const data::WatchData& w, DT
   m.unsaved = "the embeddings u and v are identified only up to a rotation, so their draws are not summarized";
   for (std::int64_t j = 1; j <= std::min<std::int64_t>(movies, 6); ++j)
     m.main_parameters.push_back("b_movie." + std::to_string(j));
-  m.report = std::make_shared<Recommendations>(w);
+  m.report = std::make_shared<Recommendations>(cells, titles);
   return m;
 }
 
-}  // namespace variate::cli
+}  // namespace variate::models
+
+VARIATE_MODEL(variate::models::matrix_factorization)
