@@ -17,7 +17,7 @@ using variate::testing::CliOutcome;
 using variate::testing::run_cli;
 using variate::testing::ScratchDir;
 
-// The eight schools' data (apps/models.cpp).
+// The eight schools' data (src/models/builtin_data.cpp).
 const std::vector<double> kEffects = {28, 8, -3, 7, -1, 1, 18, 12};
 const std::vector<double> kStdErrors = {15, 10, 16, 11, 9, 11, 10, 18};
 
