@@ -87,18 +87,27 @@ void append_draws(const data::StanCsv& csv, std::int64_t user, FactorDraws& d) {
   std::vector<Destination> to;
   for (const std::string& name : csv.columns) {
     const ColumnName c = parse_column(name);
-    const std::int64_t i = user >= 0 || c.index.empty() ? 0 : c.index[0] - 1;  // the user's row
+    const std::size_t dims = c.site == "u" || c.site == "v" ? 2 : 1;
+    const bool in_range =
+        c.index.size() == dims && c.index[0] >= 1 && (dims == 1 || (c.index[1] >= 1 && c.index[1] <= d.rank));
+    VARIATE_CHECK(in_range, "recommend", csv.path, ": column ", quote_input(name), " is not an element of ", c.site,
+                  "; expected ",
+                  dims == 2 ? "<site>.<row>.<column> with columns 1.." + std::to_string(d.rank) : "<site>.<index>");
+    const std::int64_t i = user >= 0 ? 0 : c.index[0] - 1;  // the user's row
     if (c.site == "u") to.push_back({&d.u, u_size, i * d.rank + c.index[1] - 1});
     if (c.site == "v") to.push_back({&d.v, v_size, (c.index[0] - 1) * d.rank + c.index[1] - 1});
     if (c.site == "b_user") to.push_back({&d.b_user, users, i});
     if (c.site == "b_movie") to.push_back({&d.b_movie, d.movies, c.index[0] - 1});
+    VARIATE_CHECK(to.back().offset < to.back().per_draw, "recommend", csv.path, ": column ", quote_input(name),
+                  " is beyond the ", d.users, " users and ", d.movies, " movies of the run");
   }
   VARIATE_CHECK(std::int64_t(to.size()) == u_size + v_size + users + d.movies, "recommend", csv.path, " has ",
                 to.size(), " columns of u, v, b_user and b_movie", user >= 0 ? " for the user" : "", ", expected ",
                 u_size + v_size + users + d.movies, " (", users, " users and ", d.movies, " movies in ", d.rank,
                 " dimensions, as in the first file)");
   const std::size_t rows = csv.draws.size();
-  for (auto [array, per_draw, offset] : to) array->resize(std::size_t(d.count + std::int64_t(rows)) * std::size_t(per_draw));
+  for (auto [array, per_draw, offset] : to)
+    array->resize(std::size_t(d.count + std::int64_t(rows)) * std::size_t(per_draw));
   for (std::size_t r = 0; r < rows; ++r) {
     const std::int64_t s = d.count + std::int64_t(r);
     for (std::size_t j = 0; j < to.size(); ++j)

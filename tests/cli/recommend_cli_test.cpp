@@ -222,6 +222,13 @@ TEST_F(RecommendCli, ErrorsSayWhatWasWrong) {
   write_run(biases, data_ / "mini.base", false);
   fails_with(biases.path().string() + " --user 1", "has no columns of the embeddings u and v");
   fails_with(biases.path().string() + " --user 1", "--save-all");
+  const ScratchDir beyond("recommend_beyond");
+  {
+    std::vector<std::string> columns = {"u.1.1", "v.1.1", "b_user.1", "b_movie.1", "v.9.1"};
+    variate::data::StanCsvWriter(beyond / "movielens-1.csv", {{"model", "movielens"}}, columns)
+        .write_row(std::vector<double>(columns.size(), 0.5));
+  }
+  fails_with(beyond.path().string() + " --user 1", "column 'v.9.1' is beyond the 1 users and 1 movies of the run");
   const ScratchDir whole("recommend_whole_data");
   data_.write("u.data", ratings(kBase));
   write_run(whole, data_.path().string(), true);
@@ -233,9 +240,9 @@ TEST_F(RecommendCli, ErrorsSayWhatWasWrong) {
 // The tool's own run: --save-all writes u and v, --thin keeps every other draw, and recommend reads it.
 TEST_F(RecommendCli, SampleSaveAllThinFeedsRecommend) {
   const ScratchDir run("recommend_sample");
-  const CliOutcome r = run_cli("sample --model movielens --data " + (data_ / "mini.base") +
-                               " --save-all --thin 2 --chains 1 --warmup 30 --draws 21 --seed 2 --output " +
-                               run.path().string());
+  const CliOutcome r =
+      run_cli("sample --model movielens --data " + (data_ / "mini.base") +
+              " --save-all --thin 2 --chains 1 --warmup 30 --draws 21 --seed 2 --output " + run.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto csv = variate::data::read_stan_csv(run / "movielens-1.csv");
   EXPECT_EQ(csv.draws.size(), 11u);  // draws 1, 3, ..., 21
