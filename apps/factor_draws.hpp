@@ -25,8 +25,8 @@ struct FactorDraws {
 
 /// A run's draws with what they came from.
 struct FactorRun {
-  std::string model;     // the chain files' model: movielens
-  std::string data;      // the data the run read (its --data, or the model's default folder)
+  std::string model;           // the chain files' model: movielens
+  std::string data;            // the data the run read (its --data, or the model's default folder)
   std::int64_t all_users = 0;  // the run's users; draws.users is 1 when read for one user
   FactorDraws draws;
 };

@@ -24,11 +24,12 @@ double quantile(const std::vector<double>& x, double q) {
 
 // Draw s's P(watched) for every cell, users x movies, row-major.
 std::vector<double> cell_probabilities(const FactorDraws& d, std::int64_t s) {
-  const Tensor u = Tensor::from(std::span<const double>(d.u.data() + s * d.users * d.rank, std::size_t(d.users * d.rank)),
-                                Shape{d.users, d.rank});
-  const Tensor v = Tensor::from(
-      std::span<const double>(d.v.data() + s * d.movies * d.rank, std::size_t(d.movies * d.rank)),
-      Shape{d.movies, d.rank});
+  const Tensor u =
+      Tensor::from(std::span<const double>(d.u.data() + s * d.users * d.rank, std::size_t(d.users * d.rank)),
+                   Shape{d.users, d.rank});
+  const Tensor v =
+      Tensor::from(std::span<const double>(d.v.data() + s * d.movies * d.rank, std::size_t(d.movies * d.rank)),
+                   Shape{d.movies, d.rank});
   const Tensor products = prim::matmul(u, v, false, true);
   std::vector<double> p(std::size_t(d.users * d.movies));
   const double* uv = products.data<double>();

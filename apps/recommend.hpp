@@ -12,10 +12,10 @@ namespace variate::cli {
 
 /// A recommended movie. Scores are P(the user watches the movie) = sigmoid(logit) at each draw.
 struct Recommendation {
-  std::int64_t movie = 0;      // 0-based
-  double mean = 0;             // the posterior mean of the score: what the movies are ranked by
+  std::int64_t movie = 0;       // 0-based
+  double mean = 0;              // the posterior mean of the score: what the movies are ranked by
   double lower = 0, upper = 0;  // the central interval of the score (quantiles, linearly interpolated)
-  double in_top = 0;           // the fraction of draws in whose own top k the movie is
+  double in_top = 0;            // the fraction of draws in whose own top k the movie is
 };
 
 /// The `k` candidate movies (those not `excluded`, per movie) of user row `user` of `draws` with the

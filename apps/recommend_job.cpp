@@ -62,8 +62,12 @@ int print_recommendations(const RecommendJobOptions& o, std::ostream& out) {
   }
   if (!o.json.empty())
     write_file("recommend", o.json, [&](std::ostream& f) {
-      f << nlohmann::ordered_json{{"user", o.user},     {"top", o.top},           {"exclude_rated", o.exclude_rated},
-                                  {"interval", o.interval}, {"draws", run.draws.count}, {"movies", movies}}
+      f << nlohmann::ordered_json{{"user", o.user},
+                                  {"top", o.top},
+                                  {"exclude_rated", o.exclude_rated},
+                                  {"interval", o.interval},
+                                  {"draws", run.draws.count},
+                                  {"movies", movies}}
                .dump(2)
         << '\n';
     });
