@@ -26,5 +26,6 @@ Command add_optimize_command(CLI::App& app);
 Command add_pathfinder_command(CLI::App& app);
 Command add_train_command(CLI::App& app);  // vae/train_command.cpp
 Command add_build_command(CLI::App& app);
+Command add_recommend_command(CLI::App& app);
 
 }  // namespace variate::cli

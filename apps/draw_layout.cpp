@@ -10,25 +10,25 @@
 namespace variate::cli {
 namespace {
 
-bool is_saved(const Model& model, const std::string& site) {
-  return model.saved_sites.empty() ||
+bool is_saved(const Model& model, const std::string& site, bool every_site) {
+  return every_site || model.saved_sites.empty() ||
          std::find(model.saved_sites.begin(), model.saved_sites.end(), site) != model.saved_sites.end();
 }
 
-// The saved sites (all latent sites when the model names none) with this device's shapes, in the
-// program's order, so that the columns do not depend on how many devices ran it.
-std::vector<SavedSite> local_saved_sites(const Model& model, const inference::Unconstrained& space) {
+// The saved sites (all latent sites when the model names none, or with `every_site`) with this
+// device's shapes, in the program's order, so that the columns do not depend on how many devices ran it.
+std::vector<SavedSite> local_saved_sites(const Model& model, const inference::Unconstrained& space, bool every_site) {
   std::vector<inference::LatentSite> sites = space.sites();
   std::sort(sites.begin(), sites.end(), [](const auto& a, const auto& b) { return a.program_order < b.program_order; });
   std::vector<SavedSite> saved;
   for (const inference::LatentSite& s : sites) {
-    if (!is_saved(model, s.name)) continue;
+    if (!is_saved(model, s.name, every_site)) continue;
     const auto dims = s.shape.dims();
     saved.push_back({s.name, std::vector<std::int64_t>(dims.begin(), dims.end()), s.sharded});
   }
   // Generated quantities (Deterministic sites) follow the parameters, as in Stan's files.
   for (const inference::GeneratedSite& g : space.generated_sites()) {
-    if (!is_saved(model, g.name)) continue;
+    if (!is_saved(model, g.name, every_site)) continue;
     const auto dims = g.shape.dims();
     saved.push_back({g.name, std::vector<std::int64_t>(dims.begin(), dims.end()), false});
   }
@@ -58,7 +58,7 @@ std::vector<inference::ColumnSite> written(const std::vector<SavedSite>& sites, 
 
 DrawLayout plan_draw_layout(const SampleContext& job) {
   DrawLayout layout;
-  std::vector<SavedSite> saved = local_saved_sites(job.model, job.space);
+  std::vector<SavedSite> saved = local_saved_sites(job.model, job.space, job.options.save_all);
   const bool any_sharded = std::any_of(saved.begin(), saved.end(), [](const SavedSite& s) { return s.sharded; });
   // Without a sharded saved site there is nothing to leave on the devices: per-device is gather.
   layout.per_device = job.options.sharded_draws == "per-device" && any_sharded;
@@ -96,7 +96,7 @@ DrawLayout plan_draw_layout(const SampleContext& job) {
 }
 
 inference::SiteColumns saved_columns(const Model& model, const inference::Unconstrained& space) {
-  std::vector<SavedSite> saved = local_saved_sites(model, space);
+  std::vector<SavedSite> saved = local_saved_sites(model, space, false);
   gather_shapes(space, saved);
   return inference::site_columns(written(saved, true));
 }

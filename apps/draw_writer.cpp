@@ -35,7 +35,7 @@ DrawWriter::DrawWriter(const SampleContext& job, const DrawLayout& layout, const
   ManifestInfo manifest;
   manifest.model = job.model.name;
   manifest.chains = job.options.chains;
-  manifest.draws = job.options.draws;
+  manifest.draws = (job.options.draws + job.options.thin - 1) / job.options.thin;
   manifest.ranks = job.at.ranks;
   manifest.device_files.resize(std::size_t(devices));
   for (int c = 0; c < job.options.chains; ++c) open_chain(c, dir, manifest);
@@ -74,7 +74,8 @@ void DrawWriter::open_chain(int c, const std::filesystem::path& dir, ManifestInf
 }
 
 void DrawWriter::write(const inference::Draw& d) {
-  if (d.warmup) return;
+  // CmdStan's thinning: of each run of `thin` draws after warm-up, the first is kept.
+  if (d.warmup || (d.iteration - job_.sampler.num_warmup) % job_.options.thin != 0) return;
   ChainOutput& chain = chains_[std::size_t(d.chain)];
   // gather: every device takes part in gathering the sharded sites' values (and, at the first
   // draw, the metric), and only the writer keeps them. per-device: no collective here.

@@ -24,7 +24,8 @@ class DrawWriter {
  public:
   /// Opens every chain's files in `dir`; with per-device, device 0 also writes the manifest.
   DrawWriter(const SampleContext& job, const DrawLayout& layout, const std::filesystem::path& dir);
-  /// Writes a kept draw (warm-up draws are not written, as with CmdStan's save_warmup = 0). The
+  /// Writes every --thin-th draw after warm-up (warm-up draws are not written, as with CmdStan's
+  /// save_warmup = 0). The
   /// sampler's callback: threaded chains call it concurrently, each for its own chain. A collective
   /// with gather: every device takes part in gathering the sharded sites' values.
   void write(const inference::Draw& d);

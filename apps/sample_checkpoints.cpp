@@ -101,6 +101,8 @@ inference::CheckpointEntries run_identity(const SampleContext& job) {
   id.emplace_back("--chains", std::to_string(o.chains));
   id.emplace_back("--warmup", std::to_string(o.warmup));
   id.emplace_back("--draws", std::to_string(o.draws));
+  id.emplace_back("--thin", std::to_string(o.thin));
+  id.emplace_back("--save-all", o.save_all ? "on" : "off");
   id.emplace_back("--sampler", o.sampler);
   id.emplace_back("--metric", o.metric);
   id.emplace_back("--max-depth", std::to_string(o.max_depth));

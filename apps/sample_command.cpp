@@ -40,6 +40,10 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_option("--draws", o->draws, "draws kept per chain after warm-up")
       ->check(whole_number(1))
       ->capture_default_str();
+  cmd->add_option("--thin", o->thin,
+                  "write every N-th draw after warm-up (CmdStan's thin): --draws 1000 --thin 10 writes 100 per chain")
+      ->check(whole_number(1))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "random seed")->check(kSeed)->capture_default_str();
   cmd->add_option("--threads", o->threads, "worker threads (0: one per core)")
       ->check(whole_number(0, 1024))
@@ -93,6 +97,9 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_flag("--predictive", o->predictive,
                 "write a posterior predictive draw of each observed site y at every draw, as the columns y_rep.1 "
                 "... after the parameters (Stan's generated quantities)");
+  cmd->add_flag("--save-all", o->save_all,
+                "write every latent site, also those a model leaves out by default (MovieLens' embeddings u and v, "
+                "which `variate recommend` needs)");
   cmd->add_flag("--log-lik", o->log_lik,
                 "write the pointwise log-likelihood of the observed sites at every draw, as the columns log_lik.1 "
                 "... log_lik.N (for LOO and WAIC: the loo package and ArviZ read them by that name)");

@@ -13,6 +13,8 @@ std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOpt
                                                               const std::string& sharded_draws, int device) {
   std::vector<std::pair<std::string, std::string>> c = inference::sample_config_lines(
       s, {.model = m.name, .data_file = o.data.empty() ? "(embedded)" : o.data, .chain = chain, .path = path});
+  for (auto& [key, value] : c)
+    if (key == "  thin") value = std::to_string(o.thin);
   c.emplace_back("precision", o.precision);
   c.emplace_back("vectorized", o.vectorize ? "1" : "0");
   c.emplace_back("threads", std::to_string(threads));
@@ -68,6 +70,7 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.leapfrog_steps == 0 || o.sampler == "hmc", "sample",
                 "--leapfrog-steps applies to --sampler hmc only (NUTS chooses each trajectory's length), got ",
                 o.leapfrog_steps, " with --sampler ", o.sampler);
+  VARIATE_CHECK(o.thin >= 1, "sample", "--thin must be at least 1, got ", o.thin);
   VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
   VARIATE_CHECK(o.sharded_draws == "gather" || o.sharded_draws == "per-device", "sample",
                 "--sharded-draws must be gather or per-device, got ", quote_input(o.sharded_draws));

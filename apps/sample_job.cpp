@@ -91,14 +91,15 @@ void print_plan(std::ostream& out, const SampleContext& job, const DrawLayout& l
           : job.sampler.algorithm == inference::Algorithm::chees ? "ChEES-HMC"
                                                                  : "static HMC")
       << ", " << o.metric << " metric, " << o.chains << " chains x (" << o.warmup << " warm-up + " << o.draws
-      << " draws), seed " << o.seed << ", " << (o.vectorize ? "vectorized (one batch), " : "");
+      << " draws" << (o.thin > 1 ? ", every " + std::to_string(o.thin) + "th written" : "") << "), seed " << o.seed
+      << ", " << (o.vectorize ? "vectorized (one batch), " : "");
   if (job.at.devices > 1) out << job.at.devices << " devices (data split over them) x ";
   out << job.at.threads << " threads, " << dim << (dim == 1 ? " parameter" : " parameters")
       << (job.space.shard_axis().empty() ? "" : " on device 0 (sharded)") << ", log density in " << o.precision << '\n';
   if (o.sharded_draws == "per-device" && !layout.per_device)
     out << "note: --sharded-draws per-device: no saved site is sharded" << (job.at.devices > 1 ? "" : " (one device)")
         << ", so every draw goes to the main files as with gather\n";
-  if (!model.unsaved.empty()) {
+  if (!model.unsaved.empty() && !job.options.save_all) {
     std::string names;
     for (const auto& n : layout.all_sites.sites) names += (names.empty() ? "" : ", ") + n;
     out << "saved: " << names << " (" << model.unsaved << ")\n";
@@ -135,8 +136,9 @@ void report(std::ostream& out, const SampleContext& job, const DrawLayout& layou
             const fs::path& dir, Clock::time_point wall_start) {
   const std::vector<inference::ParameterSummary> all = summarize_draws(draws, layout, std::move(sharded));
   const SampleJobOptions& o = job.options;
-  print_parameter_summary(out, job.model, std::to_string(o.chains) + " chains x " + std::to_string(o.draws) + " draws",
-                          all, dir / "summary.csv");
+  print_parameter_summary(out, job.model,
+                          std::to_string(o.chains) + " chains x " + std::to_string(draws.kept()[0]) + " draws", all,
+                          dir / "summary.csv");
   const inference::SamplerSummary sampler = inference::summarize_sampler(result, job.sampler);
   out << "\nsampler diagnostics:\n";
   inference::write_sampler_diagnostics(out, sampler);

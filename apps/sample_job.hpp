@@ -16,6 +16,7 @@ struct SampleJobOptions {
   int chains = 4;
   std::int64_t warmup = 1000;
   std::int64_t draws = 1000;
+  std::int64_t thin = 1;  // write every thin-th kept draw (CmdStan's thin)
   std::uint64_t seed = 1;
   int threads = 0;                // 0: one per core
   std::string sampler = "nuts";   // nuts | hmc | chees
@@ -36,6 +37,7 @@ struct SampleJobOptions {
   bool predictive = false;  // a posterior predictive draw of each observed site per draw, as <site>_rep
   bool log_lik = false;     // the pointwise log-likelihood per draw, as log_lik.1 ... log_lik.N
   bool report = false;      // also write the HTML report (report/report_job.hpp) to output/report.html
+  bool save_all = false;    // write every latent site, also those the model leaves out (Model::saved_sites)
 
   std::string progress = "auto";  // auto | bars | lines | json (progress.hpp)
   bool quiet = false;             // no progress at all

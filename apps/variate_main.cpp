@@ -15,10 +15,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", std::string("variate ") + cli::kVariateVersion);
   // The first is the main job, run when no subcommand is named.
-  const std::vector<cli::Command> commands = {
-      cli::add_sample_command(app),   cli::add_vi_command(app),     cli::add_optimize_command(app),
-      cli::add_summary_command(app),  cli::add_report_command(app), cli::add_train_command(app),
-      cli::add_gradient_command(app), cli::add_build_command(app),  cli::add_pathfinder_command(app)};
+  const std::vector<cli::Command> commands = {cli::add_sample_command(app),     cli::add_vi_command(app),
+                                              cli::add_optimize_command(app),   cli::add_summary_command(app),
+                                              cli::add_report_command(app),     cli::add_train_command(app),
+                                              cli::add_gradient_command(app),   cli::add_build_command(app),
+                                              cli::add_pathfinder_command(app), cli::add_recommend_command(app)};
 
   // No subcommand: the main job. Options without a subcommand are the sample command's.
   std::vector<std::string> args(argv + 1, argv + argc);

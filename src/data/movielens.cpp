@@ -38,6 +38,14 @@ void for_each_line(std::string_view text, Fn&& fn) {
   }
 }
 
+// A ratings file given by its path, plain or with ".gz" added (the gzip-compressed copy wins).
+std::string find_ratings_file(const std::string& path) {
+  if (std::filesystem::exists(path + ".gz")) return path + ".gz";
+  if (std::filesystem::exists(path)) return path;
+  detail::fail(kLoad, ": no folder or ratings file '", path, "' (nor '", path,
+               ".gz'); expected GroupLens' ml-100k folder or one of its ratings files (u.data, ua.base, ...)");
+}
+
 std::vector<std::string_view> split(std::string_view line, char separator) {
   std::vector<std::string_view> fields;
   for (std::size_t start = 0;;) {
@@ -91,43 +99,57 @@ std::vector<std::string> read_titles(const std::string& path) {
   return titles;
 }
 
-}  // namespace
-
-WatchData load_movielens_100k(const std::string& directory) {
-  const std::string data_path = find_file(directory, "u.data");
-  const std::string item_path = find_file(directory, "u.item");
-
-  WatchData data;
-  data.titles = read_titles(item_path);
-  data.num_movies = static_cast<std::int64_t>(data.titles.size());
-
+// `movies_source` names where the num_movies movies came from, for the error of an item beyond them.
+std::vector<Rating> read_ratings(const std::string& path, std::int64_t num_movies, const std::string& movies_source) {
   // Ids index the rows and columns of a dense matrix, so they must be int32 and, for users, no
   // larger than the number of ratings: ids beyond it would leave most rows of the matrix empty.
   constexpr std::int64_t kMaxId = std::numeric_limits<std::int32_t>::max();
-  const std::string text = detail::read_text_file(data_path, kLoad);
+  const std::string text = detail::read_text_file(path, kLoad);
   const auto lines = std::int64_t(std::count(text.begin(), text.end(), '\n') + 1);
   std::unordered_map<std::int64_t, std::int64_t> line_of;  // user * 2^32 + movie -> its line
+  std::vector<Rating> ratings;
   for_each_line(text, [&](std::string_view line, std::int64_t number) {
     const std::vector<std::string_view> fields = split(line, '\t');
-    VARIATE_CHECK(fields.size() == 4, kLoad, data_path, ":", number, ": found ", fields.size(),
+    VARIATE_CHECK(fields.size() == 4, kLoad, path, ":", number, ": found ", fields.size(),
                   " tab-separated fields, expected 4: user id, item id, rating, timestamp");
-    const std::int64_t user = parse_integer(fields[0], 1, kMaxId, data_path, number, "user id");
-    VARIATE_CHECK(user <= lines, kLoad, data_path, ":", number, ": user id ", user, " is larger than the ", lines,
+    const std::int64_t user = parse_integer(fields[0], 1, kMaxId, path, number, "user id");
+    VARIATE_CHECK(user <= lines, kLoad, path, ":", number, ": user id ", user, " is larger than the ", lines,
                   " lines of ratings in the file; expected ids 1, 2, ... numbering the users who rated (the watch "
                   "matrix has a row for every id up to the largest)");
-    const std::int64_t movie = parse_integer(fields[1], 1, kMaxId, data_path, number, "item id");
-    VARIATE_CHECK(movie <= data.num_movies, kLoad, data_path, ":", number, ": item id ", movie, " is beyond the ",
-                  data.num_movies, " movies of ", item_path, "; expected 1..", data.num_movies);
-    parse_integer(fields[2], 1, 5, data_path, number, "rating");
-    parse_integer(fields[3], 0, std::numeric_limits<std::int64_t>::max(), data_path, number, "timestamp");
+    const std::int64_t movie = parse_integer(fields[1], 1, kMaxId, path, number, "item id");
+    VARIATE_CHECK(movie <= num_movies, kLoad, path, ":", number, ": item id ", movie, " is beyond the ", num_movies,
+                  " movies of ", movies_source, "; expected 1..", num_movies);
+    const std::int64_t stars = parse_integer(fields[2], 1, 5, path, number, "rating");
+    parse_integer(fields[3], 0, std::numeric_limits<std::int64_t>::max(), path, number, "timestamp");
     const auto [earlier, added] = line_of.emplace((user << 32) + movie, number);
-    VARIATE_CHECK(added, kLoad, data_path, ":", number, ": user ", user, " rates item ", movie,
-                  " again (first on line ", earlier->second, "); expected each pair once");
-    data.watches.push_back({user - 1, movie - 1});
-    data.num_users = std::max(data.num_users, user);
+    VARIATE_CHECK(added, kLoad, path, ":", number, ": user ", user, " rates item ", movie, " again (first on line ",
+                  earlier->second, "); expected each pair once");
+    ratings.push_back({user - 1, movie - 1, int(stars)});
   });
-  VARIATE_CHECK(!data.watches.empty(), kLoad, data_path,
+  VARIATE_CHECK(!ratings.empty(), kLoad, path,
                 ": no ratings; expected tab-separated lines 'user item rating timestamp'");
+  return ratings;
+}
+
+}  // namespace
+
+std::vector<Rating> read_movielens_ratings(const std::string& path, std::int64_t num_movies) {
+  return read_ratings(find_ratings_file(path), num_movies, "u.item");
+}
+
+WatchData load_movielens_100k(const std::string& path) {
+  // A ratings file (a split's ua.base, say) has u.item beside it; a folder holds both.
+  const bool ratings_file = !std::filesystem::is_directory(path);
+  const std::string folder = ratings_file ? std::filesystem::path(path).parent_path().string() : path;
+  const std::string data_path = ratings_file ? find_ratings_file(path) : find_file(folder, "u.data");
+  const std::string item_path = find_file(folder, "u.item");
+  WatchData data;
+  data.titles = read_titles(item_path);
+  data.num_movies = static_cast<std::int64_t>(data.titles.size());
+  for (const Rating& r : read_ratings(data_path, data.num_movies, item_path)) {
+    data.watches.push_back({r.user, r.movie});
+    data.num_users = std::max(data.num_users, r.user + 1);
+  }
   return data;
 }
 

@@ -58,6 +58,24 @@ TEST_F(MovieLensFiles, ReadsWatchesAndTitles) {
   EXPECT_ERROR(data.watch_matrix(DType::i64), "WatchData::watch_matrix: dtype i64; expected f64 or f32");
 }
 
+TEST_F(MovieLensFiles, ReadsOneRatingsFileOfASplitWithItsStars) {
+  write_items();
+  write("u.data", "1\t2\t5\t881250949\n");
+  write_gzip("ua.base.gz", "2\t1\t4\t891717742\n1\t3\t2\t878887116\n");
+  const WatchData base = load_movielens_100k(dir_ / "ua.base");  // the .gz beside the name given
+  EXPECT_EQ(base.num_users, 2);
+  EXPECT_EQ(base.num_movies, 3);
+  EXPECT_EQ(base.watches, (std::vector<Watch>{{1, 0}, {0, 2}}));
+  EXPECT_EQ(base.titles.size(), 3u);
+  const std::vector<Rating> stars = read_movielens_ratings(dir_ / "ua.base", 3);
+  ASSERT_EQ(stars.size(), 2u);
+  EXPECT_EQ((std::vector<int>{int(stars[0].user), int(stars[0].movie), stars[0].stars}), (std::vector<int>{1, 0, 4}));
+  EXPECT_EQ((std::vector<int>{int(stars[1].user), int(stars[1].movie), stars[1].stars}), (std::vector<int>{0, 2, 2}));
+  EXPECT_ERROR(read_movielens_ratings(dir_ / "ua.base", 2),
+               "ua.base.gz:2: item id 3 is beyond the 2 movies of u.item; expected 1..2");
+  EXPECT_ERROR(load_movielens_100k(dir_ / "ua.test"), "no folder or ratings file '" + (dir_ / "ua.test") + "'");
+}
+
 TEST_F(MovieLensFiles, MissingFiles) {
   const std::string data = dir_ / "u.data";
   EXPECT_ERROR(load_movielens_100k(dir()), "load_movielens_100k: no file '" + data + ".gz' or '" + data + "'");

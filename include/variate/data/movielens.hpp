@@ -32,16 +32,29 @@ struct WatchData {
   Tensor watch_matrix(DType dtype = DType::f64) const;
 };
 
-/// Reads MovieLens-100K (GroupLens' ml-100k folder) from `directory`: every rating in u.data as a
+/// One rating of a GroupLens ratings file: 0-based user and movie indices, and the stars 1..5.
+struct Rating {
+  std::int64_t user = 0;
+  std::int64_t movie = 0;
+  int stars = 0;
+};
+
+/// Reads MovieLens-100K (GroupLens' ml-100k folder) from `path`: every rating in u.data as a
 /// watch, whatever its value, and the titles in u.item; each file may be gzip-compressed, named
-/// u.data.gz / u.item.gz (used when both exist). u.data holds tab-separated `user item rating
-/// timestamp` lines with 1-based ids; u.item `id|title|...` lines, ids 1, 2, ... in order, in
+/// u.data.gz / u.item.gz (used when both exist). `path` may instead name one ratings file of the
+/// folder, such as the training half of a split, ua.base (or ua.base.gz): its ratings are the
+/// watches, and u.item is read from beside it (the held-out half, ua.test, stays unseen). u.data holds tab-separated
+/// `user item rating timestamp` lines with 1-based ids; u.item `id|title|...` lines, ids 1, 2, ... in order, in
 /// ISO-8859-1, converted here to UTF-8 ("Misérables" prints as it should). num_users is the
 /// largest user id (943), num_movies the number of lines of u.item (1682). Throws variate::Error
 /// naming the file and line for a missing or unreadable file, a line without the expected fields,
 /// an id, rating (1..5) or timestamp that is not an integer in range, an item id beyond u.item's
 /// movies, a (user, item) pair rated twice, u.item ids out of order, and an empty file.
-WatchData load_movielens_100k(const std::string& directory);
+WatchData load_movielens_100k(const std::string& path);
+
+/// The ratings of one GroupLens ratings file (u.data, ua.test, ...; plain or gzip-compressed) of
+/// a folder with `num_movies` movies, in file order, checked as load_movielens_100k checks u.data.
+std::vector<Rating> read_movielens_ratings(const std::string& path, std::int64_t num_movies);
 
 /// A reproducible synthetic watch matrix, by default of MovieLens-1M's size (6040 users, 3706
 /// movies, 1000209 ratings), for examples and benchmarks where the real data cannot be shipped.
