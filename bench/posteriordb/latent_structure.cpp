@@ -30,6 +30,13 @@ Tensor exp_quad_cov(const Tensor& squared_distance, const Tensor& alpha, const T
   return as_matrix_scale(square(alpha)) * exp(-squared_distance / as_matrix_scale(2.0 * square(rho)));
 }
 
+/// log(exp(a) + exp(b)) elementwise (Stan's log_sum_exp of two terms): elementwise kernels on the
+/// terms' own shape are much cheaper than stacking them and reducing over a trailing axis of two.
+Tensor log_add_exp(const Tensor& a, const Tensor& b) {
+  const Tensor m = maximum(a, b);
+  return m + log(exp(a - m) + exp(b - m));
+}
+
 Tensor squared_distances(const Tensor& x) { return square(expand_dims(x, -1) - expand_dims(x, 0)); }
 
 Tensor identity(std::int64_t n, DType dtype) {
@@ -105,8 +112,7 @@ Definition low_dim_gauss_mix(const ModelData& data) {
               return expand_dims(log_weight, -1) +
                      dist::Normal(expand_dims(last_axis(mu, k), -1), expand_dims(last_axis(sigma, k), -1)).log_prob(y);
             };
-            const Tensor both = stack({component(0, log(theta)), component(1, log(1.0 - theta))}, -1);
-            factor("y", sum(logsumexp(both, std::vector<int>{-1}), std::vector<int>{-1}));
+            factor("y", sum(log_add_exp(component(0, log(theta)), component(1, log1p(-theta))), std::vector<int>{-1}));
           },
       .main_parameters = {"mu.1", "mu.2", "sigma.1", "sigma.2", "theta"}};
 }

@@ -26,6 +26,9 @@ struct SuiteModel {
 
 /// Every model of the suite, in a fixed order.
 const std::vector<SuiteModel>& suite_models();
+/// Posteriors timed by bench/suite_gradient besides the suite's: posteriordb programs without a
+/// reference posterior (their `reference` is empty), so the suite does not sample them.
+const std::vector<SuiteModel>& gradient_only_models();
 /// The model named `posterior`; throws naming it and listing the suite's models if there is none.
 const SuiteModel& find_suite_model(const std::string& posterior);
 /// The posteriordb data folder beside the repository (../shared/data/posteriordb/data).
@@ -68,5 +71,6 @@ variate::models::Definition eight_schools_centered(const variate::models::ModelD
 variate::models::Definition low_dim_gauss_mix(const variate::models::ModelData& data);
 variate::models::Definition gp_regr(const variate::models::ModelData& data);
 variate::models::Definition gp_pois_regr(const variate::models::ModelData& data);
+variate::models::Definition radon_variable_intercept_noncentered(const variate::models::ModelData& data);
 
 }  // namespace posteriordb

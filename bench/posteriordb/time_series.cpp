@@ -100,11 +100,14 @@ Definition garch11(const ModelData& data) {
                 auto alpha1 = ImproperUniform(Constraint::unit_interval(), "alpha1", {}, dtype);
                 auto beta1 =
                     ImproperUniform(Constraint::interval(Tensor::scalar(0.0, dtype), 1.0 - alpha1), "beta1", {}, dtype);
-                std::vector<Tensor> scale{sigma1 + 0.0 * mu};  // with mu's chain dimension, if any
+                // The recursion on the variances v_t = sigma_t^2, with one square root over all of them at
+                // the end: six small operations a step instead of eight. (Slicing precomputed shocks out of
+                // one tensor would cost more: each slice's gradient is as long as the whole series.)
+                std::vector<Tensor> variance{square(sigma1) + 0.0 * mu};  // with mu's chain dimension, if any
                 for (std::int64_t t = 1; t < T; ++t)
-                  scale.push_back(sqrt(alpha0 + alpha1 * square(y(t - 1) - mu) + beta1 * square(scale.back())));
+                  variance.push_back(alpha0 + alpha1 * square(y(t - 1) - mu) + beta1 * variance.back());
                 tracing::Condition observed({{"y", y}});
-                Normal(expand_dims(mu, -1), stack(std::span<const Tensor>(scale), -1), "y");
+                Normal(expand_dims(mu, -1), sqrt(stack(std::span<const Tensor>(variance), -1)), "y");
               },
           .main_parameters = {"mu", "alpha0", "alpha1", "beta1"}};
 }

@@ -251,6 +251,40 @@ TEST(PosteriordbSuite, LowDimGaussMixIsStansLogMix) {
                           p.model.posterior);
 }
 
+TEST(PosteriordbSuite, RadonVariableInterceptIsStansProgram) {
+  SKIP_WITHOUT_DATA();
+  ASSERT_EQ(gradient_only_models().size(), 1u);
+  const SuiteModel& m = gradient_only_models()[0];
+  ASSERT_EQ(m.posterior, "radon_mn-radon_variable_intercept_noncentered");
+  const data::DataFile file = data::read_data_file(default_data_folder() + "/" + m.data + ".json.zip");
+  const models::Definition d = m.function(read_suite_data(m, default_data_folder()));
+  const std::vector<double>&y = file.at("log_radon").values, &x = file.at("floor_measure").values,
+        &county = file.at("county_idx").values;
+  const auto J = std::int64_t(file.at("J").values[0]);
+  const auto stan = [&](const tracing::Values& v) {
+    const double beta = at(v, "beta"), mu_alpha = at(v, "mu_alpha"), sigma_alpha = at(v, "sigma_alpha");
+    const double sigma_y = at(v, "sigma_y");
+    double lp = normal_lpdf(sigma_y, 0, 1) + normal_lpdf(sigma_alpha, 0, 1) + normal_lpdf(mu_alpha, 0, 10) +
+                normal_lpdf(beta, 0, 10);
+    for (std::int64_t j = 0; j < J; ++j) lp += normal_lpdf(at(v, "alpha_raw", j), 0, 1);
+    for (std::size_t n = 0; n < y.size(); ++n) {
+      const double alpha = mu_alpha + sigma_alpha * at(v, "alpha_raw", std::int64_t(county[n]) - 1);
+      lp += normal_lpdf(y[n], alpha + x[n] * beta, sigma_y);
+    }
+    return lp;
+  };
+  const auto point = [J](double shift, double beta, double mu_alpha, double sigma_alpha, double sigma_y) {
+    std::vector<double> raw(static_cast<std::size_t>(J));
+    for (std::size_t j = 0; j < raw.size(); ++j) raw[j] = 0.1 * double(j % 7) - shift;
+    return tracing::Values{{"alpha_raw", Tensor::from(raw)},
+                           {"beta", Tensor::scalar(beta)},
+                           {"mu_alpha", Tensor::scalar(mu_alpha)},
+                           {"sigma_alpha", Tensor::scalar(sigma_alpha)},
+                           {"sigma_y", Tensor::scalar(sigma_y)}};
+  };
+  expect_same_differences(d, point(0.3, -0.6, 1.5, 0.3, 0.8), point(0.1, -0.2, 1.2, 0.5, 0.7), stan, m.posterior);
+}
+
 TEST(PosteriordbSuite, DiamondsIsBrmsProgramOnCentredPredictors) {
   SKIP_WITHOUT_DATA();
   const Posterior p = load("diamonds-diamonds");
