@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   }
   curves.close();
   bench::plot_csv(std::filesystem::path(o.out) / "curves.csv", std::filesystem::path(o.out) / "loss.svg",
-                  {.group = "keep", .y = "loss", .title = "Reaction-diffusion control", .log_y = true});
+                  {.group = "keep", .x = "step", .y = "loss", .title = "Reaction-diffusion control", .log_y = true});
   std::printf("curves, summary and plot written to %s\n", o.out.c_str());
   return 0;
 }
