@@ -3,7 +3,8 @@
 // batch 150 exactly, at batch 150 with RAD keeping 10% of each linear layer's input (one choice for
 // the batch, "same sample", and one per example, "different sample"), and at the small batch whose
 // exact tape is about as large as RAD's. Writes the curves (loss on a fixed training subset and test
-// accuracy against steps) and a summary with each run's measured peak tape bytes and time per step.
+// accuracy against steps) and a summary with each run's measured peak tape bytes and time per step,
+// and plots the curves.
 //
 // Usage: rad_mlp [--data DIR] [--out DIR] [--steps N] [--eval-every N] [--keep F] [--small-batch N]
 //                [--mode with|without|projection] [--f64]
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "line_plot.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/tape_bytes.hpp"
@@ -183,6 +185,10 @@ int main(int argc, char** argv) {
                 s.peak_tape_bytes, double(s.peak_tape_bytes) / double(exact.peak_tape_bytes), 1e3 * s.seconds_per_step,
                 s.seconds_per_step / exact.seconds_per_step);
   }
-  std::printf("curves and summary written to %s\n", o.out.c_str());
+  curves.close();
+  const std::filesystem::path out(o.out);
+  bench::plot_csv(out / "curves.csv", out / "train_loss.svg", {.y = "train_loss", .title = "MLP on MNIST"});
+  bench::plot_csv(out / "curves.csv", out / "test_accuracy.svg", {.y = "test_accuracy", .title = "MLP on MNIST"});
+  std::printf("curves, summary and plots written to %s\n", o.out.c_str());
   return 0;
 }

@@ -2,7 +2,7 @@
 // Automatic Differentiation", ICLR 2021, section 6.3; autodiff/pde_ops.hpp): the 7 coefficients of
 // the source C(x, t; theta) fitted by Adam (lr 0.01) with the exact gradient and with RAD keeping
 // 10%, 1% and 0.1% of each of the solve's states. Writes the loss curves and a summary with each
-// run's measured tape bytes, time per gradient and final loss against exact.
+// run's measured tape bytes, time per gradient and final loss against exact, and plots the curves.
 //
 // Usage: rad_pde [--out DIR] [--steps N] [--time-steps N] [--keeps F,F,...] [--mode with|without]
 //                [--print-every N]
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "line_plot.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/pde_ops.hpp"
 #include "variate/autodiff/rad.hpp"
@@ -153,6 +154,9 @@ int main(int argc, char** argv) {
     std::printf("keep %-6g tape %zu bytes (%.4f of exact), %.3f s per gradient, final loss %.6e (%.5f of exact)\n",
                 keep, s.tape_bytes, tape_ratio, s.seconds_per_gradient, s.final_loss, loss_ratio);
   }
-  std::printf("curves and summary written to %s\n", o.out.c_str());
+  curves.close();
+  bench::plot_csv(std::filesystem::path(o.out) / "curves.csv", std::filesystem::path(o.out) / "loss.svg",
+                  {.group = "keep", .x = "step", .y = "loss", .title = "Reaction-diffusion control", .log_y = true});
+  std::printf("curves, summary and plot written to %s\n", o.out.c_str());
   return 0;
 }

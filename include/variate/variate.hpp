@@ -149,6 +149,7 @@
 #include "variate/nn/module.hpp"
 #include "variate/nn/nn.hpp"
 #include "variate/nn/optim.hpp"
+#include "variate/nn/recurrent.hpp"
 #include "variate/nn/schedule.hpp"
 #include "variate/nn/sequential.hpp"
 #include "variate/nn/train.hpp"

@@ -2,6 +2,7 @@
 // nothing of their own: they call the tensor layer's kernels, or the operators with recording
 // paused (gelu, whose Phi the rule shares); the rules work on constants (the cotangent and saved
 // tensors, whose tape identity is dropped when saved), so their infix arithmetic records nothing.
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -23,16 +24,50 @@ Tensor scalar_like(const Tensor& x, double v) { return Tensor::scalar(v, float_t
 // Phi(x) = erfc(-x / sqrt 2) / 2, accurate in the lower tail where 1 + erf would cancel.
 Tensor normal_cdf(const Tensor& x) { return erfc(x * (-std::numbers::sqrt2 / 2)) * 0.5; }
 
+// ReLU's mask packed 53 units to an f64 word, sum_j m_j 2^j: an integer below 2^53, which an f64
+// holds exactly (the tensor layer has no bitwise ops). 8 bytes per 53 units, not one per unit.
+constexpr std::int64_t kMaskBitsPerWord = 53;
+
+Tensor bit_values() {
+  static const std::array<double, kMaskBitsPerWord> powers = [] {
+    std::array<double, kMaskBitsPerWord> p{};
+    for (std::size_t j = 0; j < p.size(); ++j) p[j] = std::ldexp(1.0, int(j));
+    return p;
+  }();
+  return Tensor::from(std::span<const double>(powers), Shape{kMaskBitsPerWord});
+}
+
+Tensor pack_mask(const Tensor& mask) {
+  const std::int64_t n = mask.numel(), words = (n + kMaskBitsPerWord - 1) / kMaskBitsPerWord;
+  Tensor bits = prim::reshape(prim::cast(mask, DType::f64), Shape{n});
+  if (words * kMaskBitsPerWord > n) {
+    const Tensor padded[] = {bits, Tensor::zeros(Shape{words * kMaskBitsPerWord - n})};
+    bits = prim::concat(padded, 0);
+  }
+  const int units[] = {1};
+  return prim::sum(prim::mul(prim::reshape(bits, Shape{words, kMaskBitsPerWord}), bit_values()), units);
+}
+
+// The mask of `shape` from its words: bit j of w is q - 2 floor(q / 2) for q = floor(w / 2^j), all
+// exact, since dividing by a power of 2 is.
+Tensor unpack_mask(const Tensor& words, const Shape& shape) {
+  const Tensor q = prim::unary(UnaryOp::floor, prim::div(prim::expand_dims(words, 1), bit_values()));
+  const Tensor half = prim::unary(UnaryOp::floor, prim::mul(q, Tensor::scalar(0.5)));
+  const Tensor bits = prim::sub(q, prim::mul(half, Tensor::scalar(2.0)));
+  const Tensor flat = prim::slice(prim::reshape(bits, Shape{words.numel() * kMaskBitsPerWord}), 0, 0, shape.numel());
+  return prim::binary(BinaryOp::gt, prim::reshape(flat, shape), 0.5);
+}
+
 }  // namespace
 
 Tensor relu(const Tensor& x) {
   Tensor y = prim::binary(BinaryOp::maximum, x, scalar_like(x, 0.0));
   // The mask, not y: a RAD linear layer after this one keeps only a sketch of y, which would not
   // shrink the tape if y itself stayed alive here.
-  const Tensor positive = prim::binary(BinaryOp::gt, y, 0.0);
+  const Tensor positive = pack_mask(prim::binary(BinaryOp::gt, y, 0.0));
   return record(y, {x}, {positive}, [](const BackwardContext& ctx) {
     const Tensor& g = ctx.grad();
-    ctx.add(0, where(ctx.saved(0), g, scalar_like(g, 0.0)));
+    ctx.add(0, where(unpack_mask(ctx.saved(0), g.shape()), g, scalar_like(g, 0.0)));
   });
 }
 

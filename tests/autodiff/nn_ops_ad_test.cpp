@@ -66,6 +66,23 @@ TEST(NnOps, ValuesByHand) {
   EXPECT_EQ(grad([](const Tensor& v) { return sum(relu(v)); }, Tensor::vec({0.0, 2.0})).at(0), 0.0);
 }
 
+// relu keeps its mask as bits, 53 to a word: every unit's gradient must come back, for sizes on
+// both sides of the word boundaries, for any shape, and when every unit of a word is on.
+TEST(NnOps, ReluGradientIsItsMaskAcrossWords) {
+  for (std::int64_t n : {1, 52, 53, 54, 106, 159, 200}) {
+    const Tensor x = random_tensor(Shape{n}, unsigned(n));
+    const Tensor g = random_tensor(Shape{n}, unsigned(n) + 1000);
+    const Tensor dx = grad([&](const Tensor& v) { return sum(relu(v) * g); }, x);
+    for (std::int64_t i = 0; i < n; ++i)
+      EXPECT_EQ(dx.at(i), x.at(i) > 0 ? g.at(i) : 0.0) << "n " << n << ", unit " << i;
+  }
+  const Tensor on =
+      prim::add(prim::mul(random_tensor(Shape{3, 7, 6}, 5), random_tensor(Shape{3, 7, 6}, 5)), Tensor::scalar(0.25));
+  const Tensor dx = grad([](const Tensor& v) { return sum(relu(v)); }, on);
+  ASSERT_EQ(dx.shape(), on.shape());
+  for (std::int64_t i = 0; i < on.numel(); ++i) EXPECT_EQ(dx.at(i), 1.0) << i;
+}
+
 TEST(NnOps, LinearByHand) {
   const Tensor x = Tensor::from(std::vector<double>{1, 2, 3, 4}, Shape{2, 2});
   const Tensor w = Tensor::from(std::vector<double>{1, 0, 1, 1, 0, -1}, Shape{3, 2});

@@ -1,7 +1,7 @@
-// Randomized autodiff, statistically: the gradient of a whole network is unbiased (z-scores of K
-// draws against the exact gradient, Bonferroni-bounded), an estimator without the d/k scale fails
-// the same check, and the variance of a layer's weight gradient follows the analytic per-entry
-// variance of each sketch.
+// Randomized autodiff, statistically: the gradient of a whole network, feed-forward or recurrent,
+// is unbiased (z-scores of K draws against the exact gradient, Bonferroni-bounded), an estimator
+// without the d/k scale fails the same check, and the variance of a layer's weight gradient
+// follows the analytic per-entry variance of each sketch.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -140,6 +140,75 @@ TEST(RadStatistics, MlpGradientIsUnbiasedAndTheUnscaledOneIsNot) {
       const Check bad = z_scores(unscaled, exact);
       EXPECT_GT(bad.max_z, bound) << name_of(mode, sharing) << ": the unscaled estimator passed";
     }
+}
+
+// An Elman ReLU network over T = 10 steps, h_t = relu(x_t W_ih^T + b + h_{t-1} W_hh^T), read out
+// by a linear layer into a cross-entropy, at batch 3. Every step's two linear maps keep a sketch of
+// their input, and the recurrent weight is shared by all steps, so its gradient sums nine sketched
+// terms. The parameters are W_ih, b, W_hh, W_out, b_out, then the input (batch, T, 4).
+constexpr std::int64_t rnn_steps = 10, rnn_in = 4, rnn_hidden = 5, rnn_classes = 3, rnn_batch = 3;
+
+std::vector<Tensor> rnn_params() {
+  const Tensor identity = prim::one_hot(Tensor::arange(rnn_hidden), rnn_hidden);
+  return {random_tensor(Shape{rnn_hidden, rnn_in}, 60, 0.5),
+          random_tensor(Shape{rnn_hidden}, 61, 0.1, 0.2),
+          prim::add(prim::mul(identity, Tensor::scalar(0.8)), random_tensor(Shape{rnn_hidden, rnn_hidden}, 62, 0.2)),
+          random_tensor(Shape{rnn_classes, rnn_hidden}, 63, 0.5),
+          random_tensor(Shape{rnn_classes}, 64, 0.1),
+          random_tensor(Shape{rnn_batch, rnn_steps, rnn_in}, 65)};
+}
+
+std::vector<double> rnn_gradient(const std::vector<Tensor>& params) {
+  const Tensor targets = prim::one_hot(Tensor::from(std::vector<std::int64_t>{0, 2, 1}), rnn_classes);
+  auto loss = [&](std::span<const Tensor> p) {
+    auto input_at = [&](std::int64_t t) { return reshape(slice(p[5], 1, t, t + 1), {rnn_batch, rnn_in}); };
+    Tensor h = relu(linear(input_at(0), p[0], p[1]));
+    for (std::int64_t t = 1; t < rnn_steps; ++t) h = relu(linear(input_at(t), p[0], p[1]) + linear(h, p[2]));
+    return -sum(log_softmax(linear(h, p[3], p[4])) * targets);
+  };
+  std::vector<Tensor> grads(params.size()), scratch;
+  value_and_grad(loss, params, grads, scratch);
+  std::vector<double> flat;
+  for (const Tensor& g : grads)
+    for (double v : g.to_vector<double>()) flat.push_back(v);
+  return flat;
+}
+
+// The k/d that an unscaled sketch would shrink each flat component of rnn_gradient by.
+std::vector<double> rnn_unscaled_factor(double keep_fraction) {
+  auto shrink = [&](std::int64_t d) { return double(autodiff::rad_kept(keep_fraction, d)) / double(d); };
+  std::vector<double> factor;
+  factor.insert(factor.end(), std::size_t(rnn_hidden * rnn_in), shrink(rnn_in));
+  factor.insert(factor.end(), std::size_t(rnn_hidden), 1.0);
+  factor.insert(factor.end(), std::size_t(rnn_hidden * rnn_hidden), shrink(rnn_hidden));
+  factor.insert(factor.end(), std::size_t(rnn_classes * rnn_hidden), shrink(rnn_hidden));
+  factor.insert(factor.end(), std::size_t(rnn_classes + rnn_batch * rnn_steps * rnn_in), 1.0);
+  return factor;
+}
+
+TEST(RadStatistics, RnnGradientIsUnbiasedAndTheUnscaledOneIsNot) {
+  const auto params = rnn_params();
+  const std::vector<double> exact = rnn_gradient(params);
+  const double keep = 0.3;
+  const std::vector<double> factor = rnn_unscaled_factor(keep);
+  ASSERT_EQ(factor.size(), exact.size());
+  constexpr int K = 2000;
+  for (RadMode mode : {RadMode::with_replacement, RadMode::without_replacement, RadMode::projection}) {
+    std::vector<std::vector<double>> draws, unscaled;
+    for (int k = 0; k < K; ++k) {
+      const RadScope rad({.keep_fraction = keep, .mode = mode, .key = {std::uint32_t(k), 0x7a11}});
+      draws.push_back(rnn_gradient(params));
+      unscaled.push_back(draws.back());
+      for (std::size_t i = 0; i < factor.size(); ++i) unscaled.back()[i] *= factor[i];
+    }
+    const Check good = z_scores(draws, exact);
+    const double bound = inference::normal_quantile(1 - 0.001 / good.tests / 2);
+    EXPECT_LT(good.max_z, bound) << name_of(mode, RadSharing::per_example) << ": max |z| over " << good.tests
+                                 << " tests";
+    if (mode == RadMode::projection) continue;
+    const Check bad = z_scores(unscaled, exact);
+    EXPECT_GT(bad.max_z, bound) << name_of(mode, RadSharing::per_example) << ": the unscaled estimator passed";
+  }
 }
 
 // The analytic variance of each entry (o, j) of g^T x_hat (see rad.hpp's sketches): a sampled
