@@ -110,14 +110,19 @@ Metric FisherWindow::estimate(const Metric& current, const FisherOptions& o) con
   const Matrix cov_x = px * px.transpose() / double(n) + o.regularization * Matrix::Identity(m, m);
   const Matrix cov_g = pg * pg.transpose() / double(n) + o.regularization * Matrix::Identity(m, m);
   const Eigen::SelfAdjointEigenSolver<Matrix> es(geometric_mean_with_inverse(cov_x, cov_g));
+  // λ scales D's variances along its direction: bounded so that they stay within D's own bounds.
+  // Where D sits at a bound the window is off every scale (a chain started where the gradient is
+  // astronomic), and an unbounded λ would compound it until a step moves no coordinate at all.
+  const auto [d_min, d_max] = std::ranges::minmax(diag);
+  const double lowest = std::min(1.0, kLowest / d_min), highest = std::max(1.0, kHighest / d_max);
   std::vector<double> directions, eigenvalues;
   for (Eigen::Index j = 0; j < m; ++j) {
-    const double lambda = es.eigenvalues()[j];
+    const double lambda = std::clamp(es.eigenvalues()[j], lowest, highest);
     if (!(lambda > o.eigenvalue_cutoff || lambda < 1 / o.eigenvalue_cutoff) || !(lambda > 0)) continue;
     Eigen::VectorXd u = basis * es.eigenvectors().col(j);
     u.normalize();
     directions.insert(directions.end(), u.data(), u.data() + d);
-    eigenvalues.push_back(std::clamp(lambda, kLowest, kHighest));
+    eigenvalues.push_back(lambda);
   }
   return Metric::low_rank(std::move(diag), std::move(directions), std::move(eigenvalues));
 }

@@ -192,6 +192,30 @@ TEST(FisherEstimate, ACoordinateThatDidNotMoveKeepsItsEntry) {
   EXPECT_DOUBLE_EQ(m.inverse()[1], 7.0);
 }
 
+// A chain started where the gradient is astronomic (1e30) barely moves (1e-12): the diagonal hits
+// its lower bound 1e-20, and the scaled draws and gradients would ask for λ ≈ 1e-22 on top of it.
+// Such a metric moves no coordinate at all (a variance of 1e-42 against coordinates of order 1), so
+// the chain could never leave: no direction may take a variance below the diagonal's bound.
+TEST(FisherEstimate, LowRankStaysWithinTheDiagonalsBounds) {
+  const std::size_t d = 4;
+  FisherWindow w(MetricKind::low_rank, std::int64_t(d));
+  for (std::uint64_t t = 0; t < 10; ++t) {
+    std::vector<double> x = normals(100 + t, std::int64_t(d)), g = normals(200 + t, std::int64_t(d));
+    for (std::size_t i = 0; i < d; ++i) {
+      x[i] = 1.5 + 1e-12 * x[i];
+      g[i] *= 1e30;
+    }
+    w.add(x, g);
+  }
+  const Metric m = w.estimate(Metric::unit(MetricKind::low_rank, std::int64_t(d)), {});
+  const Dense a = dense_of(m);
+  for (std::size_t i = 0; i < d; ++i) {
+    EXPECT_DOUBLE_EQ(m.inverse()[i], 1e-20) << i;
+    EXPECT_GE(a[i * d + i], 1e-20 * (1 - 1e-9)) << "the variance of coordinate " << i;
+  }
+  for (double lambda : m.eigenvalues()) EXPECT_GE(lambda, 1.0);
+}
+
 // nutpie's schedule over 100 warm-up iterations: updates from the third draw on, switches every 10
 // draws in the first 30 and every 80 after, and a fixed metric for the last 15.
 TEST(FisherSchedule, UpdatesUntilTheFinalWindow) {
