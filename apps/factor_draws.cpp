@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <set>
 #include <string_view>
 
 #include "variate/core/error.hpp"
@@ -33,7 +34,8 @@ ColumnName parse_column(std::string_view name) {
     const auto end = name.find('.', start + 1);
     const std::string_view field = name.substr(start + 1, end == std::string_view::npos ? end : end - start - 1);
     std::int64_t i = 0;
-    std::from_chars(field.data(), field.data() + field.size(), i);
+    const auto [end_of_number, error] = std::from_chars(field.data(), field.data() + field.size(), i);
+    if (error != std::errc() || end_of_number != field.data() + field.size()) i = -1;  // outside every range
     c.index.push_back(i);
     start = end;
   }
@@ -85,6 +87,7 @@ void append_draws(const data::StanCsv& csv, std::int64_t user, FactorDraws& d) {
   const std::int64_t users = user >= 0 ? 1 : d.users;
   const std::int64_t u_size = users * d.rank, v_size = d.movies * d.rank;
   std::vector<Destination> to;
+  std::set<std::pair<const std::vector<double>*, std::int64_t>> seen;
   for (const std::string& name : csv.columns) {
     const ColumnName c = parse_column(name);
     const std::size_t dims = c.site == "u" || c.site == "v" ? 2 : 1;
@@ -100,6 +103,8 @@ void append_draws(const data::StanCsv& csv, std::int64_t user, FactorDraws& d) {
     if (c.site == "b_movie") to.push_back({&d.b_movie, d.movies, c.index[0] - 1});
     VARIATE_CHECK(to.back().offset < to.back().per_draw, "recommend", csv.path, ": column ", quote_input(name),
                   " is beyond the ", d.users, " users and ", d.movies, " movies of the run");
+    VARIATE_CHECK(seen.emplace(to.back().array, to.back().offset).second, "recommend", csv.path, ": column ",
+                  quote_input(name), " appears twice");
   }
   VARIATE_CHECK(std::int64_t(to.size()) == u_size + v_size + users + d.movies, "recommend", csv.path, " has ",
                 to.size(), " columns of u, v, b_user and b_movie", user >= 0 ? " for the user" : "", ", expected ",

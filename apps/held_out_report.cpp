@@ -8,14 +8,15 @@ namespace variate::cli {
 
 void print_held_out_accuracy(std::ostream& out, const SampleContext& job, const inference::SampleResult& result,
                              std::int64_t per_chain) {
-  const std::int64_t dim = job.space.dimension(), total = per_chain * job.options.chains;
-  // Draws [begin, end) counted over the chains in turn, constrained, with a leading draw dimension.
+  const std::int64_t dim = job.space.dimension(), total = per_chain * job.options.chains, thin = job.options.thin;
+  // The written draws [begin, end) counted over the chains in turn (with --thin, every thin-th of the
+  // chain's draws), constrained, with a leading draw dimension.
   const auto draws = [&](std::int64_t begin, std::int64_t end) {
     std::vector<double> flat;
     flat.reserve(std::size_t((end - begin) * dim));
     for (std::int64_t g = begin; g < end; ++g) {
       const auto& d = result.chains[std::size_t(g / per_chain)].draws;
-      const auto first = d.begin() + (g % per_chain) * dim;
+      const auto first = d.begin() + (g % per_chain) * thin * dim;
       flat.insert(flat.end(), first, first + dim);
     }
     return job.space.constrain(Tensor::from(flat, Shape{end - begin, dim}));

@@ -91,8 +91,9 @@ void print_plan(std::ostream& out, const SampleContext& job, const DrawLayout& l
           : job.sampler.algorithm == inference::Algorithm::chees ? "ChEES-HMC"
                                                                  : "static HMC")
       << ", " << o.metric << " metric, " << o.chains << " chains x (" << o.warmup << " warm-up + " << o.draws
-      << " draws" << (o.thin > 1 ? ", every " + std::to_string(o.thin) + "th written" : "") << "), seed " << o.seed
-      << ", " << (o.vectorize ? "vectorized (one batch), " : "");
+      << " draws"
+      << (o.thin > 1 ? ", thin " + std::to_string(o.thin) + ": every " + std::to_string(o.thin) + "-th written" : "")
+      << "), seed " << o.seed << ", " << (o.vectorize ? "vectorized (one batch), " : "");
   if (job.at.devices > 1) out << job.at.devices << " devices (data split over them) x ";
   out << job.at.threads << " threads, " << dim << (dim == 1 ? " parameter" : " parameters")
       << (job.space.shard_axis().empty() ? "" : " on device 0 (sharded)") << ", log density in " << o.precision << '\n';

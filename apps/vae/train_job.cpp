@@ -112,18 +112,20 @@ RunRecord run_record(const TrainJobOptions& o) {
   return record;
 }
 
-// Creates `dir`; a checkpoint there must come from a run with the same `record`, else the record
-// is written for the runs that resume this one.
+// A checkpoint in `dir` must come from a run with the same `record`. Every MPI rank checks, so that
+// a mismatch stops all of them before the first collective.
+void check_resumable(const std::filesystem::path& dir, const RunRecord& record) {
+  const std::filesystem::path checkpoint = dir / "checkpoint";
+  if (std::filesystem::exists(checkpoint)) check_run_record(dir / "run.json", record, checkpoint);
+}
+
+// Creates `dir` and, for a run that starts afresh, writes the record the runs that resume it check.
 void prepare_output_dir(const std::filesystem::path& dir, const RunRecord& record) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   VARIATE_CHECK(!error && std::filesystem::is_directory(dir), kJob, "cannot create the output directory '",
                 dir.string(), "'", error ? ": " + error.message() : std::string());
-  const std::filesystem::path checkpoint = dir / "checkpoint", record_path = dir / "run.json";
-  if (std::filesystem::exists(checkpoint))
-    check_run_record(record_path, record, checkpoint);
-  else
-    write_run_record(record_path, record);
+  if (!std::filesystem::exists(dir / "checkpoint")) write_run_record(dir / "run.json", record);
 }
 
 std::unique_ptr<Trainer> make_trainer(const TrainJobOptions& o, const ImageData& images, random::Key key) {
@@ -154,6 +156,7 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out_stream, std::ostre
   out << "data: " << images.description << "\n";
   out << "model: " << trainer->describe() << "\n";
   const std::filesystem::path dir = o.output_dir, checkpoint = dir / "checkpoint";
+  check_resumable(dir, record);
   if (writer) prepare_output_dir(dir, record);
 
   const std::int64_t n = images.train.dim(0);

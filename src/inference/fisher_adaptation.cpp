@@ -117,8 +117,9 @@ Metric FisherWindow::estimate(const Metric& current, const FisherOptions& o) con
   const double lowest = std::min(1.0, kLowest / d_min), highest = std::max(1.0, kHighest / d_max);
   std::vector<double> directions, eigenvalues;
   for (Eigen::Index j = 0; j < m; ++j) {
-    const double lambda = std::clamp(es.eigenvalues()[j], lowest, highest);
-    if (!(lambda > o.eigenvalue_cutoff || lambda < 1 / o.eigenvalue_cutoff) || !(lambda > 0)) continue;
+    const double raw = es.eigenvalues()[j];
+    if (!(raw > 0) || !(raw > o.eigenvalue_cutoff || raw < 1 / o.eigenvalue_cutoff)) continue;
+    const double lambda = std::clamp(raw, lowest, highest);
     Eigen::VectorXd u = basis * es.eigenvectors().col(j);
     u.normalize();
     directions.insert(directions.end(), u.data(), u.data() + d);

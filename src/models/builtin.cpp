@@ -37,7 +37,8 @@ const std::vector<BuiltinModel>& builtin_models() {
        .default_source = std::string(kMnistFolder) + " (IDX files, pixels scaled to [0, 1])",
        .read_data = &read_mnist},
       {.name = "movielens",
-       .summary = "matrix factorization of MovieLens-100K's watch matrix; --data DIR (default " +
+       .summary = "matrix factorization of MovieLens-100K's watch matrix; --data DIR or a ratings file such as "
+                  "DIR/ua.base (default " +
                   std::string(kMovielensFolder) + ")",
        .function = &matrix_factorization,
        .default_data = [] { return read_movielens(kMovielensFolder); },
