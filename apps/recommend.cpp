@@ -6,6 +6,7 @@
 #include <span>
 
 #include "variate/core/error.hpp"
+#include "variate/inference/diagnostics.hpp"
 #include "variate/tensor/prim.hpp"
 #include "variate/tensor/tensor.hpp"
 
@@ -13,14 +14,6 @@ namespace variate::cli {
 namespace {
 
 double sigmoid(double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
-
-// The q-quantile of sorted `x`, interpolated linearly between order statistics (R's type 7, NumPy's default).
-double quantile(const std::vector<double>& x, double q) {
-  const double h = double(x.size() - 1) * q;
-  const auto below = std::size_t(std::floor(h));
-  const std::size_t above = std::min(below + 1, x.size() - 1);
-  return x[below] + (h - double(below)) * (x[above] - x[below]);
-}
 
 // Draw s's P(watched) for every cell, users x movies, row-major.
 std::vector<double> cell_probabilities(const FactorDraws& d, std::int64_t s) {
@@ -89,13 +82,12 @@ std::vector<Recommendation> recommend(const FactorDraws& d, std::int64_t user, c
   }
   std::vector<Recommendation> all;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    std::vector<double>& x = scores[c];
+    const std::vector<double>& x = scores[c];
     Recommendation r;
     r.movie = candidates[c];
     r.mean = std::accumulate(x.begin(), x.end(), 0.0) / double(x.size());
-    std::sort(x.begin(), x.end());
-    r.lower = quantile(x, (1 - interval) / 2);
-    r.upper = quantile(x, (1 + interval) / 2);
+    r.lower = inference::quantile(x, (1 - interval) / 2);
+    r.upper = inference::quantile(x, (1 + interval) / 2);
     r.in_top = double(in_top[c]) / double(d.count);
     all.push_back(r);
   }
