@@ -33,8 +33,10 @@ class TemporaryFile {
     fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) fail("cannot open '" + temporary_.string() + "' for writing");
   }
+  // A write that failed leaves no half-written temporary behind.
   ~TemporaryFile() {
     if (fd_ >= 0) ::close(fd_);
+    if (!renamed_) ::unlink(temporary_.c_str());
   }
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
@@ -57,6 +59,7 @@ class TemporaryFile {
     std::filesystem::rename(temporary_, path_, error);
     if (error)
       fail_checksummed_file(path_, format_, "cannot rename '" + temporary_.string() + "' to it: " + error.message());
+    renamed_ = true;
     const std::filesystem::path folder = path_.has_parent_path() ? path_.parent_path() : ".";
     const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) fail("cannot open its folder to flush it");
@@ -75,6 +78,7 @@ class TemporaryFile {
   const ChecksummedFormat& format_;
   std::filesystem::path temporary_;
   int fd_ = -1;
+  bool renamed_ = false;
 };
 
 }  // namespace

@@ -76,5 +76,15 @@ TEST(ChecksummedFile, EachBadFileGivesAnErrorNamingIt) {
                    ".tmp' for writing: No such file or directory");
 }
 
+TEST(ChecksummedFile, AFailedWriteLeavesNoTemporary) {
+  const testing::ScratchDir dir("checksummed_failed_write");
+  const std::string path = dir / "taken";
+  std::filesystem::create_directories(path);  // a folder, not empty, where the file should go
+  dir.write("taken/inside", "x");
+  EXPECT_ERROR(write_checksummed_file(path, kFormat, "x"),
+               "test file '" + path + "': cannot rename '" + path + ".tmp'");
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
 }  // namespace
 }  // namespace variate::data
