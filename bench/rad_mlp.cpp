@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "line_plot.hpp"
+#include "rad_mode.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/tape_bytes.hpp"
@@ -38,13 +39,6 @@ struct Options {
   autodiff::RadMode mode = autodiff::RadMode::with_replacement;
   DType dtype = DType::f32;
 };
-
-autodiff::RadMode parse_mode(const std::string& m) {
-  if (m == "with") return autodiff::RadMode::with_replacement;
-  if (m == "without") return autodiff::RadMode::without_replacement;
-  if (m == "projection") return autodiff::RadMode::projection;
-  throw std::runtime_error("rad_mlp: --mode must be with, without or projection, got " + m);
-}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -69,7 +63,7 @@ Options parse(int argc, char** argv) {
     } else if (a == "--f64") {
       o.dtype = DType::f64;
     } else if (a == "--mode") {
-      o.mode = parse_mode(value());
+      o.mode = bench::parse_rad_mode("rad_mlp", value());
     } else {
       throw std::runtime_error("rad_mlp: unknown option " + a);
     }

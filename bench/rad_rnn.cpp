@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "line_plot.hpp"
+#include "rad_mode.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/tape_bytes.hpp"
@@ -49,13 +50,6 @@ struct Options {
   double keep = 0.1, lr = 1e-3;
   autodiff::RadMode mode = autodiff::RadMode::with_replacement;
 };
-
-autodiff::RadMode parse_mode(const std::string& m) {
-  if (m == "with") return autodiff::RadMode::with_replacement;
-  if (m == "without") return autodiff::RadMode::without_replacement;
-  if (m == "projection") return autodiff::RadMode::projection;
-  throw std::runtime_error("rad_rnn: --mode must be with, without or projection, got " + m);
-}
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -80,7 +74,7 @@ Options parse(int argc, char** argv) {
     } else if (a == "--lr") {
       o.lr = std::stod(value());
     } else if (a == "--mode") {
-      o.mode = parse_mode(value());
+      o.mode = bench::parse_rad_mode("rad_rnn", value());
     } else {
       throw std::runtime_error("rad_rnn: unknown option " + a);
     }

@@ -29,6 +29,17 @@ std::string name_of(RadMode mode, RadSharing sharing) {
   return std::string(m) + (sharing == RadSharing::shared ? ", shared" : ", per example");
 }
 
+// The gradient of `loss` at `params`, every parameter's entries in turn.
+template <class Loss>
+std::vector<double> flat_gradient(const Loss& loss, const std::vector<Tensor>& params) {
+  std::vector<Tensor> grads(params.size()), scratch;
+  value_and_grad(loss, params, grads, scratch);
+  std::vector<double> flat;
+  for (const Tensor& g : grads)
+    for (double v : g.to_vector<double>()) flat.push_back(v);
+  return flat;
+}
+
 // A 8-7-5-3 ReLU network at batch 6 with a cross-entropy loss; the parameters are W1, b1, W2, b2,
 // W3, b3, then the input.
 const std::vector<std::int64_t> widths = {8, 7, 5, 3};
@@ -56,12 +67,7 @@ std::vector<double> mlp_gradient(const std::vector<Tensor>& params) {
     }
     return -sum(log_softmax(h) * targets);
   };
-  std::vector<Tensor> grads(params.size()), scratch;
-  value_and_grad(loss, params, grads, scratch);
-  std::vector<double> flat;
-  for (const Tensor& g : grads)
-    for (double v : g.to_vector<double>()) flat.push_back(v);
-  return flat;
+  return flat_gradient(loss, params);
 }
 
 // Which flat components are weights (sampled), and the k/d that an unscaled sketch would shrink
@@ -166,12 +172,7 @@ std::vector<double> rnn_gradient(const std::vector<Tensor>& params) {
     for (std::int64_t t = 1; t < rnn_steps; ++t) h = relu(linear(input_at(t), p[0], p[1]) + linear(h, p[2]));
     return -sum(log_softmax(linear(h, p[3], p[4])) * targets);
   };
-  std::vector<Tensor> grads(params.size()), scratch;
-  value_and_grad(loss, params, grads, scratch);
-  std::vector<double> flat;
-  for (const Tensor& g : grads)
-    for (double v : g.to_vector<double>()) flat.push_back(v);
-  return flat;
+  return flat_gradient(loss, params);
 }
 
 // The k/d that an unscaled sketch would shrink each flat component of rnn_gradient by.
