@@ -10,6 +10,7 @@
 #include "variate/core/quote_input.hpp"
 #include "variate/data/output_folder.hpp"
 #include "variate/data/stan_csv.hpp"
+#include "variate/models/builtin.hpp"
 
 namespace variate::cli {
 namespace {
@@ -17,8 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kModel = "movielens";
-// What the model reads without --data (apps/models.cpp).
-constexpr const char* kDefaultData = "../shared/data/movielens-100k";
 
 // A Stan column name "site.i.j" split into its site and 1-based indices; no indices for "lp__".
 struct ColumnName {
@@ -164,7 +163,8 @@ FactorRun read_factor_run(const std::string& dir, std::optional<std::int64_t> us
                     ": no such user; the run's users are 1..", run.all_users);
       if (user) run.draws.users = 1;
       const std::string* data = csv.config_value("file");
-      run.data = !data || *data == "(embedded)" ? kDefaultData : *data;
+      // Runs before the default folder was recorded say "(embedded)".
+      run.data = !data || *data == "(embedded)" ? models::find_builtin_model(kModel)->default_folder : *data;
       run.model = *model;
     }
     append_draws(csv, user ? *user : -1, run.draws);

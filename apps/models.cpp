@@ -10,11 +10,13 @@
 namespace variate::cli {
 namespace {
 
-Model named(const std::string& name, models::Definition d, const std::string& data_source) {
+Model named(const std::string& name, models::Definition d, const std::string& data_source,
+            const std::string& data_file) {
   Model m;
   m.data = d.data_summary.empty() ? data_source : data_source + ", " + d.data_summary;
   static_cast<models::Definition&>(m) = std::move(d);
   m.name = name;
+  m.data_file = data_file.empty() ? "(embedded)" : data_file;
   return m;
 }
 
@@ -24,7 +26,8 @@ Model plugin(const ModelOptions& o) {
   models::ModelData data = o.data_path.empty()
                                ? models::ModelData({}, "the model file's data (none given: pass --data FILE)", o.dtype)
                                : models::ModelData(data::read_data_file(o.data_path), o.data_path, o.dtype);
-  return named(name, models::define(p.function, std::move(data)), o.data_path.empty() ? "none" : o.data_path);
+  return named(name, models::define(p.function, std::move(data)), o.data_path.empty() ? "none" : o.data_path,
+               o.data_path);
 }
 
 }  // namespace
@@ -42,7 +45,8 @@ Model make_model(const std::string& name, const ModelOptions& options) {
   VARIATE_CHECK(b->read_data != nullptr || options.data_path.empty(), "make_model", "model '", name,
                 "' generates its data; --data is not used");
   return named(name, models::builtin_definition(*b, options.data_path, options.dtype),
-               options.data_path.empty() ? b->default_source : options.data_path);
+               options.data_path.empty() ? b->default_source : options.data_path,
+               options.data_path.empty() ? b->default_folder : options.data_path);
 }
 
 }  // namespace variate::cli

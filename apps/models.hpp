@@ -20,7 +20,8 @@ struct ModelOptions {
 /// A model's definition with the name its output files take and where its data came from.
 struct Model : models::Definition {
   std::string name;
-  std::string data;  // one line: where the data came from, and the model's summary of them
+  std::string data;       // one line: where the data came from, and the model's summary of them
+  std::string data_file;  // for output headers: the path the data were read from, or "(embedded)"
 };
 
 /// Builds a built-in model by name (models::builtin_models), or from `options.model_file`, reading `options.data_path`

@@ -39,7 +39,7 @@ std::vector<std::pair<std::string, std::string>> config_lines(const OptimizeJobO
           {"    iter", std::to_string(o.iterations)},
           {"    save_iterations", "0"},
           {"id", "1"},
-          {"  file", o.data.empty() ? "(embedded)" : o.data},
+          {"  file", m.data_file},
           {"init", number(o.init)},
           {"  seed", std::to_string(o.seed)},
           {"  file", file.string()},

@@ -37,7 +37,7 @@ std::vector<std::pair<std::string, std::string>> config_lines(const PathfinderJo
           {"    num_draws", std::to_string(o.draws_per_path)},
           {"    num_elbo_draws", std::to_string(o.elbo_draws)},
           {"id", "1"},
-          {"  file", o.data.empty() ? "(embedded)" : o.data},
+          {"  file", m.data_file},
           {"init", std::to_string(o.init)},
           {"  seed", std::to_string(o.seed)},
           {"  file", file.string()},

@@ -12,9 +12,7 @@ std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOpt
                                                               const std::string& path, int threads, int devices,
                                                               const std::string& sharded_draws, int device) {
   std::vector<std::pair<std::string, std::string>> c = inference::sample_config_lines(
-      s, {.model = m.name, .data_file = o.data.empty() ? "(embedded)" : o.data, .chain = chain, .path = path});
-  for (auto& [key, value] : c)
-    if (key == "  thin") value = std::to_string(o.thin);
+      s, {.model = m.name, .data_file = m.data_file, .chain = chain, .path = path, .thin = o.thin});
   c.emplace_back("precision", o.precision);
   c.emplace_back("vectorized", o.vectorize ? "1" : "0");
   c.emplace_back("threads", std::to_string(threads));

@@ -54,7 +54,7 @@ std::vector<std::pair<std::string, std::string>> config_lines(const ViJobOptions
           {"      engaged", "0"},  // no step-size adaptation: Adam's rate decays by a cosine schedule
           {"    output_samples", std::to_string(o.draws)},
           {"id", "1"},
-          {"  file", o.data.empty() ? "(embedded)" : o.data},
+          {"  file", m.data_file},
           {"init", "0"},  // q starts as N(0, I) on the unconstrained space
           {"  seed", std::to_string(o.seed)},
           {"  file", file.string()},

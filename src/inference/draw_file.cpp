@@ -36,7 +36,7 @@ std::vector<std::pair<std::string, std::string>> sample_config_lines(const Sampl
       {"  num_samples", std::to_string(s.num_draws)},
       {"  num_warmup", std::to_string(s.num_warmup)},
       {"  save_warmup", "0"},
-      {"  thin", "1"},
+      {"  thin", std::to_string(run.thin)},
       {"    engaged", s.adapt && s.num_warmup > 0 ? "1" : "0"},
       {"    gamma", number(a.gamma)},
       {"    delta", number(a.target_accept)},

@@ -35,6 +35,7 @@ const std::vector<BuiltinModel>& builtin_models() {
        .function = &softmax_regression,
        .default_data = [] { return read_mnist(kMnistFolder); },
        .default_source = std::string(kMnistFolder) + " (IDX files, pixels scaled to [0, 1])",
+       .default_folder = kMnistFolder,
        .read_data = &read_mnist},
       {.name = "movielens",
        .summary = "matrix factorization of MovieLens-100K's watch matrix; --data DIR or a ratings file such as "
@@ -43,6 +44,7 @@ const std::vector<BuiltinModel>& builtin_models() {
        .function = &matrix_factorization,
        .default_data = [] { return read_movielens(kMovielensFolder); },
        .default_source = std::string(kMovielensFolder) + " (MovieLens-100K)",
+       .default_folder = kMovielensFolder,
        .read_data = &read_movielens},
       {.name = "movielens-synthetic",
        .summary = "matrix factorization of a synthetic watch matrix of MovieLens-1M's size (6040 x 3706, ~1M ones)",

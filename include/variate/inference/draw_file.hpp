@@ -26,6 +26,7 @@ struct DrawFileRun {
   std::string data_file;  // where the data came from
   int chain = 0;          // 0-based; recorded as CmdStan's 1-based id
   std::string path;       // the file itself
+  std::int64_t thin = 1;  // every thin-th draw is written (CmdStan's thin)
 };
 
 /// CmdStan's "# key = value" lines for a file of draws (method, num_samples, num_warmup, the

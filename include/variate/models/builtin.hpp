@@ -25,7 +25,8 @@ struct BuiltinModel {
   /// The data used when none is given: embedded, generated, or read from a default folder (the
   /// call may take a while and throw).
   data::DataFile (*default_data)();
-  std::string default_source;  // where the default data come from
+  std::string default_source;       // where the default data come from
+  std::string default_folder = {};  // the folder default_data reads; empty for embedded or generated data
   /// Reads a data path (`--data`) into the model's variables; nullptr for a model that only runs on
   /// the data it generates.
   data::DataFile (*read_data)(const std::string& path) = &data::read_data_file;
