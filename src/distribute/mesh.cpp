@@ -130,8 +130,9 @@ struct Mesh::Impl {
         ranks(std::move(ranks)),
         first(this->ranks ? this->ranks->first_device() : 0),
         global_n(this->ranks ? this->ranks->size() : n),
-        // The cores of a machine are shared by all devices of the ranks running on it.
-        omp_threads(std::max(1, default_device_count() / (n * (this->ranks ? this->ranks->ranks_on_node() : 1)))),
+        // The kernel threads of the creating thread (the cores, or OMP_NUM_THREADS when set) are
+        // shared by all devices of the ranks running on the machine.
+        omp_threads(std::max(1, omp_get_max_threads() / (n * (this->ranks ? this->ranks->ranks_on_node() : 1)))),
         rendezvous(n),
         errors(std::size_t(n)),
         aborted(std::size_t(n)) {
