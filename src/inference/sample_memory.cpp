@@ -2,8 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "variate/inference/kernel.hpp"
 
@@ -19,17 +23,74 @@ SampleMemory estimate_sample_memory(std::int64_t chains, std::int64_t draws, std
   return m;
 }
 
+namespace {
+
+// A byte count in a cgroup file: nothing for "max", a missing file or a value so large that it
+// means no limit (v1 writes 2^63 rounded down to a page).
+std::optional<double> cgroup_bytes(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  char* end = nullptr;
+  const double bytes = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(bytes >= 0) || bytes >= 0x1p60) return std::nullopt;
+  return bytes;
+}
+
+// Limit minus usage at `dir` and every ancestor up to `top`, the least of them.
+std::optional<double> least_headroom(const std::filesystem::path& top, std::filesystem::path dir,
+                                     const char* limit_file, const char* usage_file) {
+  std::optional<double> least;
+  for (;;) {
+    const std::optional<double> limit = cgroup_bytes(dir / limit_file);
+    const std::optional<double> usage = cgroup_bytes(dir / usage_file);
+    if (limit && usage) least = std::min(least.value_or(*limit), std::max(0.0, *limit - *usage));
+    if (dir == top || !dir.has_relative_path() || dir.parent_path() == dir) return least;
+    dir = dir.parent_path();
+  }
+}
+
+}  // namespace
+
+std::optional<double> cgroup_memory_headroom(const std::string& proc_cgroup, const std::filesystem::path& root) {
+  std::optional<double> least;  // a hybrid v1 + v2 setup may limit in both
+  std::istringstream lines(proc_cgroup);
+  for (std::string line; std::getline(lines, line);) {
+    // "hierarchy-id:controllers:path"; v2's unified hierarchy is "0::path".
+    const std::size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string id = line.substr(0, first), controllers = line.substr(first + 1, second - first - 1);
+    const std::filesystem::path relative = std::filesystem::path(line.substr(second + 1)).relative_path();
+    std::optional<double> headroom;
+    if (id == "0" && controllers.empty())
+      headroom = least_headroom(root, root / relative, "memory.max", "memory.current");
+    else if (("," + controllers + ",").find(",memory,") != std::string::npos)
+      headroom =
+          least_headroom(root / "memory", root / "memory" / relative, "memory.limit_in_bytes", "memory.usage_in_bytes");
+    if (headroom) least = std::min(least.value_or(*headroom), *headroom);
+  }
+  return least;
+}
+
 std::optional<double> available_memory_bytes() {
+  std::optional<double> available;
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   double kilobytes = 0;
   while (meminfo >> key >> kilobytes) {
-    if (key == "MemAvailable:") return kilobytes * 1024;
+    if (key == "MemAvailable:") {
+      available = kilobytes * 1024;
+      break;
+    }
     meminfo.ignore(256, '\n');  // the unit
   }
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return double(pages) * double(page);
-  return std::nullopt;
+  if (!available && pages > 0 && page > 0) available = double(pages) * double(page);
+  std::ifstream self("/proc/self/cgroup");
+  const std::string cgroups((std::istreambuf_iterator<char>(self)), std::istreambuf_iterator<char>());
+  const std::optional<double> allowed = cgroup_memory_headroom(cgroups, "/sys/fs/cgroup");
+  if (allowed) available = std::min(available.value_or(*allowed), *allowed);
+  return available;
 }
 
 std::string byte_text(double bytes) {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
+
 #include "variate/inference/kernel.hpp"
 
 namespace variate::inference {
@@ -26,6 +30,45 @@ TEST(SampleMemory, AvailableMemoryIsKnownOnLinux) {
   ASSERT_TRUE(available.has_value());
   EXPECT_GT(*available, 1e6);
   EXPECT_LT(*available, 1e15);
+}
+
+// A cgroup file system in a temporary folder: `files` maps paths under it to their contents.
+std::filesystem::path fake_cgroups(const std::string& name, const std::map<std::string, std::string>& files) {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / ("variate_cgroup_" + name);
+  std::filesystem::remove_all(root);
+  for (const auto& [path, text] : files) {
+    std::filesystem::create_directories((root / path).parent_path());
+    std::ofstream(root / path) << text << "\n";
+  }
+  return root;
+}
+
+TEST(SampleMemory, CgroupV2HeadroomIsTheLeastOverTheCgroupAndItsAncestors) {
+  const std::filesystem::path root = fake_cgroups("v2", {{"memory.max", "max"},
+                                                         {"memory.current", "9000000000"},
+                                                         {"jobs/memory.max", "4000000000"},
+                                                         {"jobs/memory.current", "3500000000"},
+                                                         {"jobs/run/memory.max", "2000000000"},
+                                                         {"jobs/run/memory.current", "1000000000"}});
+  // The parent leaves 0.5 GB, less than the run's own 1 GB.
+  EXPECT_EQ(cgroup_memory_headroom("0::/jobs/run\n", root), 5e8);
+  EXPECT_EQ(cgroup_memory_headroom("0::/jobs\n", root), 5e8);
+  EXPECT_FALSE(cgroup_memory_headroom("0::/\n", root).has_value());  // "max": no limit
+  EXPECT_FALSE(cgroup_memory_headroom("0::/elsewhere\n", root).has_value());
+  std::filesystem::remove_all(root);
+}
+
+TEST(SampleMemory, CgroupV1ReadsTheMemoryControllerAndIgnoresItsNoLimitValue) {
+  const std::filesystem::path root = fake_cgroups("v1", {{"memory/memory.limit_in_bytes", "9223372036854771712"},
+                                                         {"memory/memory.usage_in_bytes", "7000000000"},
+                                                         {"memory/box/memory.limit_in_bytes", "3000000000"},
+                                                         {"memory/box/memory.usage_in_bytes", "1000000000"},
+                                                         {"cpu/box/cpu.shares", "1024"}});
+  EXPECT_EQ(cgroup_memory_headroom("5:cpu,cpuacct:/box\n4:memory:/box\n0::/\n", root), 2e9);
+  EXPECT_FALSE(cgroup_memory_headroom("4:memory:/\n", root).has_value());
+  EXPECT_FALSE(cgroup_memory_headroom("5:cpu,cpuacct:/box\n", root).has_value());
+  EXPECT_FALSE(cgroup_memory_headroom("not a cgroup line\n", root).has_value());
+  std::filesystem::remove_all(root);
 }
 
 TEST(SampleMemory, ByteTextUsesDecimalUnits) {

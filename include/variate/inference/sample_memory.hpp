@@ -3,6 +3,7 @@
 // machine cannot hold fails at once with the figure, not with std::bad_alloc after minutes of
 // sampling.
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -23,8 +24,16 @@ SampleMemory estimate_sample_memory(std::int64_t chains, std::int64_t draws, std
                                     std::int64_t columns, bool dense_metric);
 
 /// The memory the machine can give new allocations without swapping: MemAvailable in
-/// /proc/meminfo, else the free pages sysconf reports; nothing when neither is known.
+/// /proc/meminfo, else the free pages sysconf reports, and no more than the process's cgroups
+/// allow (cgroup_memory_headroom); nothing when none of these is known.
 std::optional<double> available_memory_bytes();
+
+/// What the memory limits of a process's cgroups leave it: limit minus usage, the least over its
+/// cgroup and the cgroup's ancestors, read from cgroup v2 (memory.max, memory.current) or from
+/// v1's memory controller (memory.limit_in_bytes, memory.usage_in_bytes). `proc_cgroup` is the
+/// text of /proc/self/cgroup and `root` where the cgroup file system is mounted (/sys/fs/cgroup).
+/// Nothing when no level sets a limit (a container without one, or a limit of "max").
+std::optional<double> cgroup_memory_headroom(const std::string& proc_cgroup, const std::filesystem::path& root);
 
 /// "2.1 GB": a byte count in decimal units, three significant digits at most.
 std::string byte_text(double bytes);
