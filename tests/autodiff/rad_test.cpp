@@ -208,6 +208,19 @@ TEST(Rad, BiasAndInputGradientsStayExact) {
   }
 }
 
+TEST(Rad, CompressionKeepsBiasAndInputGradientsExact) {
+  const Mlp mlp = small_mlp();
+  const auto params = mlp.params(25);
+  const auto exact = gradients(mlp, params);
+  for (double keep : {1.0, 0.3}) {
+    const RadScope rad({.keep_fraction = keep, .key = test_key, .quantize_bits = 2, .quantize_group = 4});
+    const auto compressed = gradients(mlp, params);
+    for (std::size_t i = 1; i < exact.size(); i += 2) expect_equal_to(compressed[i], exact[i], 1e-12);
+    expect_equal_to(compressed.back(), exact.back(), 1e-12);
+    EXPECT_NE(compressed[0].to_vector<double>(), exact[0].to_vector<double>());
+  }
+}
+
 TEST(Rad, SameKeySameGradient) {
   const Mlp mlp = small_mlp();
   const auto params = mlp.params(30);
@@ -230,8 +243,13 @@ TEST(Rad, SteadyStateSketchedGradientMakesNoHeapAllocation) {
   std::vector<Tensor> grads(params.size()), scratch;
   scratch.reserve(params.size());
   auto loss = [&](std::span<const Tensor> p) { return mlp.loss(p); };
-  for (RadMode mode : {RadMode::with_replacement, RadMode::without_replacement, RadMode::projection}) {
-    const RadConfig config{.keep_fraction = 0.3, .mode = mode, .key = test_key};
+  const RadConfig configs[] = {
+      {.keep_fraction = 0.3, .mode = RadMode::with_replacement, .key = test_key},
+      {.keep_fraction = 0.3, .mode = RadMode::without_replacement, .key = test_key},
+      {.keep_fraction = 0.3, .mode = RadMode::projection, .key = test_key},
+      {.key = test_key, .quantize_bits = 2},
+  };
+  for (const RadConfig& config : configs) {
     for (int i = 0; i < 3; ++i) {  // warm-up: pools and arenas grow here
       const RadScope rad(config);
       value_and_grad(loss, params, grads, scratch);
@@ -276,6 +294,24 @@ TEST(Rad, TapeBytesPerOpMatchTheMemoryModel) {
     const double ratio = double(autodiff::last_sweep_saved_bytes()) / exact_total;
     EXPECT_GT(ratio, 0.6);
     EXPECT_LT(ratio, 0.72);
+  }
+  // Compressed: per row, ceil(d b / 32) i32 words of codes and a minimum and step per group of 64.
+  for (int bits : {2, 4}) {
+    double compressed_model = 0;
+    for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
+      const double words = std::ceil(double(widths[l] * bits) / 32), groups = std::ceil(double(widths[l]) / 64);
+      compressed_model += double(batch) * (4 * words + 2 * 8 * groups) + 8.0 * double(widths[l] * widths[l + 1]);
+    }
+    const RadScope rad({.key = test_key, .quantize_bits = bits});
+    gradients(mlp, params);
+    EXPECT_NEAR(double(autodiff::last_sweep_saved_bytes("linear")) / compressed_model, 1.0, 0.1) << bits << " bits";
+    EXPECT_NEAR(double(autodiff::last_sweep_saved_bytes("relu")) / relu_model, 1.0, 0.1);
+    // The activations alone (linear's bytes less the weights): b bits a value, about 2 more for the
+    // ranges (two f64 per 64 values), against 64.
+    const double weights = model(1.0) - 8.0 * double(batch * (784 + 300 + 300 + 300));
+    const double activation_ratio =
+        (double(autodiff::last_sweep_saved_bytes("linear")) - weights) / (exact_linear - weights);
+    EXPECT_LT(activation_ratio, (bits + 3.0) / 64) << bits << " bits";
   }
   double listed = 0;
   for (const auto& [op, bytes] : autodiff::last_sweep_saved_bytes_by_op()) listed += double(bytes);
