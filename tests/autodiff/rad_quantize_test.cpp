@@ -112,11 +112,13 @@ TEST(RadQuantize, RoundingDrawsArePureAndUniform) {
 TEST(RadQuantize, RejectsWhatItCannotStore) {
   EXPECT_NE(testing::error_of([] { autodiff::RadScope s({.quantize_bits = 3}); }).find("quantize_bits"),
             std::string::npos);
-  EXPECT_NE(testing::error_of([] { autodiff::RadScope s({.quantize_bits = 2, .quantize_group = 0}); })
-                .find("quantize_group"),
-            std::string::npos);
+  EXPECT_NE(
+      testing::error_of([] { autodiff::RadScope s({.quantize_bits = 2, .quantize_group = 0}); }).find("quantize_group"),
+      std::string::npos);
   const Tensor ints = Tensor::zeros(Shape{2, 2}, DType::i64);
-  EXPECT_NE(testing::error_of([&] { quantize(ints, 2, 2, Tensor::full(Shape{2, 2}, 0.5)); }).find("f32 or f64"),
+  EXPECT_NE(testing::error_of([&] {
+              quantize(ints, 2, 2, Tensor::full(Shape{2, 2}, 0.5));
+            }).find("f32 or f64"),
             std::string::npos);
 }
 

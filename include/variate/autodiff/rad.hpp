@@ -53,7 +53,7 @@ struct RadConfig {
   /// Bits per saved value: 0 saves the values themselves; 1, 2, 4 or 8 saves them compressed, per
   /// group of quantize_group consecutive entries of a row (the last group of a row may be shorter).
   int quantize_bits = 0;
-  std::int64_t quantize_group = 64;
+  std::int64_t quantize_group = 128;
 };
 
 namespace detail {
