@@ -165,5 +165,27 @@ Tensor rad_expand(RadMode mode, const Tensor& sketch, const Tensor& choice, std:
                            scaled);
 }
 
+std::array<Tensor, 2> rad_save(const RadConfig& config, std::uint64_t op_index, const Tensor& rows) {
+  Tensor kept = rows;
+  if (config.keep_fraction < 1.0) {
+    const std::int64_t d = rows.dim(1), k = rad_kept(config.keep_fraction, d);
+    kept = rad_sketch(config.mode, rows, rad_choice(config, op_index, rows.dim(0), d, k, rows.dtype()));
+  }
+  if (config.quantize_bits == 0) return {kept, Tensor()};
+  const Tensor uniforms = rad_rounding_uniforms(config.key, op_index, kept.dim(0), kept.dim(1));
+  QuantizedRows q = quantize(kept, config.quantize_bits, config.quantize_group, uniforms);
+  return {std::move(q.codes), std::move(q.ranges)};
+}
+
+Tensor rad_estimate(const RadConfig& config, std::uint64_t op_index, const Tensor& stored, const Tensor& ranges,
+                    std::int64_t d) {
+  const bool sketched = config.keep_fraction < 1.0;
+  const std::int64_t k = sketched ? rad_kept(config.keep_fraction, d) : d;
+  const Tensor kept =
+      config.quantize_bits == 0 ? stored : dequantize({stored, ranges, k}, config.quantize_bits, config.quantize_group);
+  if (!sketched) return kept;
+  return rad_expand(config.mode, kept, rad_choice(config, op_index, kept.dim(0), d, k, kept.dtype()), d);
+}
+
 }  // namespace detail
 }  // namespace variate::autodiff

@@ -96,41 +96,6 @@ Tensor gelu(const Tensor& x) {
   });
 }
 
-namespace {
-
-// What a linear layer under RAD (autodiff/rad.hpp) keeps of its input rows (r, d) for the weight
-// gradient: their sketch, or the rows themselves when only compression is asked for.
-Tensor rad_kept_rows(const autodiff::RadConfig& rad, std::uint64_t op_index, const Tensor& rows) {
-  if (rad.keep_fraction >= 1.0) return rows;
-  const std::int64_t in = rows.dim(1), k = autodiff::rad_kept(rad.keep_fraction, in);
-  const Tensor choice = autodiff::detail::rad_choice(rad, op_index, rows.dim(0), in, k, rows.dtype());
-  return autodiff::detail::rad_sketch(rad.mode, rows, choice);
-}
-
-// How the kept rows are stored on the tape: as they are (no ranges), or as codes and ranges.
-std::array<Tensor, 2> rad_stored(const autodiff::RadConfig& rad, std::uint64_t op_index, const Tensor& kept) {
-  if (rad.quantize_bits == 0) return {kept, Tensor()};
-  const Tensor uniforms = autodiff::detail::rad_rounding_uniforms(rad.key, op_index, kept.dim(0), kept.dim(1));
-  autodiff::detail::QuantizedRows q = autodiff::detail::quantize(kept, rad.quantize_bits, rad.quantize_group, uniforms);
-  return {std::move(q.codes), std::move(q.ranges)};
-}
-
-// The unbiased estimate (r, in) of the input rows from what was stored, under the forward pass's
-// choice (a pure function of key and op_index).
-Tensor rad_input_estimate(const autodiff::RadConfig& rad, std::uint64_t op_index, const Tensor& stored,
-                          const Tensor& ranges, std::int64_t in) {
-  const bool sketched = rad.keep_fraction < 1.0;
-  const std::int64_t k = sketched ? autodiff::rad_kept(rad.keep_fraction, in) : in;
-  const Tensor kept = rad.quantize_bits == 0
-                          ? stored
-                          : autodiff::detail::dequantize({stored, ranges, k}, rad.quantize_bits, rad.quantize_group);
-  if (!sketched) return kept;
-  const Tensor choice = autodiff::detail::rad_choice(rad, op_index, kept.dim(0), in, k, kept.dtype());
-  return autodiff::detail::rad_expand(rad.mode, kept, choice, in);
-}
-
-}  // namespace
-
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   VARIATE_CHECK(weight.rank() == 2, "linear", "the weight must be a matrix (out, in), got shape ", weight.shape());
   VARIATE_CHECK(x.rank() >= 1 && x.dim(-1) == weight.dim(1), "linear", "the input's last dim must be ", weight.dim(1),
@@ -148,13 +113,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     // stay exact.
     const std::int64_t in = weight.dim(1);
     const Tensor rows = prim::reshape(x, Shape{x.numel() / in, in});
-    const auto [stored, ranges] = rad_stored(*rad, op_index, rad_kept_rows(*rad, op_index, rows));
+    const auto [stored, ranges] = autodiff::detail::rad_save(*rad, op_index, rows);
     const Tensor sketched[] = {stored, ranges, autodiff::stop_gradient(weight)};
     return record(y, inputs, sketched, [rad = *rad, op_index](const BackwardContext& ctx) {
       const Tensor &g = ctx.grad(), &w = ctx.saved(2);
       if (ctx.needs_grad(0)) ctx.add(0, matmul(g, w));
       if (ctx.needs_grad(1)) {
-        const Tensor x_hat = rad_input_estimate(rad, op_index, ctx.saved(0), ctx.saved(1), w.dim(1));
+        const Tensor x_hat = autodiff::detail::rad_estimate(rad, op_index, ctx.saved(0), ctx.saved(1), w.dim(1));
         ctx.add(1, matmul(reshape(g, {-1, w.dim(0)}), x_hat, true, false));
       }
       ctx.add(2, g);

@@ -222,6 +222,24 @@ TEST(RadStatistics, CompressedMlpGradientIsUnbiasedAndNearestRoundingIsNot) {
   EXPECT_GT(bad.max_z, inference::normal_quantile(1 - 0.001 / bad.tests / 2)) << "nearest rounding passed";
 }
 
+TEST(RadStatistics, BatchedMatmulGradientIsUnbiased) {
+  // sum(c * relu(a b)) for a batch a (2, 3, 8) against b (8, 4) and against b^T (4, 8).
+  const Tensor a = random_tensor(Shape{2, 3, 8}, 80), c = random_tensor(Shape{2, 3, 4}, 81);
+  for (bool transposed : {false, true}) {
+    const std::vector<Tensor> params = {a, random_tensor(transposed ? Shape{4, 8} : Shape{8, 4}, 82)};
+    auto loss = [&](std::span<const Tensor> p) { return sum(c * relu(matmul(p[0], p[1], false, transposed))); };
+    const std::vector<double> exact = flat_gradient(loss, params);
+    std::vector<std::vector<double>> draws;
+    for (int k = 0; k < 2000; ++k) {
+      const RadScope rad({.keep_fraction = 0.3, .key = {std::uint32_t(k), 0xa7}, .quantize_bits = 2});
+      draws.push_back(flat_gradient(loss, params));
+    }
+    const Check check = z_scores(draws, exact);  // a's gradient has no spread: it must be exact
+    EXPECT_LT(check.max_z, inference::normal_quantile(1 - 0.001 / check.tests / 2))
+        << (transposed ? "a b^T" : "a b") << ": max |z| over " << check.tests << " tests";
+  }
+}
+
 // An Elman ReLU network over T = 10 steps, h_t = relu(x_t W_ih^T + b + h_{t-1} W_hh^T), read out
 // by a linear layer into a cross-entropy, at batch 3. Every step's two linear maps keep a sketch of
 // their input, and the recurrent weight is shared by all steps, so its gradient sums nine sketched

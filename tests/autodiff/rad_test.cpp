@@ -221,6 +221,59 @@ TEST(Rad, CompressionKeepsBiasAndInputGradientsExact) {
   }
 }
 
+// The gradients of sum(c * layer(x, W)) for x (rows, 8), W (4, 8) and a fixed c.
+std::vector<Tensor> layer_gradients(const std::function<Tensor(const Tensor&, const Tensor&)>& layer) {
+  const Tensor c = random_tensor(Shape{5, 4}, 46);
+  std::vector<Tensor> grads(2), scratch;
+  value_and_grad([&](std::span<const Tensor> p) { return sum(c * layer(p[0], p[1])); },
+                 std::vector<Tensor>{random_tensor(Shape{5, 8}, 44), random_tensor(Shape{4, 8}, 45)}, grads, scratch);
+  return grads;
+}
+
+TEST(Rad, MatmulSketchesItsLeftOperandAsLinearDoes) {
+  auto as_linear = [](const Tensor& x, const Tensor& w) { return linear(x, w); };
+  auto as_matmul = [](const Tensor& x, const Tensor& w) { return matmul(x, w, false, true); };
+  const auto exact = layer_gradients(as_matmul);
+  const RadConfig configs[] = {{.keep_fraction = 0.3, .key = test_key},
+                               {.keep_fraction = 0.5, .mode = RadMode::projection, .key = test_key},
+                               {.key = test_key, .quantize_bits = 2, .quantize_group = 4}};
+  for (const RadConfig& config : configs) {
+    std::vector<Tensor> by_linear, by_matmul;
+    {
+      const RadScope rad(config);
+      by_linear = layer_gradients(as_linear);
+    }
+    const std::size_t linear_bytes = autodiff::last_sweep_saved_bytes("linear");
+    {
+      const RadScope rad(config);
+      by_matmul = layer_gradients(as_matmul);
+    }
+    // The same choices and draws as linear's, so the same weight gradient; the input's is exact.
+    EXPECT_EQ(by_matmul[1].to_vector<double>(), by_linear[1].to_vector<double>());
+    EXPECT_NE(by_matmul[1].to_vector<double>(), exact[1].to_vector<double>());
+    expect_equal_to(by_matmul[0], exact[0], 1e-12);
+    EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), linear_bytes);
+  }
+}
+
+TEST(Rad, MatmulSketchesBatchesAndOnlyWhenTheRightOperandIsTracked) {
+  // a (2, 3, 8) b (8, 4): the six rows of a keep 2 values each; b saved whole.
+  const Tensor a = random_tensor(Shape{2, 3, 8}, 47), b = random_tensor(Shape{8, 4}, 48);
+  const Tensor c = random_tensor(Shape{2, 3, 4}, 49);
+  auto loss = [&](const Tensor& x, const Tensor& w) { return sum(c * matmul(x, w)); };
+  const auto exact = value_and_grad(loss, a, b);
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), std::size_t(8 * (48 + 32)));
+  const RadScope rad({.keep_fraction = 0.25, .key = test_key});
+  const auto sketched = value_and_grad(loss, a, b);
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), std::size_t(8 * (6 * 2 + 32)));
+  expect_equal_to(sketched.grads[0], exact.grads[0], 1e-12);
+  EXPECT_EQ(sketched.grads[1].shape(), b.shape());
+  // A constant right operand: nothing to sketch for, so the exact rule.
+  const auto input_only = value_and_grad([&](const Tensor& x) { return sum(c * matmul(x, b)); }, a);
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), std::size_t(8 * (48 + 32)));
+  expect_equal_to(input_only.grads[0], exact.grads[0], 1e-12);
+}
+
 TEST(Rad, SameKeySameGradient) {
   const Mlp mlp = small_mlp();
   const auto params = mlp.params(30);

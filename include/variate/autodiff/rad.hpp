@@ -114,5 +114,13 @@ QuantizedRows quantize(const Tensor& x, int bits, std::int64_t group, const Tens
 /// The values (rows, d) m + s code of compressed rows.
 Tensor dequantize(const QuantizedRows& q, int bits, std::int64_t group);
 
+/// What an op under `config` saves of its rows (r, d) for a weight gradient: their sketch, or the
+/// rows themselves at keep fraction 1; as they are with an undefined second tensor, or compressed
+/// to codes and ranges.
+std::array<Tensor, 2> rad_save(const RadConfig& config, std::uint64_t op_index, const Tensor& rows);
+/// The unbiased estimate (r, d) of the rows from what rad_save stored, under the same choices.
+Tensor rad_estimate(const RadConfig& config, std::uint64_t op_index, const Tensor& stored, const Tensor& ranges,
+                    std::int64_t d);
+
 }  // namespace detail
 }  // namespace variate::autodiff
