@@ -7,7 +7,9 @@
 // an unbiased estimate x_hat of the input, E[x_hat] = x, so the weight gradient g^T x_hat is
 // unbiased. Input and bias gradients stay exact (they need the weight and the cotangent, not x),
 // as do ReLU masks, so every path from a parameter to the loss crosses exactly one sampled factor
-// and the whole gradient is unbiased. Memory shrinks; compute does not.
+// and the whole gradient is unbiased. Memory shrinks; compute does not. A matmul a b (or a b^T)
+// whose right operand is tracked and whose operands are matrices or batches of them is treated the
+// same way, a's rows as the input and b as the weight.
 //
 //   const autodiff::RadScope rad({.keep_fraction = 0.1, .key = random::fold_in(key, step).words});
 //   auto [loss, grads] = value_and_grad(loss_fn, params...);
@@ -62,8 +64,8 @@ namespace detail {
 const RadConfig* rad_for_next_op(std::uint64_t* op_index);
 }  // namespace detail
 
-/// Makes linear layers of this thread save sketches of their inputs while it lives; scopes nest,
-/// the innermost applies. Each sketched op takes the next op index of the scope, so two layers never
+/// Makes linear layers and matmuls of this thread save sketches of their inputs while it lives;
+/// scopes nest, the innermost applies. Each sketched op takes the next op index of the scope, so two layers never
 /// share a choice.
 class RadScope {
  public:
