@@ -82,6 +82,20 @@ Command add_train_command(CLI::App& app) {
                   "--flow-layers)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--rad-fraction", o->rad_fraction,
+                  "VAE: randomized autodiff, each linear layer keeping this fraction of its input for the weight "
+                  "gradient (an unbiased sketch; 1: exact)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--rad-mode", o->rad_mode,
+                  "VAE: how --rad-fraction chooses: with or without replacement, or projection")
+      ->check(CLI::IsMember({"with", "without", "projection"}))
+      ->capture_default_str();
+  cmd->add_option("--rad-bits", o->rad_bits,
+                  "VAE: store what the linear layers keep for the weight gradient as codes of this many bits, "
+                  "rounded stochastically (ActNN; 0: full precision)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8}))
+      ->capture_default_str();
   cmd->add_option("--layers", o->layers, "Image Transformer: Transformer blocks")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1000)))
       ->capture_default_str();

@@ -33,7 +33,12 @@ Bound parse_bound(const TrainJobOptions& o) {
   return {kind, o.particles > 0 ? o.particles : (kind == BoundKind::iwae ? 5 : 1)};
 }
 
+bool uses_rad(const TrainJobOptions& o) { return o.rad_fraction < 1.0 || o.rad_bits != 0; }
+
 void check_image_transformer_options(const TrainJobOptions& o) {
+  VARIATE_CHECK(!uses_rad(o), kJob,
+                "--rad-fraction and --rad-bits apply to the VAE's linear layers; the Image Transformer does not "
+                "support randomized autodiff");
   VARIATE_CHECK(o.flow_devices == 1, kJob,
                 "--flow-devices splits the VAE's IAF posterior; the Image Transformer "
                 "trains data parallel with --devices");
@@ -67,6 +72,12 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", kJob, "unknown --precision '", o.precision,
                 "'; expected f64 or f32");
   VARIATE_CHECK(!o.output_dir.empty(), kJob, "--output-dir must not be empty");
+  VARIATE_CHECK(o.rad_fraction > 0 && o.rad_fraction <= 1, kJob, "--rad-fraction must be in (0, 1], got ",
+                o.rad_fraction);
+  VARIATE_CHECK(o.rad_mode == "with" || o.rad_mode == "without" || o.rad_mode == "projection", kJob,
+                "unknown --rad-mode '", o.rad_mode, "'; expected with, without or projection");
+  VARIATE_CHECK(o.rad_bits == 0 || o.rad_bits == 1 || o.rad_bits == 2 || o.rad_bits == 4 || o.rad_bits == 8, kJob,
+                "--rad-bits must be 0, 1, 2, 4 or 8, got ", o.rad_bits);
   check_mpi_options(o);
   if (is_image_transformer(o.model)) return check_image_transformer_options(o);
   VARIATE_CHECK(o.flow_layers >= 1, kJob, "--flow-layers must be >= 1, got ", o.flow_layers);
@@ -74,6 +85,9 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.placement == "contiguous" || o.placement == "round-robin", kJob, "unknown --placement '", o.placement,
                 "'; expected contiguous or round-robin");
   if (o.flow_devices == 1) return;
+  VARIATE_CHECK(!uses_rad(o), kJob,
+                "--rad-fraction and --rad-bits are not supported with --flow-devices (model parallel); train data "
+                "parallel");
   VARIATE_CHECK(o.devices == 1, kJob, "--devices ", o.devices, " (data parallel) and --flow-devices ", o.flow_devices,
                 " (model parallel) cannot be combined; choose one");
   VARIATE_CHECK(o.posterior == "iaf", kJob, "--flow-devices ", o.flow_devices,
@@ -105,6 +119,13 @@ RunRecord run_record(const TrainJobOptions& o) {
   // Recorded only when not the default, so that the records of earlier runs still match. The
   // devices and the placement fix which parameters each device's checkpoint holds.
   if (o.flow_layers != 2) record["--flow-layers"] = std::to_string(o.flow_layers);
+  if (uses_rad(o)) {
+    std::ostringstream fraction;
+    fraction << std::setprecision(17) << o.rad_fraction;
+    record["--rad-fraction"] = fraction.str();
+    record["--rad-mode"] = o.rad_mode;
+    record["--rad-bits"] = std::to_string(o.rad_bits);
+  }
   if (o.flow_devices > 1) {
     record["--flow-devices"] = std::to_string(o.flow_devices);
     record["--placement"] = o.placement;
@@ -192,6 +213,9 @@ int run_train_job(const TrainJobOptions& o, std::ostream& out_stream, std::ostre
         << double(n) / seconds << " examples/s, " << std::setprecision(1) << seconds << " s" << std::defaultfloat
         << std::setprecision(6) << "\n";
   }
+  if (const auto tape = trainer->step_tape_bytes(); tape && epoch > resumed_epoch)
+    out << "tape: " << tape->total
+        << " bytes saved for the last training step's backward pass (linear layers: " << tape->linear << ")\n";
   out << "trained " << epoch - resumed_epoch << " epochs in this run (" << std::fixed << std::setprecision(1) << trained
       << " s of training, " << seconds_since(run_start) << " s with evaluation), " << epoch << " in all"
       << std::defaultfloat << std::setprecision(6) << "\n";

@@ -32,6 +32,10 @@ struct TrainJobOptions {
   int devices = 1;                       // thread devices the minibatch is split over (replicas.hpp)
   int flow_devices = 1;                  // > 1: the IAF posterior's flow layers split over thread devices
   std::string placement = "contiguous";  // or round-robin: which device holds which flow layer
+  // Randomized autodiff (autodiff/rad.hpp) in the VAE's linear layers while training.
+  double rad_fraction = 1.0;      // keep fraction; 1: no sketch
+  std::string rad_mode = "with";  // or without, projection
+  int rad_bits = 0;               // > 0: what the layers save compressed to this many bits (ActNN)
   // The Image Transformer's size.
   std::int64_t layers = 4;
   std::int64_t embed_dim = 64;

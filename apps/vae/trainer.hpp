@@ -4,6 +4,7 @@
 // model parallel), scores it on the test images, draws its figures and reports its test NLL.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -12,6 +13,11 @@
 #include "variate/nn/train.hpp"
 
 namespace variate::cli::vae {
+
+/// What the tape saved for one training step (autodiff/tape_bytes.hpp), measured.
+struct TapeBytes {
+  std::size_t total = 0, linear = 0;
+};
 
 class Trainer {
  public:
@@ -33,6 +39,8 @@ class Trainer {
   /// `dir`/test_nll.json.
   virtual void report_test_nll(const std::filesystem::path& dir, const Tensor& images, std::int64_t epochs,
                                std::ostream& out, std::ostream& log) = 0;
+  /// The tape of the last training step (on device 0), for the trainers that measure it.
+  virtual std::optional<TapeBytes> step_tape_bytes() const { return std::nullopt; }
 };
 
 }  // namespace variate::cli::vae

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "../write_file.hpp"
@@ -10,6 +11,9 @@
 #include "replicas.hpp"
 #include "vae_training.hpp"
 #include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/rad.hpp"
+#include "variate/autodiff/tape.hpp"
+#include "variate/autodiff/tape_bytes.hpp"
 
 namespace variate::cli::vae {
 
@@ -44,7 +48,34 @@ std::string describe_model(const TrainJobOptions& o, const Architecture& a, cons
     << " with " << bound.particles << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr "
     << o.learning_rate << ", beta2 0.999, eps 1e-4), batch " << o.batch;
   if (data_devices > 1) s << " over " << data_devices << " devices (data parallel)";
+  if (o.rad_fraction < 1)
+    s << "; RAD keeping " << o.rad_fraction << " of each linear layer's input (" << o.rad_mode
+      << (o.rad_mode == "projection" ? ")" : " replacement)");
+  if (o.rad_bits > 0) s << "; linear layers' saved inputs in " << o.rad_bits << "-bit codes (stochastic rounding)";
   return s.str();
+}
+
+autodiff::RadMode rad_mode(const std::string& mode) {
+  if (mode == "without") return autodiff::RadMode::without_replacement;
+  if (mode == "projection") return autodiff::RadMode::projection;
+  return autodiff::RadMode::with_replacement;  // "with"; the job checked the name
+}
+
+// The RAD configuration of one step's loss from the step's key; nullopt for the exact gradient.
+std::optional<autodiff::RadConfig> rad_config(const TrainJobOptions& o, random::Key step_key) {
+  if (o.rad_fraction >= 1 && o.rad_bits == 0) return std::nullopt;
+  return autodiff::RadConfig{.keep_fraction = o.rad_fraction,
+                             .mode = rad_mode(o.rad_mode),
+                             .key = step_key.words,
+                             .quantize_bits = o.rad_bits};
+}
+
+// What the tape of the running sweep saved so far: at the end of a loss, the whole forward pass.
+TapeBytes tape_so_far() {
+  TapeBytes bytes{autodiff::saved_bytes(), 0};
+  for (const autodiff::OpSavedBytes& op : autodiff::saved_bytes_by_op())
+    if (op.op == "linear") bytes.linear = op.bytes;
+  return bytes;
 }
 
 // What both ways of training share: the scores, figures and test NLL of the VAE.
@@ -65,6 +96,7 @@ class VaeTrainer : public Trainer {
     const random::Key key = random::fold_in(random::fold_in(key_, "evaluate"), std::uint64_t(epoch - 1));
     return mean_bound(vae(), images, bound_, key);
   }
+  std::optional<TapeBytes> step_tape_bytes() const override { return tape_; }
   std::vector<std::filesystem::path> write_figures(const std::filesystem::path& dir, const Tensor& images,
                                                    std::int64_t image_rows, std::int64_t image_cols) override {
     write_samples_png(dir / "samples.png", vae(), random::fold_in(key_, "samples"), image_rows, image_cols);
@@ -93,6 +125,7 @@ class VaeTrainer : public Trainer {
   const TrainJobOptions& o_;
   Bound bound_;
   random::Key key_;
+  std::optional<TapeBytes> tape_;  // written by device 0's loss (data parallel), read after training joins the devices
 };
 
 // Draws: each step binarizes the whole minibatch from the step's key and every device keeps its
@@ -118,13 +151,25 @@ class DataParallel final : public VaeTrainer {
   bool writer() const override { return replicas_.writer(); }
   nn::TrainResult train(const nn::TrainOptions& options) override {
     const random::Key binarize_key = random::fold_in(key_, "binarize"), bound_key = random::fold_in(key_, "bound");
+    const random::Key rad_key = random::fold_in(key_, "rad");
     const bool one_device = replicas_.devices() == 1;
     const Replicas<Vae>::Loss loss = [&](const Vae& vae, const distribute::BatchShard& shard, std::int64_t step) {
       if (shard.examples.empty()) return Tensor::zeros(Shape{}, vae.architecture.dtype);
       const Tensor x = binarized_shard(images_, shard, random::fold_in(binarize_key, std::uint64_t(step)));
       random::Key noise = random::fold_in(bound_key, std::uint64_t(step));
-      if (!one_device) noise = random::fold_in(noise, std::uint64_t(shard.offset));
-      return -minibatch_bound(vae, x, bound_, noise).surrogate / double(shard.global_size());
+      random::Key sketch = random::fold_in(rad_key, std::uint64_t(step));
+      if (!one_device) {
+        noise = random::fold_in(noise, std::uint64_t(shard.offset));
+        sketch = random::fold_in(sketch, std::uint64_t(shard.offset));
+      }
+      // The scope covers the forward pass, which records the sketches; the backward rules keep
+      // their configuration.
+      const std::optional<autodiff::RadConfig> rad = rad_config(o_, sketch);
+      std::optional<autodiff::RadScope> scope;
+      if (rad) scope.emplace(*rad);
+      Tensor shard_loss = -minibatch_bound(vae, x, bound_, noise).surrogate / double(shard.global_size());
+      if (shard.offset == 0) tape_ = tape_so_far();
+      return shard_loss;
     };
     return replicas_.train(images_.dim(0), key_, loss, options);
   }

@@ -17,18 +17,21 @@ namespace {
 thread_local RadScope* active_rad = nullptr;
 
 // The counter's last word sets RAD's choices apart from the random layer's streams (whose domain
-// tags are 0 to 3), so a key shared with sampling never yields the same bits.
-constexpr std::uint32_t rad_domain = 0x52414400u;  // "RAD\0"
+// tags are 0 to 3), so a key shared with sampling never yields the same bits; the rounding draws of
+// compressed activations have a tag of their own, so they are independent of the sketch's choice.
+constexpr std::uint32_t rad_domain = 0x52414400u;       // "RAD\0"
+constexpr std::uint32_t rounding_domain = 0x52414401u;  // "RAD\1"
 
 // The 32-bit words of one row's choice: Philox blocks at counters (row, op, j, domain), j = 0, 1, ...
 class ChoiceStream {
  public:
-  ChoiceStream(const std::array<std::uint32_t, 2>& key, std::uint64_t op_index, std::int64_t row)
-      : key_{{key[0], key[1]}}, row_(std::uint32_t(row)), op_(std::uint32_t(op_index)) {}
+  ChoiceStream(const std::array<std::uint32_t, 2>& key, std::uint64_t op_index, std::int64_t row,
+               std::uint32_t domain = rad_domain)
+      : key_{{key[0], key[1]}}, row_(std::uint32_t(row)), op_(std::uint32_t(op_index)), domain_(domain) {}
 
   std::uint32_t next() {
     if (used_ == 4) {
-      const Philox::ctr_type ctr = {{row_, op_, block_++, rad_domain}};
+      const Philox::ctr_type ctr = {{row_, op_, block_++, domain_}};
       words_ = Philox()(ctr, key_);
       used_ = 0;
     }
@@ -49,7 +52,7 @@ class ChoiceStream {
  private:
   using Philox = r123::Philox4x32_R<10>;
   Philox::key_type key_;
-  std::uint32_t row_, op_, block_ = 0;
+  std::uint32_t row_, op_, domain_, block_ = 0;
   int used_ = 4;
   Philox::ctr_type words_{};
 };
@@ -72,6 +75,11 @@ void distinct_indices(ChoiceStream& stream, std::int64_t d, std::int64_t k, std:
 RadScope::RadScope(const RadConfig& config) : config_(config), enclosing_(active_rad) {
   VARIATE_CHECK(config.keep_fraction > 0.0 && config.keep_fraction <= 1.0, "RadScope",
                 "the keep fraction must be in (0, 1], got ", config.keep_fraction);
+  const int bits = config.quantize_bits;
+  VARIATE_CHECK(bits == 0 || bits == 1 || bits == 2 || bits == 4 || bits == 8, "RadScope",
+                "quantize_bits must be 0 (no compression), 1, 2, 4 or 8, got ", bits);
+  VARIATE_CHECK(config.quantize_group >= 1, "RadScope", "quantize_group must be at least 1, got ",
+                config.quantize_group);
   active_rad = this;
 }
 
@@ -85,7 +93,9 @@ std::int64_t rad_kept(double keep_fraction, std::int64_t d) {
 namespace detail {
 
 const RadConfig* rad_for_next_op(std::uint64_t* op_index) {
-  if (active_rad == nullptr || active_rad->config_.keep_fraction >= 1.0 || records_second_order()) return nullptr;
+  if (active_rad == nullptr || records_second_order()) return nullptr;
+  const RadConfig& config = active_rad->config_;
+  if (config.keep_fraction >= 1.0 && config.quantize_bits == 0) return nullptr;
   *op_index = active_rad->next_op_++;
   return &active_rad->config_;
 }
@@ -121,6 +131,18 @@ Tensor rad_choice(const RadConfig& config, std::uint64_t op_index, std::int64_t 
   return index;
 }
 
+Tensor rad_rounding_uniforms(const std::array<std::uint32_t, 2>& key, std::uint64_t op_index, std::int64_t rows,
+                             std::int64_t d) {
+  Tensor uniforms = Tensor::empty(Shape{rows, d}, DType::f64);
+  double* u = uniforms.data<double>();
+  for (std::int64_t row = 0; row < rows; ++row) {
+    ChoiceStream stream(key, op_index, row, rounding_domain);
+    // (w + 1/2) 2^-32: never 0, so a value on a level (remainder 0) is never rounded up.
+    for (std::int64_t i = 0; i < d; ++i) *u++ = (double(stream.next()) + 0.5) * 0x1p-32;
+  }
+  return uniforms;
+}
+
 namespace {
 Tensor rows_of(const Tensor& index, std::int64_t rows) {
   return index.dim(0) == rows ? index : prim::broadcast_to(index, Shape{rows, index.dim(1)});
@@ -141,6 +163,28 @@ Tensor rad_expand(RadMode mode, const Tensor& sketch, const Tensor& choice, std:
   const Tensor scaled = prim::mul(sketch, Tensor::scalar(double(d) / double(k), sketch.dtype()));
   return prim::scatter_add(Tensor::zeros(Shape{rows, d}, sketch.dtype(), sketch.device()), 1, rows_of(choice, rows),
                            scaled);
+}
+
+std::array<Tensor, 2> rad_save(const RadConfig& config, std::uint64_t op_index, const Tensor& rows) {
+  Tensor kept = rows;
+  if (config.keep_fraction < 1.0) {
+    const std::int64_t d = rows.dim(1), k = rad_kept(config.keep_fraction, d);
+    kept = rad_sketch(config.mode, rows, rad_choice(config, op_index, rows.dim(0), d, k, rows.dtype()));
+  }
+  if (config.quantize_bits == 0) return {kept, Tensor()};
+  const Tensor uniforms = rad_rounding_uniforms(config.key, op_index, kept.dim(0), kept.dim(1));
+  QuantizedRows q = quantize(kept, config.quantize_bits, config.quantize_group, uniforms);
+  return {std::move(q.codes), std::move(q.ranges)};
+}
+
+Tensor rad_estimate(const RadConfig& config, std::uint64_t op_index, const Tensor& stored, const Tensor& ranges,
+                    std::int64_t d) {
+  const bool sketched = config.keep_fraction < 1.0;
+  const std::int64_t k = sketched ? rad_kept(config.keep_fraction, d) : d;
+  const Tensor kept =
+      config.quantize_bits == 0 ? stored : dequantize({stored, ranges, k}, config.quantize_bits, config.quantize_group);
+  if (!sketched) return kept;
+  return rad_expand(config.mode, kept, rad_choice(config, op_index, kept.dim(0), d, k, kept.dtype()), d);
 }
 
 }  // namespace detail

@@ -96,20 +96,6 @@ Tensor gelu(const Tensor& x) {
   });
 }
 
-namespace {
-
-// The linear layer's weight gradient under RAD (autodiff/rad.hpp): from the expansion of its
-// input's sketch, under the same choice as the forward pass, a pure function of (key, op_index).
-Tensor sketched_weight_grad(const Tensor& g, const Tensor& sketch, const Shape& weight_shape,
-                            const autodiff::RadConfig& rad, std::uint64_t op_index) {
-  const std::int64_t out = weight_shape.dim(0), in = weight_shape.dim(1), k = sketch.dim(1);
-  const Tensor choice = autodiff::detail::rad_choice(rad, op_index, sketch.dim(0), in, k, sketch.dtype());
-  const Tensor x_hat = autodiff::detail::rad_expand(rad.mode, sketch, choice, in);
-  return matmul(reshape(g, {-1, out}), x_hat, true, false);
-}
-
-}  // namespace
-
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   VARIATE_CHECK(weight.rank() == 2, "linear", "the weight must be a matrix (out, in), got shape ", weight.shape());
   VARIATE_CHECK(x.rank() >= 1 && x.dim(-1) == weight.dim(1), "linear", "the input's last dim must be ", weight.dim(1),
@@ -123,16 +109,19 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const autodiff::RadConfig* rad =
       autodiff::detail::is_tracked(weight) ? autodiff::detail::rad_for_next_op(&op_index) : nullptr;
   if (rad != nullptr) {
-    // Under RAD the input's sketch replaces the input; input and bias gradients stay exact.
+    // Under RAD the input's sketch, compressed or not, replaces the input; input and bias gradients
+    // stay exact.
     const std::int64_t in = weight.dim(1);
     const Tensor rows = prim::reshape(x, Shape{x.numel() / in, in});
-    const std::int64_t k = autodiff::rad_kept(rad->keep_fraction, in);
-    const Tensor choice = autodiff::detail::rad_choice(*rad, op_index, rows.dim(0), in, k, x.dtype());
-    const Tensor sketched[] = {autodiff::detail::rad_sketch(rad->mode, rows, choice), autodiff::stop_gradient(weight)};
+    const auto [stored, ranges] = autodiff::detail::rad_save(*rad, op_index, rows);
+    const Tensor sketched[] = {stored, ranges, autodiff::stop_gradient(weight)};
     return record(y, inputs, sketched, [rad = *rad, op_index](const BackwardContext& ctx) {
-      const Tensor &g = ctx.grad(), &w = ctx.saved(1);
+      const Tensor &g = ctx.grad(), &w = ctx.saved(2);
       if (ctx.needs_grad(0)) ctx.add(0, matmul(g, w));
-      if (ctx.needs_grad(1)) ctx.add(1, sketched_weight_grad(g, ctx.saved(0), w.shape(), rad, op_index));
+      if (ctx.needs_grad(1)) {
+        const Tensor x_hat = autodiff::detail::rad_estimate(rad, op_index, ctx.saved(0), ctx.saved(1), w.dim(1));
+        ctx.add(1, matmul(reshape(g, {-1, w.dim(0)}), x_hat, true, false));
+      }
       ctx.add(2, g);
     });
   }

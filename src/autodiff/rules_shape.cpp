@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "variate/autodiff/ops.hpp"
+#include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/tape.hpp"
 
 namespace variate {
@@ -197,6 +198,31 @@ Tensor one_hot(const Tensor& index, std::int64_t depth, DType dtype) {
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   Tensor y = prim::matmul(a, b, ta, tb);
+  std::uint64_t op_index = 0;
+  // RAD sketches the left operand's rows, the layout of a batch of activations times a weight.
+  const autodiff::RadConfig* rad = !ta && a.rank() >= 2 && b.rank() >= 2 && autodiff::detail::is_tracked(b)
+                                       ? autodiff::detail::rad_for_next_op(&op_index)
+                                       : nullptr;
+  if (rad != nullptr) {
+    // As a linear layer: b's gradient a^T g comes from an unbiased estimate of a rebuilt from what
+    // rad_save kept of its rows (over the contracted dim); a's gradient g b^T stays exact.
+    const std::int64_t d = a.dim(-1);
+    const auto [stored, ranges] = autodiff::detail::rad_save(*rad, op_index, prim::reshape(a, Shape{a.numel() / d, d}));
+    const Tensor inputs[] = {a, b};
+    const Tensor saved[] = {stored, ranges, autodiff::stop_gradient(b)};
+    return record(y, inputs, saved, [tb, rad = *rad, op_index](const BackwardContext& ctx) {
+      const Tensor &g = ctx.grad(), &b = ctx.saved(2);
+      const Shape& a_shape = ctx.input_shape(0);
+      if (ctx.needs_grad(0)) ctx.add(0, reshape(sum_to(matmul(g, b, false, !tb), a_shape), a_shape.dims()));
+      if (ctx.needs_grad(1)) {
+        const Tensor estimate =
+            autodiff::detail::rad_estimate(rad, op_index, ctx.saved(0), ctx.saved(1), a_shape.dim(-1));
+        const Tensor a_hat = reshape(estimate, a_shape.dims());
+        const Tensor gb = !tb ? matmul(a_hat, g, true, false) : matmul(g, a_hat, true, false);
+        ctx.add(1, reshape(sum_to(gb, b.shape()), b.shape().dims()));
+      }
+    });
+  }
   return record(
       y, {a, b}, {a, b},
       [ta, tb](const BackwardContext& ctx) {

@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "support/ad_check.hpp"
 #include "variate/autodiff/nn_ops.hpp"
 #include "variate/autodiff/rad.hpp"
+#include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/inference/diagnostics.hpp"
 
@@ -55,14 +57,18 @@ std::vector<Tensor> mlp_params() {
   return p;
 }
 
-std::vector<double> mlp_gradient(const std::vector<Tensor>& params) {
+// The MLP's gradient with `layer(x, W, b, l)` as its l-th linear layer.
+using Layer = std::function<Tensor(const Tensor&, const Tensor&, const Tensor&, std::size_t)>;
+std::vector<double> mlp_gradient(
+    const std::vector<Tensor>& params, const Layer& layer = [](const Tensor& x, const Tensor& w, const Tensor& b,
+                                                               std::size_t) { return linear(x, w, b); }) {
   std::vector<std::int64_t> labels;
   for (std::int64_t i = 0; i < batch; ++i) labels.push_back(i % 3);
   const Tensor targets = prim::one_hot(Tensor::from(labels), 3);
   auto loss = [&](std::span<const Tensor> p) {
     Tensor h = p.back();
     for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
-      h = linear(h, p[2 * l], p[2 * l + 1]);
+      h = layer(h, p[2 * l], p[2 * l + 1], l);
       if (l + 2 < widths.size()) h = relu(h);
     }
     return -sum(log_softmax(h) * targets);
@@ -146,6 +152,92 @@ TEST(RadStatistics, MlpGradientIsUnbiasedAndTheUnscaledOneIsNot) {
       const Check bad = z_scores(unscaled, exact);
       EXPECT_GT(bad.max_z, bound) << name_of(mode, sharing) << ": the unscaled estimator passed";
     }
+}
+
+// A linear layer that keeps a sketch of its input compressed to codes as
+// linear does under a RadScope, rounding with draws from rad_rounding_uniforms, or with every draw
+// 1/2: rounding to the nearest level, the deliberately broken (biased) estimator.
+Tensor compressed_linear(const Tensor& x, const Tensor& w, const Tensor& b, const RadConfig& rad, std::uint64_t op,
+                         bool nearest) {
+  namespace ad = autodiff::detail;
+  const std::int64_t d = w.dim(1), k = autodiff::rad_kept(rad.keep_fraction, d);
+  const Tensor y = prim::add(prim::matmul(x, w, false, true), b);
+  const Tensor sketch = ad::rad_sketch(rad.mode, x, ad::rad_choice(rad, op, x.dim(0), d, k, x.dtype()));
+  const Tensor draws =
+      nearest ? Tensor::full(sketch.shape(), 0.5) : ad::rad_rounding_uniforms(rad.key, op, x.dim(0), k);
+  const ad::QuantizedRows q = ad::quantize(sketch, rad.quantize_bits, rad.quantize_group, draws);
+  const Tensor saved[] = {q.codes, q.ranges, autodiff::stop_gradient(w)};
+  const Tensor inputs[] = {x, w, b};
+  return autodiff::record(y, inputs, saved, [rad, op, d, k](const autodiff::BackwardContext& ctx) {
+    const Tensor& g = ctx.grad();
+    const Tensor kept = ad::dequantize({ctx.saved(0), ctx.saved(1), k}, rad.quantize_bits, rad.quantize_group);
+    const Tensor x_hat = ad::rad_expand(rad.mode, kept, ad::rad_choice(rad, op, kept.dim(0), d, k, kept.dtype()), d);
+    ctx.add(0, matmul(g, ctx.saved(2)));
+    ctx.add(1, matmul(g, x_hat, true, false));
+    ctx.add(2, g);
+  });
+}
+
+TEST(RadStatistics, CompressedMlpGradientIsUnbiasedAndNearestRoundingIsNot) {
+  const auto params = mlp_params();
+  const std::vector<double> exact = mlp_gradient(params);
+  constexpr int K = 3000;
+  // Compression alone (2 and 4 bits), and compressing a sketch to 1 bit (each value its group's
+  // minimum or maximum), where rounding to the nearest is far off.
+  const RadConfig configs[] = {
+      {.quantize_bits = 2, .quantize_group = 4},
+      {.quantize_bits = 4, .quantize_group = 4},
+      {.keep_fraction = 0.5, .quantize_bits = 1, .quantize_group = 4},
+  };
+  for (const RadConfig& config : configs) {
+    std::vector<std::vector<double>> draws;
+    for (int k = 0; k < K; ++k) {
+      RadConfig keyed = config;
+      keyed.key = {std::uint32_t(k), 0x5eed};
+      const RadScope rad(keyed);
+      draws.push_back(mlp_gradient(params));
+    }
+    const Check good = z_scores(draws, exact);
+    const double bound = inference::normal_quantile(1 - 0.001 / good.tests / 2);  // two-sided, family-wise 0.001
+    EXPECT_LT(good.max_z, bound) << config.quantize_bits << " bits, keep " << config.keep_fraction << ": max |z| over "
+                                 << good.tests << " tests";
+  }
+  const RadConfig sketched = configs[2];
+  auto layer = [&](bool nearest, std::uint32_t key) {
+    return [&sketched, nearest, key](const Tensor& x, const Tensor& w, const Tensor& b, std::size_t l) {
+      RadConfig keyed = sketched;
+      keyed.key = {key, 0x5eed};
+      return compressed_linear(x, w, b, keyed, l, nearest);
+    };
+  };
+  {  // the copy above is linear's rule: the same draws give the same gradient
+    RadConfig keyed = sketched;
+    keyed.key = {7, 0x5eed};
+    const RadScope rad(keyed);
+    EXPECT_EQ(mlp_gradient(params, layer(false, 7)), mlp_gradient(params));
+  }
+  std::vector<std::vector<double>> nearest;
+  for (int k = 0; k < K; ++k) nearest.push_back(mlp_gradient(params, layer(true, std::uint32_t(k))));
+  const Check bad = z_scores(nearest, exact);
+  EXPECT_GT(bad.max_z, inference::normal_quantile(1 - 0.001 / bad.tests / 2)) << "nearest rounding passed";
+}
+
+TEST(RadStatistics, BatchedMatmulGradientIsUnbiased) {
+  // sum(c * relu(a b)) for a batch a (2, 3, 8) against b (8, 4) and against b^T (4, 8).
+  const Tensor a = random_tensor(Shape{2, 3, 8}, 80), c = random_tensor(Shape{2, 3, 4}, 81);
+  for (bool transposed : {false, true}) {
+    const std::vector<Tensor> params = {a, random_tensor(transposed ? Shape{4, 8} : Shape{8, 4}, 82)};
+    auto loss = [&](std::span<const Tensor> p) { return sum(c * relu(matmul(p[0], p[1], false, transposed))); };
+    const std::vector<double> exact = flat_gradient(loss, params);
+    std::vector<std::vector<double>> draws;
+    for (int k = 0; k < 2000; ++k) {
+      const RadScope rad({.keep_fraction = 0.3, .key = {std::uint32_t(k), 0xa7}, .quantize_bits = 2});
+      draws.push_back(flat_gradient(loss, params));
+    }
+    const Check check = z_scores(draws, exact);  // a's gradient has no spread: it must be exact
+    EXPECT_LT(check.max_z, inference::normal_quantile(1 - 0.001 / check.tests / 2))
+        << (transposed ? "a b^T" : "a b") << ": max |z| over " << check.tests << " tests";
+  }
 }
 
 // An Elman ReLU network over T = 10 steps, h_t = relu(x_t W_ih^T + b + h_{t-1} W_hh^T), read out

@@ -208,6 +208,72 @@ TEST(Rad, BiasAndInputGradientsStayExact) {
   }
 }
 
+TEST(Rad, CompressionKeepsBiasAndInputGradientsExact) {
+  const Mlp mlp = small_mlp();
+  const auto params = mlp.params(25);
+  const auto exact = gradients(mlp, params);
+  for (double keep : {1.0, 0.3}) {
+    const RadScope rad({.keep_fraction = keep, .key = test_key, .quantize_bits = 2, .quantize_group = 4});
+    const auto compressed = gradients(mlp, params);
+    for (std::size_t i = 1; i < exact.size(); i += 2) expect_equal_to(compressed[i], exact[i], 1e-12);
+    expect_equal_to(compressed.back(), exact.back(), 1e-12);
+    EXPECT_NE(compressed[0].to_vector<double>(), exact[0].to_vector<double>());
+  }
+}
+
+// The gradients of sum(c * layer(x, W)) for x (rows, 8), W (4, 8) and a fixed c.
+std::vector<Tensor> layer_gradients(const std::function<Tensor(const Tensor&, const Tensor&)>& layer) {
+  const Tensor c = random_tensor(Shape{5, 4}, 46);
+  std::vector<Tensor> grads(2), scratch;
+  value_and_grad([&](std::span<const Tensor> p) { return sum(c * layer(p[0], p[1])); },
+                 std::vector<Tensor>{random_tensor(Shape{5, 8}, 44), random_tensor(Shape{4, 8}, 45)}, grads, scratch);
+  return grads;
+}
+
+TEST(Rad, MatmulSketchesItsLeftOperandAsLinearDoes) {
+  auto as_linear = [](const Tensor& x, const Tensor& w) { return linear(x, w); };
+  auto as_matmul = [](const Tensor& x, const Tensor& w) { return matmul(x, w, false, true); };
+  const auto exact = layer_gradients(as_matmul);
+  const RadConfig configs[] = {{.keep_fraction = 0.3, .key = test_key},
+                               {.keep_fraction = 0.5, .mode = RadMode::projection, .key = test_key},
+                               {.key = test_key, .quantize_bits = 2, .quantize_group = 4}};
+  for (const RadConfig& config : configs) {
+    std::vector<Tensor> by_linear, by_matmul;
+    {
+      const RadScope rad(config);
+      by_linear = layer_gradients(as_linear);
+    }
+    const std::size_t linear_bytes = autodiff::last_sweep_saved_bytes("linear");
+    {
+      const RadScope rad(config);
+      by_matmul = layer_gradients(as_matmul);
+    }
+    // The same choices and draws as linear's, so the same weight gradient; the input's is exact.
+    EXPECT_EQ(by_matmul[1].to_vector<double>(), by_linear[1].to_vector<double>());
+    EXPECT_NE(by_matmul[1].to_vector<double>(), exact[1].to_vector<double>());
+    expect_equal_to(by_matmul[0], exact[0], 1e-12);
+    EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), linear_bytes);
+  }
+}
+
+TEST(Rad, MatmulSketchesBatchesAndOnlyWhenTheRightOperandIsTracked) {
+  // a (2, 3, 8) b (8, 4): the six rows of a keep 2 values each; b saved whole.
+  const Tensor a = random_tensor(Shape{2, 3, 8}, 47), b = random_tensor(Shape{8, 4}, 48);
+  const Tensor c = random_tensor(Shape{2, 3, 4}, 49);
+  auto loss = [&](const Tensor& x, const Tensor& w) { return sum(c * matmul(x, w)); };
+  const auto exact = value_and_grad(loss, a, b);
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), std::size_t(8 * (48 + 32)));
+  const RadScope rad({.keep_fraction = 0.25, .key = test_key});
+  const auto sketched = value_and_grad(loss, a, b);
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), std::size_t(8 * (6 * 2 + 32)));
+  expect_equal_to(sketched.grads[0], exact.grads[0], 1e-12);
+  EXPECT_EQ(sketched.grads[1].shape(), b.shape());
+  // A constant right operand: nothing to sketch for, so the exact rule.
+  const auto input_only = value_and_grad([&](const Tensor& x) { return sum(c * matmul(x, b)); }, a);
+  EXPECT_EQ(autodiff::last_sweep_saved_bytes("matmul"), std::size_t(8 * (48 + 32)));
+  expect_equal_to(input_only.grads[0], exact.grads[0], 1e-12);
+}
+
 TEST(Rad, SameKeySameGradient) {
   const Mlp mlp = small_mlp();
   const auto params = mlp.params(30);
@@ -230,8 +296,13 @@ TEST(Rad, SteadyStateSketchedGradientMakesNoHeapAllocation) {
   std::vector<Tensor> grads(params.size()), scratch;
   scratch.reserve(params.size());
   auto loss = [&](std::span<const Tensor> p) { return mlp.loss(p); };
-  for (RadMode mode : {RadMode::with_replacement, RadMode::without_replacement, RadMode::projection}) {
-    const RadConfig config{.keep_fraction = 0.3, .mode = mode, .key = test_key};
+  const RadConfig configs[] = {
+      {.keep_fraction = 0.3, .mode = RadMode::with_replacement, .key = test_key},
+      {.keep_fraction = 0.3, .mode = RadMode::without_replacement, .key = test_key},
+      {.keep_fraction = 0.3, .mode = RadMode::projection, .key = test_key},
+      {.key = test_key, .quantize_bits = 2},
+  };
+  for (const RadConfig& config : configs) {
     for (int i = 0; i < 3; ++i) {  // warm-up: pools and arenas grow here
       const RadScope rad(config);
       value_and_grad(loss, params, grads, scratch);
@@ -276,6 +347,24 @@ TEST(Rad, TapeBytesPerOpMatchTheMemoryModel) {
     const double ratio = double(autodiff::last_sweep_saved_bytes()) / exact_total;
     EXPECT_GT(ratio, 0.6);
     EXPECT_LT(ratio, 0.72);
+  }
+  // Compressed: per row, ceil(d b / 32) i32 words of codes and a minimum and step per group of 128.
+  for (int bits : {2, 4}) {
+    double compressed_model = 0;
+    for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
+      const double words = std::ceil(double(widths[l] * bits) / 32), groups = std::ceil(double(widths[l]) / 128);
+      compressed_model += double(batch) * (4 * words + 2 * 8 * groups) + 8.0 * double(widths[l] * widths[l + 1]);
+    }
+    const RadScope rad({.key = test_key, .quantize_bits = bits});
+    gradients(mlp, params);
+    EXPECT_NEAR(double(autodiff::last_sweep_saved_bytes("linear")) / compressed_model, 1.0, 0.1) << bits << " bits";
+    EXPECT_NEAR(double(autodiff::last_sweep_saved_bytes("relu")) / relu_model, 1.0, 0.1);
+    // The activations alone (linear's bytes less the weights): b bits a value, about 1 more for the
+    // ranges (two f64 per 128 values), against 64.
+    const double weights = model(1.0) - 8.0 * double(batch * (784 + 300 + 300 + 300));
+    const double activation_ratio =
+        (double(autodiff::last_sweep_saved_bytes("linear")) - weights) / (exact_linear - weights);
+    EXPECT_LT(activation_ratio, (bits + 2.0) / 64) << bits << " bits";
   }
   double listed = 0;
   for (const auto& [op, bytes] : autodiff::last_sweep_saved_bytes_by_op()) listed += double(bytes);

@@ -1,8 +1,9 @@
 // End-to-end tests of `variate train` (the VAE) on the embedded digits with a tiny configuration:
 // a resumed run ends with the parameters of an uninterrupted one, bit for bit (with the Gaussian
 // and the IAF posterior); the IAF posterior raises the bound; its flow split over devices trains the
-// same VAE; data-parallel training on 2 devices, resumed on one; the files; the help; and bad
-// options, missing data and a checkpoint of other options give one clear error.
+// same VAE; data-parallel training on 2 devices, resumed on one; randomized autodiff shrinks the
+// tape; the files; the help; and bad options, missing data and a checkpoint of other options give
+// one clear error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -195,6 +196,38 @@ TEST(TrainCli, ReportsTheTestNegativeLogLikelihood) {
   EXPECT_TRUE(std::filesystem::exists(dir / "out/test_nll.json"));
 }
 
+// The bytes of the "tape: N bytes saved ... (linear layers: M)" line of a run's output.
+std::pair<double, double> tape_bytes(const std::string& output) {
+  const auto at = output.find("tape: ");
+  if (at == std::string::npos) return {-1, -1};
+  const auto linear = output.find("(linear layers: ", at);
+  return {std::stod(output.substr(at + 6)), std::stod(output.substr(linear + 16))};
+}
+
+TEST(TrainCli, RandomizedAutodiffShrinksTheVaesTape) {
+  const variate::testing::ScratchDir dir("train_rad");
+  const auto exact = run_cli(kTiny + "--epochs 1 --output-dir " + (dir / "exact"));
+  ASSERT_EQ(exact.exit_code, 0) << exact.output;
+  const auto [exact_total, exact_linear] = tape_bytes(exact.output);
+  ASSERT_GT(exact_linear, 0) << exact.output;
+  for (const std::string rad : {"--rad-fraction 0.1", "--rad-fraction 0.1 --rad-mode projection", "--rad-bits 2"}) {
+    const auto r = run_cli(kTiny + "--epochs 1 " + rad + " --output-dir " + (dir / "rad"));
+    ASSERT_EQ(r.exit_code, 0) << rad << "\n" << r.output;
+    EXPECT_NE(r.output.find(rad.starts_with("--rad-bits") ? "2-bit codes" : "RAD keeping 0.1"), std::string::npos)
+        << r.output;
+    // The linear layers' inputs shrink, 50 rows of 64 + 200 + 200 + 200 (the encoder's two heads) +
+    // 50 + 200 + 200 values in f64, by more than 80%; their weights (the bulk at this size) stay.
+    const auto [total, linear] = tape_bytes(r.output);
+    EXPECT_LT(exact_linear - linear, exact_total - total + 1) << rad;
+    EXPECT_LT(linear, exact_linear - 0.8 * 8 * 50 * 1114) << rad << "\n" << r.output;
+    std::filesystem::remove_all(dir / "rad");
+  }
+  // The checkpoint of an exact run does not resume under RAD.
+  const auto resumed = run_cli(kTiny + "--epochs 2 --rad-fraction 0.5 --output-dir " + (dir / "exact"));
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.output;
+  EXPECT_NE(resumed.output.find("the checkpoint was written with --rad-"), std::string::npos) << resumed.output;
+}
+
 TEST(TrainCli, BadInputGivesOneClearError) {
   const variate::testing::ScratchDir dir("train_errors");
   const std::string out = " --output-dir " + (dir / "out");
@@ -217,6 +250,13 @@ TEST(TrainCli, BadInputGivesOneClearError) {
        "it needs --posterior iaf"},
       {"train --model vae-digits --posterior iaf --flow-devices 2 --devices 2" + out,
        "--devices 2 (data parallel) and --flow-devices 2 (model parallel) cannot be combined"},
+      {"train --model vae-digits --rad-fraction 0" + out, "--rad-fraction must be in (0, 1], got 0"},
+      {"train --model vae-digits --rad-bits 3" + out, "--rad-bits"},
+      {"train --model vae-digits --rad-mode sometimes" + out, "--rad-mode"},
+      {"train --model image-transformer-digits --rad-fraction 0.1" + out,
+       "the Image Transformer does not support randomized autodiff"},
+      {"train --model vae-digits --posterior iaf --flow-devices 2 --rad-bits 2" + out,
+       "--rad-fraction and --rad-bits are not supported with --flow-devices (model parallel)"},
   };
   for (const Case& c : cases) {
     const auto r = run_cli(c.args);
