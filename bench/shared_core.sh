@@ -22,17 +22,21 @@ trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$work"' EXIT
 bash -c 'while :; do :; done' &
 hog=$!
 
+# Prints the layout, the thread count, the wall seconds and the CPU seconds (user + system: a
+# thread that spins while it waits adds to them without adding draws).
 run() {  # $1: layout, $2: threads; the rest: layout options
-  local layout=$1 threads=$2 out="$work/out" start end
+  local layout=$1 threads=$2 out="$work/out" times wall user system TIMEFORMAT="%R %U %S"
   shift 2
-  start=$(date +%s.%N)
-  "$variate" sample --model "$model" --seed 1 --quiet --overwrite --output "$out" --threads "$threads" "$@" \
-    "${extra[@]}" >/dev/null
-  end=$(date +%s.%N)
-  echo "$layout $threads $(echo "$end - $start" | bc)"
+  times=$( { time "$variate" sample --model "$model" --seed 1 --quiet --overwrite --output "$out" \
+    --threads "$threads" "$@" "${extra[@]}" >/dev/null 2>"$work/errors"; } 2>&1) || {
+    cat "$work/errors" >&2
+    exit 1
+  }
+  read -r wall user system <<<"$times"
+  echo "$layout $threads $wall $(echo "$user + $system" | bc)"
 }
 
-echo "model $model, $cores cores, one held by a busy loop, $repeats repeats; columns: layout, threads, wall s"
+echo "model $model, $cores cores, one held by a busy loop, $repeats repeats; columns: layout, threads, wall s, CPU s"
 for ((i = 0; i < repeats; ++i)); do
   for ((t = 1; t <= cores; ++t)); do
     run threaded "$t"
