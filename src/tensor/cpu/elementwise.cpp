@@ -217,6 +217,13 @@ void run_bound_binary(const BoundKernel& k) {
   }
 }
 
+// The same for a single element (most calls of a scalar recursion): the loop's one iteration.
+template <class T, class F>
+void run_bound_binary_one(const BoundKernel& k) {
+  using R = std::invoke_result_t<F, T, T>;
+  *static_cast<R*>(k.out) = F{}(*static_cast<const T*>(k.a), *static_cast<const T*>(k.b));
+}
+
 // Calls are bound only where map_unary/map_binary/where run one serial loop (parallel_chunks'
 // threshold).
 bool serial(const Tensor& out) { return out.numel() < 2 * kParallelGrain; }
@@ -393,10 +400,11 @@ BoundKernel CpuBinder::binary(BinaryOp op, const Tensor& a, const Tensor& b, Ten
     using T = decltype(zero);
     with_binary_function<T>(op, [&](auto f) {
       using F = decltype(f);
-      k.run = broadcast  ? &run_bound_broadcast_binary<T, F>
-              : same     ? &run_bound_binary<T, F, Operands::same_shape>
-              : scalar_b ? &run_bound_binary<T, F, Operands::scalar_b>
-                         : &run_bound_binary<T, F, Operands::scalar_a>;
+      k.run = broadcast          ? &run_bound_broadcast_binary<T, F>
+              : out.numel() == 1 ? &run_bound_binary_one<T, F>
+              : same             ? &run_bound_binary<T, F, Operands::same_shape>
+              : scalar_b         ? &run_bound_binary<T, F, Operands::scalar_b>
+                                 : &run_bound_binary<T, F, Operands::scalar_a>;
       k.a = a.data<T>();
       k.b = b.data<T>();
       k.out = out.data<std::invoke_result_t<F, T, T>>();
