@@ -20,9 +20,13 @@ struct BoundKernel {
   const void* b = nullptr;
   void* out = nullptr;
   std::int64_t n = 0;       // elements; per row for a row-wise kernel
-  std::int64_t rows = 1;    // for a row-wise kernel (a reduction over the last axes)
-  double value = 0;         // a constant of the call (a reduction's identity)
+  std::int64_t rows = 1;    // for a row-wise kernel (a reduction, a broadcast)
+  double value = 0;         // a constant of the call (a reduction's identity, a fill's value)
   const void* c = nullptr;  // a third operand (where's condition)
+  // Strides in elements for a kernel whose output is viewed as [rows, n]: a broadcast reads
+  // a[r * strides[0] + i * strides[1]] and b[r * strides[2] + i * strides[3]]; a reduction's
+  // inputs along its reduced axis are strides[0] apart.
+  std::int32_t strides[4] = {};
 };
 
 /// Binds the Backend calls of the same names and arguments. The tensors must stay alive, at the same
@@ -33,6 +37,9 @@ class KernelBinder {
   virtual BoundKernel unary(UnaryOp op, const Tensor& x, Tensor& out) const = 0;
   virtual BoundKernel binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) const = 0;
   virtual BoundKernel where(const Tensor& cond, const Tensor& a, const Tensor& b, Tensor& out) const = 0;
+  virtual BoundKernel fill(Tensor& out, double value) const = 0;
+  virtual BoundKernel cast(const Tensor& x, Tensor& out) const = 0;
+  virtual BoundKernel broadcast_to(const Tensor& x, Tensor& out) const = 0;
   virtual BoundKernel reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) const = 0;
   virtual BoundKernel slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) const = 0;
   virtual BoundKernel slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step,

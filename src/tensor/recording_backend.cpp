@@ -25,12 +25,14 @@ class RecordingBackend final : public Backend {
 
   void fill(Tensor& out, double value) override {
     record({}, {&out}, [&k = k_, out, value]() mutable { k.fill(out, value); });
+    bind_last([&](const KernelBinder& binder) { return binder.fill(out, value); });
   }
   void copy(const Tensor& x, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, out]() mutable { k.copy(x, out); });
   }
   void cast(const Tensor& x, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, out]() mutable { k.cast(x, out); });
+    bind_last([&](const KernelBinder& binder) { return binder.cast(x, out); });
   }
   void unary(UnaryOp op, const Tensor& x, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, op, x, out]() mutable { k.unary(op, x, out); });
@@ -49,6 +51,7 @@ class RecordingBackend final : public Backend {
   }
   void broadcast_to(const Tensor& x, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, out]() mutable { k.broadcast_to(x, out); });
+    bind_last([&](const KernelBinder& binder) { return binder.broadcast_to(x, out); });
   }
   void reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) override {
     auto axes = std::make_shared<bool[]>(reduced.size());

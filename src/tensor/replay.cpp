@@ -37,14 +37,19 @@ void note_host_access(const Storage* s, bool write) {
 
 }  // namespace detail
 
-KernelReplay::KernelReplay(std::vector<detail::ReplayStep> steps) : steps_(std::move(steps)) {}
+KernelReplay::KernelReplay(std::vector<detail::ReplayStep> steps) : steps_(std::move(steps)) {
+  kernels_.reserve(steps_.size());
+  for (const detail::ReplayStep& step : steps_) kernels_.push_back(step.bound);
+}
 KernelReplay::~KernelReplay() = default;
 
 bool KernelReplay::run() const {
-  for (const detail::ReplayStep& step : steps_) {
-    if (step.bound.run != nullptr) {
-      step.bound.run(step.bound);
-    } else if (!step.run()) {
+  const std::size_t n = kernels_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const detail::BoundKernel& k = kernels_[i];
+    if (k.run != nullptr) {
+      k.run(k);
+    } else if (!steps_[i].run()) {
       return false;
     }
   }
@@ -55,7 +60,7 @@ std::size_t KernelReplay::size() const { return steps_.size(); }
 
 std::size_t KernelReplay::bound() const {
   std::size_t n = 0;
-  for (const detail::ReplayStep& step : steps_) n += step.bound.run != nullptr;
+  for (const detail::BoundKernel& k : kernels_) n += k.run != nullptr;
   return n;
 }
 

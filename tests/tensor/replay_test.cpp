@@ -84,6 +84,41 @@ TEST(KernelReplay, RunsSmallElementwiseCallsAsBoundKernels) {
   }
 }
 
+// Small broadcasts (a row against a column, broadcast_to), reductions over a leading or middle
+// axis, casts and the fills of a slice's gradient run as bound kernels too, with the bits of the
+// evaluation, in both precisions.
+TEST(KernelReplay, RunsSmallBroadcastsReductionsAndFillsAsBoundKernels) {
+  const auto evaluate = [](const Tensor& v) {
+    auto r = vjp(
+        [](const Tensor& x) {
+          const Tensor column = reshape(slice(x, 0, 0, 2), {2, 1}), row = reshape(slice(x, 0, 3, 6), {1, 3});
+          const Tensor grid = reshape(x, {2, 3}) * column + row;  // (2, 3): both operands broadcast
+          const Tensor cube = broadcast_to(expand_dims(grid, 0), Shape{4, 2, 3}) * exp(grid);
+          const int leading[] = {0}, middle[] = {1};
+          const Tensor middle_sum = sum(autodiff::stop_gradient(reshape(cube, {2, 4, 3})), middle);  // (2, 3)
+          return sum(max(cube, leading) * middle_sum - logsumexp(grid, leading));
+        },
+        Tensor::ones(Shape{}, v.dtype()), v);
+    return ValueAndGradient{r.value, r.grads[0]};
+  };
+  for (const DType dtype : {DType::f64, DType::f32}) {
+    Tensor input = prim::cast(random::normal(random::Key(5), Shape{6}), dtype);
+    KernelRecorder recorder(input);
+    const ValueAndGradient recorded = evaluate(input);
+    const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
+    ASSERT_NE(replay, nullptr) << recorder.why_not();
+    EXPECT_EQ(replay->bound(), replay->size()) << name(dtype);
+    for (int i = 0; i < 5; ++i) {
+      const Tensor x = prim::cast(random::normal(random::fold_in(random::Key(6), i), Shape{6}), dtype);
+      write(input, x);
+      ASSERT_TRUE(replay->run());
+      const ValueAndGradient expected = evaluate(x);
+      EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << name(dtype) << " draw " << i;
+      EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << name(dtype) << " draw " << i;
+    }
+  }
+}
+
 // The GLM kernel keeps a copy of its x while x is not written (cpu/glm_panels.hpp). An x computed
 // from the input is rewritten at each replay by a bound kernel, which holds its element pointer
 // from the recording: the replay must still make the GLM see the new x.

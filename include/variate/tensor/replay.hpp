@@ -33,8 +33,9 @@
 namespace variate {
 
 namespace detail {
-struct ReplayStep;  // tensor/recording_state.hpp
-}
+struct ReplayStep;   // tensor/recording_state.hpp
+struct BoundKernel;  // tensor/kernel_binder.hpp
+}  // namespace detail
 
 /// A recorded sequence of kernel launches that can be run again on new inputs without re-running
 /// the host code that produced it.
@@ -52,7 +53,10 @@ class KernelReplay {
   std::size_t bound() const;
 
  private:
-  std::vector<detail::ReplayStep> steps_;
+  std::vector<detail::ReplayStep> steps_;  // each step's call, and the tensors it keeps alive
+  // Step i's bound call (run == nullptr: not bound), apart from the steps, so that a replay of
+  // thousands of scalar calls reads the bound calls, packed together, and not the whole steps.
+  std::vector<detail::BoundKernel> kernels_;
 };
 
 /// Records the kernel calls made on this thread while it lives (one at a time per thread).

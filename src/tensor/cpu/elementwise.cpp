@@ -217,6 +217,13 @@ void run_bound_binary(const BoundKernel& k) {
   }
 }
 
+// The same for a single element (most calls of a scalar recursion): the loop's one iteration.
+template <class T, class F>
+void run_bound_binary_one(const BoundKernel& k) {
+  using R = std::invoke_result_t<F, T, T>;
+  *static_cast<R*>(k.out) = F{}(*static_cast<const T*>(k.a), *static_cast<const T*>(k.b));
+}
+
 // Calls are bound only where map_unary/map_binary/where run one serial loop (parallel_chunks'
 // threshold).
 bool serial(const Tensor& out) { return out.numel() < 2 * kParallelGrain; }
@@ -229,6 +236,54 @@ void run_bound_where(const BoundKernel& k) {
   const T* pb = static_cast<const T*>(k.b);
   T* po = static_cast<T*>(k.out);
   for (std::int64_t i = 0; i < k.n; ++i) po[i] = pc[ScalarCond ? 0 : i] ? pa[ScalarA ? 0 : i] : pb[ScalarB ? 0 : i];
+}
+
+// Broadcasts bound through a StridedPlan of rank 2 at most, the output viewed as [rows, n]: the
+// element (r, i) of operand j is read at r * strides[2j] + i * strides[2j + 1].
+template <int K>
+bool bind_plan(const StridedPlan<K>& plan, BoundKernel& k) {
+  if (plan.rank > 2) return false;
+  const int last = plan.rank - 1;
+  k.rows = plan.rank == 2 ? plan.dims[0] : 1;
+  k.n = plan.rank >= 1 ? plan.dims[last] : 1;
+  for (int j = 0; j < K; ++j) {
+    k.strides[2 * j] = plan.rank == 2 ? std::int32_t(plan.strides[j][0]) : 0;
+    k.strides[2 * j + 1] = plan.rank >= 1 ? std::int32_t(plan.strides[j][last]) : 0;
+  }
+  return true;
+}
+
+template <class T, class F>
+void run_bound_broadcast_binary(const BoundKernel& k) {
+  using R = std::invoke_result_t<F, T, T>;
+  const F f{};
+  const T* pa = static_cast<const T*>(k.a);
+  const T* pb = static_cast<const T*>(k.b);
+  R* po = static_cast<R*>(k.out);
+  const std::int64_t a0 = k.strides[0], a1 = k.strides[1], b0 = k.strides[2], b1 = k.strides[3];
+  for (std::int64_t r = 0; r < k.rows; ++r)
+    for (std::int64_t i = 0; i < k.n; ++i) po[r * k.n + i] = f(pa[r * a0 + i * a1], pb[r * b0 + i * b1]);
+}
+
+template <class T>
+void run_bound_broadcast(const BoundKernel& k) {
+  const T* px = static_cast<const T*>(k.a);
+  T* po = static_cast<T*>(k.out);
+  for (std::int64_t r = 0; r < k.rows; ++r)
+    for (std::int64_t i = 0; i < k.n; ++i) po[r * k.n + i] = px[r * k.strides[0] + i * k.strides[1]];
+}
+
+template <class From, class To>
+void run_bound_cast(const BoundKernel& k) {
+  const From* in = static_cast<const From*>(k.a);
+  To* o = static_cast<To*>(k.out);
+  for (std::int64_t i = 0; i < k.n; ++i) o[i] = static_cast<To>(in[i]);
+}
+
+template <class T>
+void run_bound_fill(const BoundKernel& k) {
+  T* o = static_cast<T*>(k.out);
+  std::fill(o, o + k.n, static_cast<T>(k.value));
 }
 
 template <class T, std::size_t... Case>  // Case: bit 2 cond, bit 1 a, bit 0 b scalar
@@ -339,20 +394,59 @@ BoundKernel CpuBinder::binary(BinaryOp op, const Tensor& a, const Tensor& b, Ten
   const bool same = a.shape() == out.shape() && b.shape() == out.shape();
   const bool scalar_b = !same && b.numel() == 1 && a.shape() == out.shape();
   const bool scalar_a = !same && !scalar_b && a.numel() == 1 && b.shape() == out.shape();
-  if (!same && !scalar_b && !scalar_a) return k;
+  const bool broadcast = !same && !scalar_b && !scalar_a;
+  if (broadcast && !bind_plan(make_plan<2>(out.shape(), {&a.shape(), &b.shape()}), k)) return k;
   dispatch_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
     with_binary_function<T>(op, [&](auto f) {
       using F = decltype(f);
-      k.run = same       ? &run_bound_binary<T, F, Operands::same_shape>
-              : scalar_b ? &run_bound_binary<T, F, Operands::scalar_b>
-                         : &run_bound_binary<T, F, Operands::scalar_a>;
+      k.run = broadcast          ? &run_bound_broadcast_binary<T, F>
+              : out.numel() == 1 ? &run_bound_binary_one<T, F>
+              : same             ? &run_bound_binary<T, F, Operands::same_shape>
+              : scalar_b         ? &run_bound_binary<T, F, Operands::scalar_b>
+                                 : &run_bound_binary<T, F, Operands::scalar_a>;
       k.a = a.data<T>();
       k.b = b.data<T>();
       k.out = out.data<std::invoke_result_t<F, T, T>>();
-      k.n = out.numel();
+      if (!broadcast) k.n = out.numel();
       return true;
     });
+  });
+  return k;
+}
+
+BoundKernel CpuBinder::fill(Tensor& out, double value) const {
+  BoundKernel k;
+  if (!serial(out)) return k;
+  dispatch_dtype(out.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    k = {&run_bound_fill<T>, nullptr, nullptr, out.data<T>(), out.numel()};
+    k.value = value;
+  });
+  return k;
+}
+
+BoundKernel CpuBinder::cast(const Tensor& x, Tensor& out) const {
+  BoundKernel k;
+  if (!serial(out)) return k;
+  dispatch_dtype(x.dtype(), [&](auto from) {
+    dispatch_dtype(out.dtype(), [&](auto to) {
+      using From = decltype(from);
+      using To = decltype(to);
+      k = {&run_bound_cast<From, To>, x.data<From>(), nullptr, out.data<To>(), out.numel()};
+    });
+  });
+  return k;
+}
+
+BoundKernel CpuBinder::broadcast_to(const Tensor& x, Tensor& out) const {
+  BoundKernel k;
+  if (!serial(out) || !bind_plan(make_plan<1>(out.shape(), {&x.shape()}), k)) return k;
+  dispatch_dtype(out.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    k.run = &run_bound_broadcast<T>;
+    k.a = x.data<T>();
+    k.out = out.data<T>();
   });
   return k;
 }

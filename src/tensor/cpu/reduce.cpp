@@ -139,18 +139,23 @@ void reduce_typed(ReduceOp op, const Tensor& x, std::span<const bool> reduced, T
   }
 }
 
-// A bound reduction (cpu_binder.hpp): k.rows runs of k.n contiguous elements, each reduced into
-// one output from the identity k.value, as reduce_into's single-block loops do (so the same bits).
+// A bound reduction (cpu_binder.hpp): x viewed as [k.rows, k.n, inner] (inner = k.strides[0]),
+// reduced over its middle axis into [k.rows, inner], each output from the identity k.value over
+// the reduced axis in order, as reduce_into's single-block loops do (so the same bits).
 template <class T, class F>
 void run_bound_reduce(const BoundKernel& k) {
   using A = Accumulator<T>;
   const F f{};
   const T* x = static_cast<const T*>(k.a);
   T* out = static_cast<T*>(k.out);
+  const std::int64_t inner = k.strides[0];
   for (std::int64_t r = 0; r < k.rows; ++r) {
-    A acc = A(k.value);
-    for (std::int64_t i = 0; i < k.n; ++i) acc = f(acc, A(x[r * k.n + i]));
-    out[r] = T(acc);
+    const T* row = x + r * k.n * inner;
+    for (std::int64_t j = 0; j < inner; ++j) {
+      A acc = A(k.value);
+      for (std::int64_t i = 0; i < k.n; ++i) acc = f(acc, A(row[i * inner + j]));
+      out[r * inner + j] = T(acc);
+    }
   }
 }
 
@@ -181,22 +186,19 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& x, std::span<const bool> redu
 BoundKernel CpuBinder::reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) const {
   // Bound: floating x small enough for one block, reduced as a whole or over its trailing axes.
   if (!is_floating(x.dtype()) || x.numel() == 0 || x.numel() > kParallelGrain) return {};
+  // Merged axes alternate between reduced and kept: bound up to [kept, reduced, kept].
   const MergedAxes m = merge_axes(x.shape(), reduced);
-  std::int64_t rows = 1, n = 1;
-  if (m.rank == 1 && m.reduced[0]) {
-    n = m.dims[0];
-  } else if (m.rank == 2 && !m.reduced[0] && m.reduced[1]) {
-    rows = m.dims[0];
-    n = m.dims[1];
-  } else if (m.rank != 0) {
-    return {};
-  }
+  const int first = m.rank > 0 && !m.reduced[0];  // the leading kept axis, if any
+  if (m.rank - first > 2 || (m.rank > first && !m.reduced[first])) return {};
+  const std::int64_t rows = first ? m.dims[0] : 1, n = m.rank > first ? m.dims[first] : 1;
+  const std::int64_t inner = m.rank == first + 2 ? m.dims[first + 1] : 1;
   BoundKernel k;
   const auto bind = [&](auto zero) {
     using T = decltype(zero);
     using A = Accumulator<T>;
     with_reduce_function<A>(op, [&](A init, auto f) {
       k = {&run_bound_reduce<T, decltype(f)>, x.data<T>(), nullptr, out.data<T>(), n, rows, double(init)};
+      k.strides[0] = std::int32_t(inner);
     });
   };
   if (x.dtype() == DType::f64)
