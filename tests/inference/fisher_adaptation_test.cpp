@@ -246,9 +246,11 @@ std::pair<LambdaRange, LambdaRange> early_and_late_lambdas(const FisherOptions& 
 
 // A window learnt while the chain still travels to the posterior can aim a direction at a region
 // the chain then cannot leave (arma11's second mode): in the early part of warm-up λ stays within
-// [1/100, 100], after it is free. These draws ask for λ outside that range in every window.
+// [1/b, b] (here b = 100), after it is free. These draws ask for λ outside that range in every window.
 TEST(FisherSchedule, BoundsLambdaOnlyInTheEarlyWindows) {
-  const auto [early, late] = early_and_late_lambdas({});
+  FisherOptions bounded;
+  bounded.early_eigenvalue_bound = 100;
+  const auto [early, late] = early_and_late_lambdas(bounded);
   EXPECT_GE(early.low, 0.01);
   EXPECT_LE(early.high, 100.0);
   EXPECT_LT(late.low, 0.01);
