@@ -5,6 +5,7 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "variate/core/error.hpp"
 
@@ -91,7 +92,9 @@ std::vector<double> FisherWindow::diagonal(const Metric& current) const {
   return out;
 }
 
-Metric FisherWindow::estimate(const Metric& current, const FisherOptions& o) const {
+Metric FisherWindow::estimate(const Metric& current, const FisherOptions& o, double eigenvalue_bound) const {
+  VARIATE_CHECK(eigenvalue_bound >= 1, "FisherWindow::estimate", "expected an eigenvalue bound >= 1, got ",
+                eigenvalue_bound);
   VARIATE_CHECK(count_ >= 2, "FisherWindow::estimate", "needs at least 2 draws, got ", count_);
   std::vector<double> diag = diagonal(current);
   if (kind_ == MetricKind::diagonal) return Metric::diagonal(std::move(diag));
@@ -113,8 +116,10 @@ Metric FisherWindow::estimate(const Metric& current, const FisherOptions& o) con
   // λ scales D's variances along its direction: bounded so that they stay within D's own bounds.
   // Where D sits at a bound the window is off every scale (a chain started where the gradient is
   // astronomic), and an unbounded λ would compound it until a step moves no coordinate at all.
+  // In the early windows λ is also kept within the caller's bound (FisherOptions::early_eigenvalue_bound).
   const auto [d_min, d_max] = std::ranges::minmax(diag);
-  const double lowest = std::min(1.0, kLowest / d_min), highest = std::max(1.0, kHighest / d_max);
+  const double lowest = std::max(std::min(1.0, kLowest / d_min), 1 / eigenvalue_bound);
+  const double highest = std::min(std::max(1.0, kHighest / d_max), eigenvalue_bound);
   std::vector<double> directions, eigenvalues;
   for (Eigen::Index j = 0; j < m; ++j) {
     const double raw = es.eigenvalues()[j];
@@ -139,13 +144,14 @@ FisherAdaptation::FisherAdaptation(MetricKind kind, std::int64_t dimension, std:
   VARIATE_CHECK(options.early_fraction >= 0 && options.final_fraction >= 0 &&
                     options.early_fraction + options.final_fraction <= 1 && options.early_switch >= 2 &&
                     options.switch_interval >= 2 && options.low_rank_update_interval >= 1 &&
-                    options.eigenvalue_cutoff > 1 && options.regularization > 0,
+                    options.eigenvalue_cutoff > 1 && options.regularization > 0 && options.early_eigenvalue_bound >= 1,
                 "FisherAdaptation",
                 "expected fractions of warm-up adding up to at most 1, switch intervals >= 2, an update interval >= 1, "
-                "an eigenvalue cutoff > 1 and a positive regularization; got early ",
+                "an eigenvalue cutoff > 1, a positive regularization and an early eigenvalue bound >= 1; got early ",
                 options.early_fraction, ", final ", options.final_fraction, ", switches ", options.early_switch,
                 " and ", options.switch_interval, ", update interval ", options.low_rank_update_interval, ", cutoff ",
-                options.eigenvalue_cutoff, ", regularization ", options.regularization);
+                options.eigenvalue_cutoff, ", regularization ", options.regularization, ", early eigenvalue bound ",
+                options.early_eigenvalue_bound);
 }
 
 Metric FisherAdaptation::initial_metric(std::span<const double> gradient) const {
@@ -170,7 +176,9 @@ std::optional<Metric> FisherAdaptation::add(std::int64_t iteration, std::span<co
   // Three draws at least: two give a variance of one difference, whatever the posterior.
   if (foreground_.count() < 3) return std::nullopt;
   if (kind_ == MetricKind::low_rank && (iteration + 1) % options_.low_rank_update_interval != 0) return std::nullopt;
-  return foreground_.estimate(current, options_);
+  const bool early = iteration < early_end_;
+  return foreground_.estimate(current, options_,
+                              early ? options_.early_eigenvalue_bound : std::numeric_limits<double>::infinity());
 }
 
 }  // namespace variate::inference

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "variate/core/error.hpp"
@@ -214,6 +218,48 @@ TEST(FisherEstimate, LowRankStaysWithinTheDiagonalsBounds) {
     EXPECT_GE(a[i * d + i], 1e-20 * (1 - 1e-9)) << "the variance of coordinate " << i;
   }
   for (double lambda : m.eigenvalues()) EXPECT_GE(lambda, 1.0);
+}
+
+struct LambdaRange {
+  double low = 1, high = 1;
+  void add(double lambda) {
+    low = std::min(low, lambda);
+    high = std::max(high, lambda);
+  }
+};
+
+/// The extreme λ of the low-rank updates in the early part (first 30 of 100 warm-up iterations)
+/// and after it, fed exact draws of a rotated Gaussian with variances 1e-4 .. 1e4.
+std::pair<LambdaRange, LambdaRange> early_and_late_lambdas(const FisherOptions& o) {
+  const GaussianSample sample = gaussian_sample(log_spaced(6, 0.01, 100), true, 60, 7);
+  FisherAdaptation adaptation(MetricKind::low_rank, 6, 100, o);
+  Metric current = Metric::unit(MetricKind::low_rank, 6);
+  LambdaRange early, late;
+  for (std::int64_t it = 0; it < 60; ++it) {
+    const std::optional<Metric> m = adaptation.add(it, sample.x[std::size_t(it)], sample.g[std::size_t(it)], current);
+    if (!m) continue;
+    current = *m;
+    for (double lambda : m->eigenvalues()) (it < 30 ? early : late).add(lambda);
+  }
+  return {early, late};
+}
+
+// A window learnt while the chain still travels to the posterior can aim a direction at a region
+// the chain then cannot leave (arma11's second mode): in the early part of warm-up λ stays within
+// [1/b, b] (here b = 100), after it is free. These draws ask for λ outside that range in every window.
+TEST(FisherSchedule, BoundsLambdaOnlyInTheEarlyWindows) {
+  FisherOptions bounded;
+  bounded.early_eigenvalue_bound = 100;
+  const auto [early, late] = early_and_late_lambdas(bounded);
+  EXPECT_GE(early.low, 0.01);
+  EXPECT_LE(early.high, 100.0);
+  EXPECT_LT(late.low, 0.01);
+  EXPECT_GT(late.high, 100.0);
+  FisherOptions unbounded;
+  unbounded.early_eigenvalue_bound = std::numeric_limits<double>::infinity();
+  const auto [unbounded_early, unused] = early_and_late_lambdas(unbounded);
+  EXPECT_LT(unbounded_early.low, 0.01);
+  EXPECT_GT(unbounded_early.high, 100.0);
 }
 
 // nutpie's schedule over 100 warm-up iterations: updates from the third draw on, switches every 10
