@@ -194,7 +194,7 @@ TEST(CheckpointCli, MismatchedOrCorruptCheesCheckpointsAreOneClearError) {
                    {"eight-schools-chains.ckpt", "its --sampler is 'chees', this run's is 'nuts'"});
   const std::string nuts = dir / "nuts";
   run_killed_at(
-      "sample --model eight-schools --chains 8 --threads 2 --warmup 200 --draws 60 --seed 5 "
+      "sample --model eight-schools --chains 4 --threads 2 --warmup 120 --draws 40 --seed 5 "
       "--checkpoint-every 10 --output " +
           nuts,
       1, 60);
