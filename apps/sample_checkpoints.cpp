@@ -121,6 +121,7 @@ SampleCheckpoints::SampleCheckpoints(const SampleContext& job)
       folder_(fs::path(job.options.output) / "checkpoint"),
       identity_(run_identity(job)),
       every_(job.options.checkpoint_every),
+      lockstep_(job.options.sampler == "chees"),
       chains_(std::size_t(job.options.chains)) {
   if (const char* hook = std::getenv("VARIATE_TEST_KILL_AT_CHECKPOINT")) {
     std::istringstream in(hook);
@@ -132,8 +133,15 @@ SampleCheckpoints::SampleCheckpoints(const SampleContext& job)
   std::error_code ec;
   VARIATE_CHECK(fs::is_directory(folder_, ec), "sample", "--resume ", job.options.resume, ": no folder '",
                 folder_.string(), "'; resume needs the output folder of a run made with --checkpoint-every");
-  for (int c = 0; c < job.options.chains; ++c) load(c);
+  if (lockstep_) {
+    load_batch();
+  } else {
+    for (int c = 0; c < job.options.chains; ++c) load(c);
+  }
   if (std::any_of(chains_.begin(), chains_.end(), [](const ChainLog& l) { return l.resume.has_value(); })) return;
+  // The other kind of checkpoint (a batch's or a chain's) says which option differs.
+  const fs::path other = lockstep_ ? checkpoint_path(0) : batch_path();
+  if (fs::exists(other, ec)) inference::check_identity(other, inference::read_checkpoint(other).identity, identity_);
   const std::string others = checkpointed_models(folder_);
   VARIATE_CHECK(others.empty(), "sample", "--resume ", job.options.resume, ": '", folder_.string(),
                 "' holds checkpoints of ", others, ", not of model '", job.model.name,
@@ -152,6 +160,8 @@ fs::path SampleCheckpoints::checkpoint_path(int chain) const {
   return folder_ / (job_.model.name + "-" + std::to_string(chain + 1) + ".ckpt");
 }
 
+fs::path SampleCheckpoints::batch_path() const { return folder_ / (job_.model.name + "-chains.ckpt"); }
+
 fs::path SampleCheckpoints::log_path(int chain) const {
   return folder_ / (job_.model.name + "-" + std::to_string(chain + 1) + ".draws");
 }
@@ -164,6 +174,8 @@ void SampleCheckpoints::start_fresh() {
     std::error_code ec;
     fs::remove(checkpoint_path(c), ec);  // an earlier run's: it would not match this run's logs
   }
+  std::error_code ec;
+  fs::remove(batch_path(), ec);
 }
 
 void SampleCheckpoints::open_logs() {
@@ -179,20 +191,44 @@ void SampleCheckpoints::open_logs() {
 }
 
 void SampleCheckpoints::load(int c) {
-  ChainLog& chain = chains_[std::size_t(c)];
-  const fs::path log = log_path(c), checkpoint = checkpoint_path(c);
+  const fs::path checkpoint = checkpoint_path(c);
   std::error_code ec;
   if (!fs::exists(checkpoint, ec)) return;  // the chain had not reached its first checkpoint: it starts anew
   inference::Checkpoint saved = inference::read_checkpoint(checkpoint);
   inference::check_identity(checkpoint, saved.identity, identity_);
-  VARIATE_CHECK(saved.state.chain == c, "sample", "checkpoint '", checkpoint.string(), "' is chain ",
-                saved.state.chain + 1, "'s, not chain ", c + 1, "'s");
-  const std::string* crc = inference::find_entry(saved.notes, "draw log crc32");
-  const std::string* every = inference::find_entry(saved.notes, "checkpoint every");
+  VARIATE_CHECK(saved.chains.size() == 1 && saved.chains[0].chain == c, "sample", "checkpoint '", checkpoint.string(),
+                "' is not chain ", c + 1, "'s alone: it holds ", saved.chains.size(), " chains, the first chain ",
+                saved.chains[0].chain + 1, "'s");
+  load_log(c, checkpoint, saved.notes, "draw log crc32", std::move(saved.chains[0]));
+}
+
+// A lockstep batch's chains restart from one iteration: one file holds them all.
+void SampleCheckpoints::load_batch() {
+  const fs::path checkpoint = batch_path();
+  std::error_code ec;
+  if (!fs::exists(checkpoint, ec)) return;  // the run had not reached its first checkpoint: it starts anew
+  inference::Checkpoint saved = inference::read_checkpoint(checkpoint);
+  inference::check_identity(checkpoint, saved.identity, identity_);
+  VARIATE_CHECK(saved.chains.size() == chains_.size(), "sample", "checkpoint '", checkpoint.string(), "' holds ",
+                saved.chains.size(), " chains, this run has ", chains_.size());
+  for (std::size_t c = 0; c < chains_.size(); ++c) {
+    VARIATE_CHECK(saved.chains[c].chain == int(c), "sample", "checkpoint '", checkpoint.string(), "' holds chain ",
+                  saved.chains[c].chain + 1, " where chain ", c + 1, " belongs");
+    load_log(int(c), checkpoint, saved.notes, "draw log crc32 " + std::to_string(c + 1), std::move(saved.chains[c]));
+  }
+}
+
+// Reads chain c's draw log up to `state` and checks it against the checksum its checkpoint noted.
+void SampleCheckpoints::load_log(int c, const fs::path& checkpoint, const inference::CheckpointEntries& notes,
+                                 const std::string& crc_note, inference::ChainState state) {
+  ChainLog& chain = chains_[std::size_t(c)];
+  const fs::path log = log_path(c);
+  const std::string* crc = inference::find_entry(notes, crc_note);
+  const std::string* every = inference::find_entry(notes, "checkpoint every");
   VARIATE_CHECK(crc && every, "sample", "checkpoint '", checkpoint.string(),
                 "' does not record its draw log's checksum and interval: it was not written by `variate sample`");
   if (every_ == 0) every_ = std::stoll(*every);
-  const std::int64_t kept = std::max<std::int64_t>(0, saved.state.iteration - job_.options.warmup);
+  const std::int64_t kept = std::max<std::int64_t>(0, state.iteration - job_.options.warmup);
   const std::size_t bytes = std::size_t(kept) * record_size() * sizeof(double);
   chain.replayed.resize(std::size_t(kept) * record_size());
   const int fd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC);
@@ -210,7 +246,7 @@ void SampleCheckpoints::load(int c) {
   chain.crc = data::extend_crc32(0, chain.replayed.data(), bytes);
   VARIATE_CHECK(hex(chain.crc) == *crc, "sample", "draw log '", log.string(),
                 "' does not match its checkpoint (checksum mismatch): the file is corrupt");
-  chain.resume = std::move(saved.state);
+  chain.resume = std::move(state);
 }
 
 void SampleCheckpoints::attach(inference::SamplerOptions& sampler) {
@@ -267,27 +303,58 @@ void SampleCheckpoints::log(const inference::Draw& d) {
 }
 
 // On the chain's sampling thread, which has just logged the draws up to `state`: their checksum now.
+// A lockstep batch's chains come one after another for one iteration; the last one sends them all.
 void SampleCheckpoints::save(const inference::ChainState& state) {
   const std::uint32_t crc = chains_[std::size_t(state.chain)].crc;
-  writes_->submit(std::size_t(state.chain), [this, state, crc] { write_durably(state, crc); });
-  // The test hook's checkpoint must reach the disk, not be replaced by the chain's next one.
-  if (state.chain == kill_chain_ && state.iteration == kill_iteration_) writes_->flush();
+  if (lockstep_) {
+    batch_.push_back(state);
+    batch_crcs_.push_back(crc);
+    if (batch_.size() < chains_.size()) return;
+    writes_->submit(
+        0, [this, states = std::move(batch_), crcs = std::move(batch_crcs_)] { write_batch_durably(states, crcs); });
+    batch_.clear();
+    batch_crcs_.clear();
+  } else {
+    writes_->submit(std::size_t(state.chain), [this, state, crc] { write_durably(state, crc); });
+  }
+  // The test hook's checkpoint must reach the disk, not be replaced by the chain's next one. (A
+  // batch has just been sent with its last chain: any of its chains names it.)
+  if (state.iteration == kill_iteration_ && (lockstep_ || state.chain == kill_chain_)) writes_->flush();
 }
 
-// The log may hold records made after `state` by now; a resume reads it only as far as the checkpoint.
-void SampleCheckpoints::write_durably(const inference::ChainState& state, std::uint32_t log_crc) {
-  ChainLog& chain = chains_[std::size_t(state.chain)];
+// Chain c's logged records, appended to its log and flushed to the disk. The log may hold records
+// made after the checkpoint being written by now; a resume reads it only as far as the checkpoint.
+void SampleCheckpoints::append_log(int c) {
+  ChainLog& chain = chains_[std::size_t(c)];
   std::vector<double> records;
   {
     const std::lock_guard lock(chain.mutex);
     records.swap(chain.unwritten);
   }
-  write_all(chain.fd, records.data(), records.size() * sizeof(double), log_path(state.chain));
-  if (::fdatasync(chain.fd) != 0) fail_system(log_path(state.chain), "cannot flush the draw log");
+  write_all(chain.fd, records.data(), records.size() * sizeof(double), log_path(c));
+  if (::fdatasync(chain.fd) != 0) fail_system(log_path(c), "cannot flush the draw log");
+}
+
+void SampleCheckpoints::write_durably(const inference::ChainState& state, std::uint32_t log_crc) {
+  append_log(state.chain);
   inference::write_checkpoint(
       checkpoint_path(state.chain),
-      {identity_, {{"draw log crc32", hex(log_crc)}, {"checkpoint every", std::to_string(every_)}}, state});
+      {identity_, {{"draw log crc32", hex(log_crc)}, {"checkpoint every", std::to_string(every_)}}, {state}});
   if (state.chain == kill_chain_ && state.iteration == kill_iteration_) ::raise(SIGKILL);
+}
+
+void SampleCheckpoints::write_batch_durably(const std::vector<inference::ChainState>& states,
+                                            const std::vector<std::uint32_t>& log_crcs) {
+  inference::CheckpointEntries notes{{"checkpoint every", std::to_string(every_)}};
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    append_log(states[i].chain);
+    notes.emplace_back("draw log crc32 " + std::to_string(states[i].chain + 1), hex(log_crcs[i]));
+  }
+  inference::write_checkpoint(batch_path(), {identity_, notes, states});
+  if (std::any_of(states.begin(), states.end(), [this](const inference::ChainState& s) {
+        return s.chain == kill_chain_ && s.iteration == kill_iteration_;
+      }))
+    ::raise(SIGKILL);
 }
 
 void SampleCheckpoints::finish() {

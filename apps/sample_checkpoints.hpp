@@ -2,6 +2,8 @@
 // `variate sample --checkpoint-every N` and `--resume DIR`. Each chain keeps, in
 // <output>/checkpoint/, its checkpoint <model>-<chain>.ckpt (inference/checkpoint_file.hpp) and its
 // draw log <model>-<chain>.draws: every kept draw's sampler statistics and unconstrained position.
+// ChEES-HMC's chains run in lockstep and share their adaptation, so they restart together: one
+// checkpoint <model>-chains.ckpt holds them all, written after every chain's draw log.
 // The sampling threads only copy: each checkpoint's state and the draws logged before it go to a
 // thread of their own (background_writes.hpp), which appends the draws to the log, flushes it to
 // the disk, then writes the checkpoint with the log's checksum, so the draws before a checkpoint
@@ -23,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "background_writes.hpp"
@@ -70,22 +73,33 @@ class SampleCheckpoints {
     std::vector<double> unwritten;  // records logged but not yet written: the next checkpoint writes them
   };
   std::filesystem::path checkpoint_path(int chain) const;
+  std::filesystem::path batch_path() const;
   std::filesystem::path log_path(int chain) const;
   void start_fresh();
   void open_logs();
   void load(int chain);
+  void load_batch();
+  void load_log(int chain, const std::filesystem::path& checkpoint, const inference::CheckpointEntries& notes,
+                const std::string& crc_note, inference::ChainState state);
   void save(const inference::ChainState& state);
-  // On the writing thread: the draw log and then the checkpoint, each to the disk.
+  // On the writing thread: the draw logs and then the checkpoint, each to the disk.
+  void append_log(int chain);
   void write_durably(const inference::ChainState& state, std::uint32_t log_crc);
+  void write_batch_durably(const std::vector<inference::ChainState>& states,
+                           const std::vector<std::uint32_t>& log_crcs);
   std::size_t record_size() const;
 
   const SampleContext& job_;
   std::filesystem::path folder_;
   inference::CheckpointEntries identity_;
   std::int64_t every_ = 0;
+  bool lockstep_;  // ChEES: one checkpoint for the batch
   std::vector<ChainLog> chains_;
+  std::vector<inference::ChainState> batch_;  // lockstep: the chains saved so far for the next checkpoint
+  std::vector<std::uint32_t> batch_crcs_;
   // A test hook: VARIATE_TEST_KILL_AT_CHECKPOINT=<chain>:<iteration> (1-based chain) ends the
-  // process with SIGKILL right after that checkpoint is on the disk, as a crash or `kill -9` would.
+  // process with SIGKILL right after that checkpoint is on the disk, as a crash or `kill -9` would
+  // (a lockstep batch's: the one holding that chain).
   int kill_chain_ = -1;
   std::int64_t kill_iteration_ = -1;
   std::unique_ptr<BackgroundWrites> writes_;  // set by attach

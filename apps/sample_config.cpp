@@ -33,8 +33,6 @@ void check_chees_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.metric == "diag", "sample",
                 "--sampler chees learns a diagonal metric from the chains' cross-chain variance; --metric ", o.metric,
                 " is not supported with it (use --metric diag)");
-  VARIATE_CHECK(o.checkpoint_every == 0 && o.resume.empty(), "sample",
-                "--checkpoint-every and --resume are not supported with --sampler chees");
   VARIATE_CHECK(o.init == "random" && o.init_from.empty(), "sample",
                 "--init pathfinder and --init-from are not supported with --sampler chees: its warm-up learns the "
                 "metric from chains that start spread out");
@@ -46,8 +44,9 @@ void check_checkpoint_options(const SampleJobOptions& o) {
                 o.checkpoint_every);
   const char* which = !o.resume.empty() ? "--resume" : o.checkpoint_every > 0 ? "--checkpoint-every" : nullptr;
   if (!which) return;
-  VARIATE_CHECK(!o.vectorize && o.devices == 1, "sample", which, " is not supported yet with ",
-                o.vectorize ? "--vectorize" : "--devices > 1", "; checkpoints need threaded chains on one device");
+  VARIATE_CHECK((!o.vectorize || o.sampler == "chees") && o.devices == 1, "sample", which,
+                " is not supported yet with ", o.devices > 1 ? "--devices > 1" : "--vectorize (other than ChEES's)",
+                "; checkpoints need threaded chains, or ChEES's vectorized ones, on one device");
 }
 
 inference::SamplerOptions sampler_options(const SampleJobOptions& o) {

@@ -25,12 +25,12 @@ std::vector<inference::WarmStart> read_warm_starts(const SampleContext& job) {
     if (!fs::exists(path, ec)) break;
     inference::Checkpoint saved = inference::read_checkpoint(path);
     inference::check_identity(path, saved.identity, needed);
+    inference::ChainState& state = saved.chains.front();  // a chain's own file holds that chain
     const std::string* warmup = inference::find_entry(saved.identity, "--warmup");
-    VARIATE_CHECK(warmup && saved.state.iteration > std::stoll(*warmup), "sample", "--init-from ", dir, ": chain ", c,
-                  " had not finished its warm-up (checkpoint '", path.string(), "' is at iteration ",
-                  saved.state.iteration, " of ", warmup ? *warmup : "?",
-                  " warm-up iterations), so its metric is not adapted yet");
-    starts.push_back({std::move(saved.state.position), saved.state.step_size, std::move(saved.state.metric)});
+    VARIATE_CHECK(warmup && state.iteration > std::stoll(*warmup), "sample", "--init-from ", dir, ": chain ", c,
+                  " had not finished its warm-up (checkpoint '", path.string(), "' is at iteration ", state.iteration,
+                  " of ", warmup ? *warmup : "?", " warm-up iterations), so its metric is not adapted yet");
+    starts.push_back({std::move(state.position), state.step_size, std::move(state.metric)});
   }
   VARIATE_CHECK(!starts.empty(), "sample", "--init-from ", dir, ": no checkpoint of model '", job.model.name, "' in '",
                 (fs::path(dir) / "checkpoint").string(),

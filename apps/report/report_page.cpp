@@ -96,24 +96,22 @@ std::string body(const std::string& title, const nlohmann::json& data) {
   html << "</p>\n";
   for (const auto& note : data["notes"])
     html << "<p class=\"note\">note: " << escape_html(note.get<std::string>()) << "</p>\n";
-  html
-      << "<h2>Sampler</h2>\n<table id=\"sampler-table\"><thead><tr><th>chain</th><th>divergences</th>"
-      << "<th>at max tree depth</th><th>E-BFMI</th><th>step size</th></tr></thead><tbody></tbody></table>\n"
-      << "<div class=\"plots\"><div id=\"step-size-plot\"></div><div id=\"tree-depth-plot\"></div></div>\n"
-      << "<section id=\"parameters\"><h2>Parameters</h2>\n<p>Plots of <select id=\"parameter\"></select> "
-      << "<span class=\"note\">(" << plotted << " of " << parameters
-      << " parameters, the worst R-hat and ESS first) <span id=\"parameter-note\"></span></span></p>\n"
-      << "<div class=\"plots\"><div id=\"trace-plot\"></div><div id=\"rank-plot\"></div><div id=\"density-plot\"></div>"
-      << "</div></section>\n"
-      << "<section id=\"pairs\"><h2>Pairs</h2><p class=\"note\">Divergent transitions in red.</p>"
-      << "<div class=\"plots\" id=\"pair-plots\"></div></section>\n"
-      << "<section id=\"energy\"><h2>Energy</h2><div id=\"energy-plot\"></div></section>\n"
-      << "<h2>Summary</h2>\n<p class=\"note\">R-hat above " << data["limits"]["rhat"].get<double>() << " and ESS below "
-      << data["limits"]["ess"].get<double>()
-      << " (100 per chain) are flagged (Vehtari et al. 2021). Click a heading to sort.</p>\n"
-      << "<p>Names containing <input id=\"summary-filter\" size=\"16\"> <button id=\"summary-previous\">previous"
-      << "</button> <span class=\"note\" id=\"summary-shown\"></span> <button id=\"summary-next\">next</button></p>\n"
-      << "<div class=\"table-box\"><table id=\"summary\"><thead><tr></tr></thead><tbody></tbody></table></div>\n";
+  html << "<h2>Sampler</h2>\n<table id=\"sampler-table\"><thead><tr><th>chain</th><th>divergences</th>"
+       << "<th>at max tree depth</th><th>E-BFMI</th><th>step size</th></tr></thead><tbody></tbody></table>\n"
+       << "<div id=\"sampler-plot\"></div>\n"
+       << "<section id=\"parameters\"><h2>Parameters</h2>\n<p>Plots of <select id=\"parameter\"></select> "
+       << "<span class=\"note\">(" << plotted << " of " << parameters
+       << " parameters, the worst R-hat and ESS first) <span id=\"parameter-note\"></span></span></p>\n"
+       << "<div id=\"parameter-plot\"></div></section>\n"
+       << "<section id=\"pairs\"><h2>Pairs</h2><p class=\"note\">Divergent transitions in red.</p>"
+       << "<div id=\"pair-plots\"></div></section>\n"
+       << "<section id=\"energy\"><h2>Energy</h2><div id=\"energy-plot\"></div></section>\n"
+       << "<h2>Summary</h2>\n<p class=\"note\">R-hat above " << data["limits"]["rhat"].get<double>()
+       << " and ESS below " << data["limits"]["ess"].get<double>()
+       << " (100 per chain) are flagged (Vehtari et al. 2021). Click a heading to sort.</p>\n"
+       << "<p>Names containing <input id=\"summary-filter\" size=\"16\"> <button id=\"summary-previous\">previous"
+       << "</button> <span class=\"note\" id=\"summary-shown\"></span> <button id=\"summary-next\">next</button></p>\n"
+       << "<div class=\"table-box\"><table id=\"summary\"><thead><tr></tr></thead><tbody></tbody></table></div>\n";
   return html.str();
 }
 

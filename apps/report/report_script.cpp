@@ -37,7 +37,7 @@ const char* const kPageScript = R"js(
   var data = JSON.parse(document.getElementById("report-data").textContent);
   var specs = JSON.parse(document.getElementById("report-specs").textContent);
   var chains = data.files.map(function (_, c) { return c + 1; });
-  var views = {}, rendering = [];
+  var views = {};
   (window.reportPendingErrors || []).forEach(reportFailed);
 
   function element(tag, text, className) {
@@ -59,9 +59,7 @@ const char* const kPageScript = R"js(
   }
   function show(view, sets) {
     Object.keys(sets).forEach(function (name) { view.data(name, sets[name]); });
-    var done = view.runAsync();
-    rendering.push(done);
-    return done;
+    return view.runAsync();
   }
 
   // The summary table's cells flagged as Vehtari et al. (2021) flag them.
@@ -136,22 +134,54 @@ const char* const kPageScript = R"js(
   next.onclick = function () { ++page; drawTable(); };
   drawTable();
 
+  // The views are drawn when their place on the page first comes near the screen: opening draws
+  // only the ones it shows, the others as the reader scrolls to them. Their boxes hold their
+  // height meanwhile (the style's min-height), so that the ones below stay below the fold.
+  var waiting = {}, drawn = [], opening = true;
+  function drawView(id) {
+    var draw = waiting[id];
+    delete waiting[id];
+    var done = Promise.resolve().then(draw).then(function () {
+      drawn.push(id);
+      document.documentElement.setAttribute("data-drawn", drawn.join(" "));
+    });
+    done.catch(function (error) { reportFailed(String(error)); });
+    return done;
+  }
+  function markRendered(draws) {
+    Promise.all(draws).then(function () {
+      if (document.documentElement.getAttribute("data-report") === "error") return;
+      document.documentElement.setAttribute("data-report", "rendered");
+      document.documentElement.setAttribute("data-render-ms", String(Math.round(performance.now())));
+    }, function () {});
+  }
+  var observer = new IntersectionObserver(function (entries) {
+    var now = [];
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting || !(entry.target.id in waiting)) return;
+      observer.unobserve(entry.target);
+      now.push(drawView(entry.target.id));
+    });
+    if (opening) markRendered(now);
+    opening = false;
+  }, {rootMargin: "100px"});
+  function whenVisible(id, draw) {
+    waiting[id] = draw;
+    observer.observe(document.getElementById(id));
+  }
+
   // One parameter's trace, rank and density plots, switched by the chooser; each parameter's data
   // is parsed from its own element when it is first shown.
   var chooser = document.getElementById("parameter"), plots = {};
   data.parameters.forEach(function (name, i) { chooser.appendChild(element("option", name)).value = String(i); });
-  ["trace", "rank", "density"].forEach(function (kind) {
-    views[kind] = makeView(kind, "#" + kind + "-plot", {chains: true, parameter: ""});
-  });
   function showParameter(i) {
     if (!(i in plots)) plots[i] = JSON.parse(document.getElementById("report-plots-" + i).textContent);
     var p = plots[i], name = data.parameters[i];
-    ["trace", "rank", "density"].forEach(function (kind) { views[kind].signal("parameter", name); });
+    views.parameter.signal("parameter", name);
     var trace = [];
     p.trace.forEach(function (values, c) {
       values.forEach(function (v, i) { trace.push({chain: c + 1, iteration: i * p.step + 1, value: v}); });
     });
-    show(views.trace, {trace: trace});
     var ranks = [], uniform = [];
     if (p.rank) {
       var top = Math.max.apply(null, p.rank.counts.map(function (c) { return Math.max.apply(null, c); }));
@@ -163,39 +193,50 @@ const char* const kPageScript = R"js(
         uniform.push({height: base + 0.9 * p.rank.expected / top});
       });
     }
-    show(views.rank, {ranks: ranks, uniform: uniform});
     var density = [];
     if (p.density) p.density.y.forEach(function (ys, c) {
       ys.forEach(function (y, i) { density.push({chain: c + 1, x: p.density.x[i], y: y}); });
     });
-    show(views.density, {density: density});
     document.getElementById("parameter-note").textContent =
         p.rank ? (p.density ? "" : "constant draws: no density") : "non-finite draws: no rank plot or density";
+    return show(views.parameter, {trace: trace, ranks: ranks, uniform: uniform, density: density});
   }
-  chooser.onchange = function () { showParameter(Number(chooser.value)); };
-  if (data.parameters.length > 0) showParameter(0);
-  else document.getElementById("parameters").hidden = true;
+  chooser.onchange = function () { if (views.parameter) showParameter(Number(chooser.value)); };
+  if (data.parameters.length > 0) {
+    whenVisible("parameter-plot", function () {
+      views.parameter = makeView("parameter", "#parameter-plot", {chains: true, parameter: ""});
+      return showParameter(Number(chooser.value));
+    });
+  } else {
+    document.getElementById("parameters").hidden = true;
+  }
 
-  // Pairs: one scatter plot per pair, divergent draws in red.
+  // Pairs: a scatter plot per pair, divergent draws in red, all in one view.
   if (data.pairs) {
-    var grid = document.getElementById("pair-plots");
-    var names = data.pairs.names;
-    for (var a = 0; a < names.length; ++a) for (var b = a + 1; b < names.length; ++b) {
-      var cell = grid.appendChild(element("div", undefined, "cell"));
-      var points = data.pairs.divergent.map(function (d, i) {
-        return {x: data.pairs.values[a][i], y: data.pairs.values[b][i], divergent: d};
-      });
+    var names = data.pairs.names, cells = names.length * (names.length - 1) / 2;
+    document.getElementById("pair-plots").style.minHeight = 290 * Math.ceil(cells / 4) + "px";
+    whenVisible("pair-plots", function () {
+      var points = [], pair = 0;
+      for (var a = 0; a < names.length; ++a) for (var b = a + 1; b < names.length; ++b, ++pair) {
+        data.pairs.divergent.forEach(function (d, i) {
+          points.push({pair: pair, xlabel: names[a], ylabel: names[b], x: data.pairs.values[a][i],
+                       y: data.pairs.values[b][i], divergent: d});
+        });
+      }
       points.sort(function (p, q) { return p.divergent - q.divergent; });  // divergent drawn last, on top
-      show(makeView("pair", cell, {xlabel: names[a], ylabel: names[b]}), {points: points});
-    }
+      return show(makeView("pairs", "#pair-plots"), {points: points});
+    });
   } else {
     document.getElementById("pairs").hidden = true;
   }
 
   if (data.energy) {
-    var energy = data.energy.marginal.map(function (v) { return {kind: "marginal energy", value: v}; })
-        .concat(data.energy.transition.map(function (v) { return {kind: "energy transition", value: v}; }));
-    show(makeView("energy", "#energy-plot", {ebfmi: data.energy.ebfmi.map(format).join(", ")}), {energy: energy});
+    whenVisible("energy-plot", function () {
+      var energy = data.energy.marginal.map(function (v) { return {kind: "marginal energy", value: v}; })
+          .concat(data.energy.transition.map(function (v) { return {kind: "energy transition", value: v}; }));
+      return show(makeView("energy", "#energy-plot", {ebfmi: data.energy.ebfmi.map(format).join(", ")}),
+                  {energy: energy});
+    });
   } else {
     document.getElementById("energy").hidden = true;
   }
@@ -213,22 +254,15 @@ const char* const kPageScript = R"js(
       tr.appendChild(element("td", cell[0] === undefined ? "\u2014" : format(cell[0]), cell[1] ? "flag" : ""));
     });
   });
-  if (s.step_sizes.length > 0)
-    show(makeView("step_size", "#step-size-plot", {chains: true}),
-         {step_size: s.step_sizes.map(function (v, c) { return {chain: c + 1, value: v}; })});
-  if (s.tree_depth) {
+  if (s.step_sizes.length > 0 || s.tree_depth) whenVisible("sampler-plot", function () {
     var depths = [];
-    s.tree_depth.counts.forEach(function (counts, c) {
+    if (s.tree_depth) s.tree_depth.counts.forEach(function (counts, c) {
       counts.forEach(function (n, d) { depths.push({chain: c + 1, depth: d, count: n}); });
     });
-    show(makeView("tree_depth", "#tree-depth-plot", {chains: true}), {tree_depth: depths});
-  }
-
-  Promise.all(rendering).then(function () {
-    if (document.documentElement.getAttribute("data-report") === "error") return;
-    document.documentElement.setAttribute("data-report", "rendered");
-    document.documentElement.setAttribute("data-render-ms", String(Math.round(performance.now())));
-  }, function (error) { reportFailed(String(error)); });
+    return show(makeView("sampler", "#sampler-plot", {chains: true}),
+                {step_size: s.step_sizes.map(function (v, c) { return {chain: c + 1, value: v}; }), tree_depth: depths});
+  });
+  if (Object.keys(waiting).length === 0) markRendered([]);  // no plots: the observer has nothing to report
 })();
 )js";
 
@@ -244,7 +278,9 @@ th { cursor: pointer; background: #f3f3f3; position: sticky; top: 0; }
 td.flag { background: #f8d0d0; font-weight: bold; }
 .table-box { max-height: 30em; overflow-y: auto; display: inline-block; }
 button { font-size: 0.85em; }
-.plots { display: flex; flex-wrap: wrap; gap: 1em; }
+#sampler-plot { min-height: 215px; }
+#parameter-plot { min-height: 510px; }
+#energy-plot { min-height: 265px; }
 )css";
 
 }  // namespace variate::cli::report

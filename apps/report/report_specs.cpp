@@ -1,5 +1,8 @@
 #include "report_specs.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace variate::cli::report {
 namespace {
 
@@ -88,22 +91,35 @@ nlohmann::json density() {
   return spec;
 }
 
-nlohmann::json pair() {
-  nlohmann::json spec = base(220, 220, R"({"text": {"signal": "ylabel + ' against ' + xlabel"}, "fontSize": 11})");
-  spec["signals"] = nlohmann::json::parse(R"([{"name": "xlabel", "value": ""}, {"name": "ylabel", "value": ""}])");
-  spec["data"] = nlohmann::json::parse(R"([{"name": "points", "values": []}])");
-  spec["scales"] = nlohmann::json::parse(R"([
-    {"name": "x", "type": "linear", "zero": false, "nice": true, "domain": {"data": "points", "field": "x"},
-     "range": "width"},
-    {"name": "y", "type": "linear", "zero": false, "nice": true, "domain": {"data": "points", "field": "y"},
-     "range": "height"}])");
-  spec["axes"] = nlohmann::json::parse(R"([{"orient": "bottom", "scale": "x", "title": {"signal": "xlabel"}},
-                                           {"orient": "left", "scale": "y", "title": {"signal": "ylabel"}}])");
-  spec["marks"] = nlohmann::json::parse(R"([{"type": "symbol", "from": {"data": "points"}, "encode": {"update": {
-    "x": {"scale": "x", "field": "x"}, "y": {"scale": "y", "field": "y"},
-    "size": {"signal": "datum.divergent ? 30 : 8"},
-    "fill": {"signal": "datum.divergent ? '#e45756' : '#4c78a8'"},
-    "fillOpacity": {"signal": "datum.divergent ? 1 : 0.35"}}}}])");
+// Every pair's scatter plot in one view (one Vega view each would cost each its own dataflow and
+// canvas): the points carry their pair's index and labels, and a facet draws each pair in a cell
+// of its own scales, divergent draws in red.
+nlohmann::json pairs() {
+  nlohmann::json spec = nlohmann::json::parse(R"({
+    "$schema": "https://vega.github.io/schema/vega/v5.json", "padding": 5, "autosize": "pad",
+    "layout": {"columns": 4, "padding": 24, "bounds": "full"},
+    "data": [{"name": "points", "values": []}]
+  })");
+  spec["marks"] = nlohmann::json::parse(R"([{
+    "type": "group",
+    "from": {"facet": {"name": "cell", "data": "points", "groupby": ["pair", "xlabel", "ylabel"]}},
+    "sort": {"field": "datum.pair"},
+    "title": {"text": {"signal": "parent.ylabel + ' against ' + parent.xlabel"}, "fontSize": 11},
+    "signals": [{"name": "width", "value": 220}, {"name": "height", "value": 220}],
+    "encode": {"update": {"width": {"value": 220}, "height": {"value": 220}}},
+    "scales": [
+      {"name": "x", "type": "linear", "zero": false, "nice": true, "domain": {"data": "cell", "field": "x"},
+       "range": "width"},
+      {"name": "y", "type": "linear", "zero": false, "nice": true, "domain": {"data": "cell", "field": "y"},
+       "range": "height"}],
+    "axes": [{"orient": "bottom", "scale": "x", "title": {"signal": "parent.xlabel"}},
+             {"orient": "left", "scale": "y", "title": {"signal": "parent.ylabel"}}],
+    "marks": [{"type": "symbol", "from": {"data": "cell"}, "encode": {"update": {
+      "x": {"scale": "x", "field": "x"}, "y": {"scale": "y", "field": "y"},
+      "size": {"signal": "datum.divergent ? 30 : 8"},
+      "fill": {"signal": "datum.divergent ? '#e45756' : '#4c78a8'"},
+      "fillOpacity": {"signal": "datum.divergent ? 1 : 0.35"}}}}]
+  }])");
   return spec;
 }
 
@@ -171,11 +187,39 @@ nlohmann::json tree_depth() {
   return spec;
 }
 
+// Plots side by side in one Vega view, `columns` a row: each plot's specification becomes a group
+// mark with its own size, scales, axes, legends and marks, its data sets and signals the view's. One view
+// instead of one per plot: each view costs its own dataflow, canvas and start-up.
+nlohmann::json side_by_side(const std::vector<nlohmann::json>& plots, int columns) {
+  nlohmann::json spec = nlohmann::json::parse(R"({
+    "$schema": "https://vega.github.io/schema/vega/v5.json", "padding": 5, "autosize": "pad",
+    "signals": [], "data": [], "marks": []
+  })");
+  spec["layout"] = {{"columns", columns}, {"padding", 24}, {"bounds", "full"}, {"align", "none"}};
+  for (const nlohmann::json& plot : plots) {
+    for (const auto& signal : plot["signals"])
+      if (std::find(spec["signals"].begin(), spec["signals"].end(), signal) == spec["signals"].end())
+        spec["signals"].push_back(signal);
+    for (const auto& data : plot["data"]) spec["data"].push_back(data);
+    // The group's size, and its own width and height signals for what reads them inside it (the
+    // scales' ranges "width" and "height"); the encoding is read in the view's scope.
+    nlohmann::json group = {{"type", "group"}, {"title", plot["title"]}};
+    group["signals"] = {{{"name", "width"}, {"value", plot["width"]}}, {{"name", "height"}, {"value", plot["height"]}}};
+    group["encode"]["update"] = {{"width", {{"value", plot["width"]}}}, {"height", {{"value", plot["height"]}}}};
+    for (const char* part : {"scales", "axes", "legends", "marks"})
+      if (plot.contains(part)) group[part] = plot[part];
+    spec["marks"].push_back(group);
+  }
+  return spec;
+}
+
 }  // namespace
 
 nlohmann::json plot_specs() {
-  return {{"trace", trace()},   {"rank", rank()},           {"density", density()},      {"pair", pair()},
-          {"energy", energy()}, {"step_size", step_size()}, {"tree_depth", tree_depth()}};
+  return {{"parameter", side_by_side({trace(), rank(), density()}, 2)},
+          {"pairs", pairs()},
+          {"energy", energy()},
+          {"sampler", side_by_side({step_size(), tree_depth()}, 2)}};
 }
 
 }  // namespace variate::cli::report

@@ -6,9 +6,10 @@
 
 namespace variate::cli::report {
 
-/// Every plot's specification by name: "trace", "rank", "density" (data sets of the parameter the
-/// chooser shows), "pair" (one pair of parameters, divergent draws in red), "energy" (ArviZ's
-/// energy plot: marginal energy and energy transitions), "step_size" and "tree_depth" (per chain).
+/// Every view's specification by name, each view as few Vega views as the page can have:
+/// "parameter" (the trace, rank and density plots of the parameter the chooser shows), "pairs"
+/// (every pair of the chosen parameters, divergent draws in red), "energy" (ArviZ's energy plot:
+/// marginal energy and energy transitions) and "sampler" (step sizes and tree depths per chain).
 nlohmann::json plot_specs();
 
 }  // namespace variate::cli::report

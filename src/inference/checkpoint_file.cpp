@@ -10,7 +10,7 @@ namespace variate::inference {
 namespace {
 
 constexpr data::ChecksummedFormat kFormat{
-    .magic = {"VARIATE\001CK", 10}, .version = 1, .noun = "checkpoint", .description = "variate chain checkpoint"};
+    .magic = {"VARIATE\001CK", 10}, .version = 2, .noun = "checkpoint", .description = "variate chain checkpoint"};
 
 [[noreturn]] void fail_file(const std::filesystem::path& path, const std::string& what) {
   data::fail_checksummed_file(path, kFormat, what);
@@ -71,7 +71,7 @@ class Decoder {
     return entries;
   }
   void expect_end() const {
-    if (pos_ != size_) fail_file(path_, "corrupt: " + std::to_string(size_ - pos_) + " bytes after the chain's state");
+    if (pos_ != size_) fail_file(path_, "corrupt: " + std::to_string(size_ - pos_) + " bytes after the chains' states");
   }
 
  private:
@@ -106,11 +106,73 @@ Metric get_metric(Decoder& in, const std::filesystem::path& path) {
   fail_file(path, "corrupt: unknown metric kind " + std::to_string(kind) + " (expected 0 diagonal or 1 dense)");
 }
 
-std::string encode(const Checkpoint& checkpoint) {
-  const ChainState& s = checkpoint.state;
-  Encoder out;
-  out.put(checkpoint.identity);
-  out.put(checkpoint.notes);
+void put_welford(Encoder& out, const WelfordState& w) {
+  out.put(w.count);
+  out.put(w.mean);
+  out.put(w.m2);
+}
+
+WelfordState get_welford(Decoder& in) {
+  WelfordState w;
+  w.count = in.get<std::int64_t>("the Welford sums");
+  w.mean = in.get_vector("the Welford sums");
+  w.m2 = in.get_vector("the Welford sums");
+  return w;
+}
+
+void put_dual(Encoder& out, const DualAveragingState& d) {
+  out.put(d.mu);
+  out.put(d.s_bar);
+  out.put(d.x_bar);
+  out.put(d.count);
+}
+
+DualAveragingState get_dual(Decoder& in) {
+  DualAveragingState d;
+  d.mu = in.get<double>("dual averaging");
+  d.s_bar = in.get<double>("dual averaging");
+  d.x_bar = in.get<double>("dual averaging");
+  d.count = in.get<std::int64_t>("dual averaging");
+  return d;
+}
+
+// The sampler's own state after a chain's: a tag, then its fields. A new sampler with state of its
+// own adds a tag here and in get_sampler_state.
+enum class SamplerTag : std::uint8_t { none = 0, chees = 1 };
+
+void put_sampler_state(Encoder& out, const ChainState& s) {
+  out.put(std::uint8_t(s.chees ? SamplerTag::chees : SamplerTag::none));
+  if (!s.chees) return;
+  const CheesAdaptationState& a = s.chees->adaptation;
+  put_dual(out, a.dual);
+  out.put(a.step_size);
+  out.put(a.trajectory_length);
+  out.put(a.mean_square);
+  out.put(a.log_length_average);
+  out.put(a.count);
+  out.put(std::uint8_t(s.chees->pooled ? 1 : 0));
+  if (s.chees->pooled) put_welford(out, *s.chees->pooled);
+  out.put(s.chees->trajectory_length);
+}
+
+void get_sampler_state(Decoder& in, const std::filesystem::path& path, ChainState& s) {
+  const auto tag = in.get<std::uint8_t>("the sampler's tag");
+  if (tag == std::uint8_t(SamplerTag::none)) return;
+  if (tag != std::uint8_t(SamplerTag::chees))
+    fail_file(path, "corrupt: unknown sampler tag " + std::to_string(tag) + " (expected 0 none or 1 ChEES)");
+  CheesState c;
+  c.adaptation.dual = get_dual(in);
+  c.adaptation.step_size = in.get<double>("ChEES's adaptation");
+  c.adaptation.trajectory_length = in.get<double>("ChEES's adaptation");
+  c.adaptation.mean_square = in.get<double>("ChEES's adaptation");
+  c.adaptation.log_length_average = in.get<double>("ChEES's adaptation");
+  c.adaptation.count = in.get<std::int64_t>("ChEES's adaptation");
+  if (in.get<std::uint8_t>("ChEES's pooled sums") != 0) c.pooled = get_welford(in);
+  c.trajectory_length = in.get<double>("ChEES's trajectory length");
+  s.chees = std::move(c);
+}
+
+void put_chain(Encoder& out, const ChainState& s) {
   out.put(std::int32_t(s.chain));
   out.put(s.iteration);
   out.put(s.log_density);
@@ -121,21 +183,13 @@ std::string encode(const Checkpoint& checkpoint) {
   out.put(s.position);
   out.put(s.gradient);
   put_metric(out, s.metric);
-  out.put(s.dual_averaging.mu);
-  out.put(s.dual_averaging.s_bar);
-  out.put(s.dual_averaging.x_bar);
-  out.put(s.dual_averaging.count);
-  out.put(s.welford.count);
-  out.put(s.welford.mean);
-  out.put(s.welford.m2);
-  return std::move(out.bytes);
+  put_dual(out, s.dual_averaging);
+  put_welford(out, s.welford);
+  put_sampler_state(out, s);
 }
 
-Checkpoint decode(Decoder& in, const std::filesystem::path& path) {
-  Checkpoint c;
-  ChainState& s = c.state;
-  c.identity = in.get_entries("the identity");
-  c.notes = in.get_entries("the notes");
+ChainState get_chain(Decoder& in, const std::filesystem::path& path) {
+  ChainState s;
   s.chain = in.get<std::int32_t>("the chain");
   s.iteration = in.get<std::int64_t>("the iteration");
   s.log_density = in.get<double>("the log density");
@@ -146,13 +200,28 @@ Checkpoint decode(Decoder& in, const std::filesystem::path& path) {
   s.position = in.get_vector("the position");
   s.gradient = in.get_vector("the gradient");
   s.metric = get_metric(in, path);
-  s.dual_averaging.mu = in.get<double>("dual averaging");
-  s.dual_averaging.s_bar = in.get<double>("dual averaging");
-  s.dual_averaging.x_bar = in.get<double>("dual averaging");
-  s.dual_averaging.count = in.get<std::int64_t>("dual averaging");
-  s.welford.count = in.get<std::int64_t>("the Welford sums");
-  s.welford.mean = in.get_vector("the Welford sums");
-  s.welford.m2 = in.get_vector("the Welford sums");
+  s.dual_averaging = get_dual(in);
+  s.welford = get_welford(in);
+  get_sampler_state(in, path, s);
+  return s;
+}
+
+std::string encode(const Checkpoint& checkpoint) {
+  Encoder out;
+  out.put(checkpoint.identity);
+  out.put(checkpoint.notes);
+  out.put(std::uint32_t(checkpoint.chains.size()));
+  for (const ChainState& s : checkpoint.chains) put_chain(out, s);
+  return std::move(out.bytes);
+}
+
+Checkpoint decode(Decoder& in, const std::filesystem::path& path) {
+  Checkpoint c;
+  c.identity = in.get_entries("the identity");
+  c.notes = in.get_entries("the notes");
+  const auto chains = in.get<std::uint32_t>("the chain count");
+  if (chains == 0) fail_file(path, "corrupt: it holds no chain");
+  for (std::uint32_t i = 0; i < chains; ++i) c.chains.push_back(get_chain(in, path));
   in.expect_end();
   return c;
 }

@@ -110,6 +110,19 @@ void CheesAdaptation::update(std::span<const double> accept, double gradient) {
 
 double CheesAdaptation::final_trajectory_length() const { return std::exp(log_length_average_); }
 
+CheesAdaptationState CheesAdaptation::state() const {
+  return {dual_.state(), step_size_, trajectory_length_, mean_square_, log_length_average_, count_};
+}
+
+void CheesAdaptation::restore(const CheesAdaptationState& s) {
+  dual_.restore(s.dual);
+  step_size_ = s.step_size;
+  trajectory_length_ = s.trajectory_length;
+  mean_square_ = s.mean_square;
+  log_length_average_ = s.log_length_average;
+  count_ = s.count;
+}
+
 CheesKernel::CheesKernel(CheesOptions options, std::int64_t chains, std::int64_t dimension)
     : options_(options),
       chains_(chains),

@@ -192,9 +192,11 @@ class ChainBatch {
   /// Sets the chains up to run from their first iteration, which it returns: as a checkpoint left
   /// them, or from an initial point (random or warm start) and, when adapting, a step-size search.
   std::int64_t start(bool adapting) {
-    // Resuming runs one chain per batch (check_options): the batch has one iteration count.
+    // Resuming runs one chain per batch, or ChEES's batch whose chains share one iteration count
+    // (check_options).
     if (!o_.resume.empty() && o_.resume[std::size_t(ids_[0])]) {
       for (std::int64_t c = 0; c < n_; ++c) restore(c, *o_.resume[std::size_t(ids_[std::size_t(c)])]);
+      if (chees_) restore_chees(*o_.resume[std::size_t(ids_[0])]->chees);
       return o_.resume[std::size_t(ids_[0])]->iteration;
     }
     if (o_.warm_start.empty()) {
@@ -238,6 +240,16 @@ class ChainBatch {
     prior_[std::size_t(c)] = {s.warmup_seconds, s.sampling_seconds};
   }
 
+  void restore_chees(const CheesState& s) {
+    chees_adaptation_->restore(s.adaptation);
+    pooled_.reset();
+    if (s.pooled) {
+      pooled_.emplace(MetricKind::diagonal, d_);
+      pooled_->restore(*s.pooled);
+    }
+    trajectory_length_ = s.trajectory_length;
+  }
+
   /// Chain c's state before iteration `iteration`, with the time spent so far.
   ChainState chain_state(std::int64_t c, std::int64_t iteration, bool sampling, Clock::time_point phase_start,
                          const std::vector<ChainResult>& results) const {
@@ -256,6 +268,9 @@ class ChainBatch {
     const double now = seconds_since(phase_start);
     s.warmup_seconds = sampling ? results[std::size_t(ids_[i])].warmup_seconds : prior_[i].warmup_seconds + now;
     s.sampling_seconds = sampling ? prior_[i].sampling_seconds + now : 0;
+    if (chees_)
+      s.chees = CheesState{chees_adaptation_->state(),
+                           pooled_ ? std::optional<WelfordState>(pooled_->state()) : std::nullopt, trajectory_length_};
     return s;
   }
 
@@ -499,18 +514,36 @@ void check_resume(const Target& target, const SamplerOptions& o, int c, const Ch
                 " coordinates and a ", o.metric == MetricKind::dense ? "dense" : "diagonal", " metric");
 }
 
+// ChEES's chains run as one batch that shares its adaptation: all resume from the same iteration,
+// each with the batch's ChEES state.
+void check_chees_resume(const SamplerOptions& o) {
+  const std::optional<ChainState>& first = o.resume.front();
+  for (std::size_t c = 0; c < o.resume.size(); ++c) {
+    const std::optional<ChainState>& s = o.resume[c];
+    VARIATE_CHECK(s.has_value() == first.has_value() && (!s || s->iteration == first->iteration), "sample",
+                  "ChEES-HMC's chains resume together: chain ", c + 1, "'s resume state is ",
+                  s ? "at iteration " + std::to_string(s->iteration) : std::string("missing"), ", chain 1's ",
+                  first ? "at iteration " + std::to_string(first->iteration) : std::string("missing"));
+    VARIATE_CHECK(!s || s->chees, "sample", "the resume state for chain ", c + 1,
+                  " has no ChEES-HMC state: it was made by another sampler");
+  }
+}
+
 void check_checkpointing(const Target& target, const SamplerOptions& o) {
   VARIATE_CHECK(o.checkpoint_every >= 0, "sample", "checkpoint_every must be >= 0 (0: none), got ", o.checkpoint_every);
   VARIATE_CHECK(o.checkpoint_every == 0 || o.on_checkpoint, "sample", "checkpoint_every is ", o.checkpoint_every,
                 " but on_checkpoint is not set");
   const bool checkpoints = o.checkpoint_every > 0 || !o.resume.empty();
-  VARIATE_CHECK(!checkpoints || !(o.vectorized || !target.shard_axis.empty() || distribute::running_axis()), "sample",
-                "checkpoints and resuming are not supported yet for vectorized chains or chains on a mesh of devices; "
-                "run threaded chains");
+  const bool chees = o.algorithm == Algorithm::chees;
+  VARIATE_CHECK(!checkpoints || !((o.vectorized && !chees) || !target.shard_axis.empty() || distribute::running_axis()),
+                "sample",
+                "checkpoints and resuming are not supported yet for vectorized chains (other than ChEES-HMC's) or "
+                "chains on a mesh of devices; run threaded chains");
   VARIATE_CHECK(o.resume.empty() || std::int64_t(o.resume.size()) == o.chains, "sample",
                 "resume needs one entry per chain (", o.chains, "), got ", o.resume.size());
   for (std::size_t c = 0; c < o.resume.size(); ++c)
     if (o.resume[c]) check_resume(target, o, int(c), *o.resume[c]);
+  if (chees && !o.resume.empty()) check_chees_resume(o);
   for (const WarmStart& w : o.warm_start)
     VARIATE_CHECK(std::int64_t(w.position.size()) == target.dimension && w.metric.dimension() == target.dimension &&
                       w.metric.kind() == o.metric && w.step_size > 0 && std::isfinite(w.step_size),
@@ -531,8 +564,7 @@ void check_chees(const Target& target, const SamplerOptions& o) {
   VARIATE_CHECK(o.metric == MetricKind::diagonal && o.metric_adaptation == MetricAdaptation::stan_windows, "sample",
                 "ChEES-HMC learns a diagonal metric from the chains' cross-chain variance; dense, low-rank and "
                 "Fisher-divergence metrics are not supported with it");
-  VARIATE_CHECK(o.checkpoint_every == 0 && o.resume.empty() && o.warm_start.empty(), "sample",
-                "checkpoints, resuming and warm starts are not supported with ChEES-HMC");
+  VARIATE_CHECK(o.warm_start.empty(), "sample", "warm starts are not supported with ChEES-HMC");
   VARIATE_CHECK(target.shard_axis.empty() && !distribute::running_axis(), "sample",
                 "ChEES-HMC is not supported on a mesh of devices");
 }

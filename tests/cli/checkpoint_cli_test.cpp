@@ -52,8 +52,10 @@ std::vector<std::string> comparable_lines(const std::string& path) {
   return lines;
 }
 
-void expect_same_files(const std::string& reference, const std::string& resumed) {
-  for (const char* name : {"eight-schools-1.csv", "eight-schools-2.csv", "summary.csv"}) {
+void expect_same_files(const std::string& reference, const std::string& resumed,
+                       std::initializer_list<const char*> names = {"eight-schools-1.csv", "eight-schools-2.csv",
+                                                                   "summary.csv"}) {
+  for (const char* name : names) {
     const std::vector<std::string> want = comparable_lines(reference + "/" + name);
     const std::vector<std::string> got = comparable_lines(resumed + "/" + name);
     ASSERT_GT(want.size(), 10u) << name;
@@ -140,6 +142,72 @@ TEST(CheckpointCli, CorruptOrMismatchedCheckpointsAreOneClearError) {
   expect_one_error(run_cli(kRun + " --vectorize --checkpoint-every 10 --output " + (dir / "vec")),
                    {"--checkpoint-every is not supported yet with --vectorize"});
   expect_one_error(run_cli(kRun + " --resume " + (dir / "nowhere")), {"no folder", "nowhere"});
+}
+
+// ChEES-HMC's 4 vectorized chains: 120 warm-up iterations (the metric follows the chains to 90,
+// pooled from 45; step size and trajectory length start their averages over then) and 40 draws.
+const std::string kChees =
+    "sample --model eight-schools --sampler chees --vectorize --chains 4 --warmup 120 --draws 40 --seed 5";
+const std::initializer_list<const char*> kCheesFiles = {"eight-schools-1.csv", "eight-schools-4.csv", "summary.csv"};
+
+TEST(CheckpointCli, CheesRunsKilledInWarmupOrSamplingResumeToTheUninterruptedDraws) {
+  const TempDir dir("chees");
+  const std::string reference = dir / "reference", plain = dir / "plain";
+  const CliOutcome full = run_cli(kChees + " --checkpoint-every 10 --output " + reference);
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  ASSERT_EQ(run_cli(kChees + " --output " + plain).exit_code, 0);
+  expect_same_files(plain, reference, kCheesFiles);  // checkpoints do not change the draws
+
+  // Before the pooling, while pooling, after the metric is fixed, at the end of warm-up, sampling.
+  for (const int iteration : {30, 60, 100, 120, 150}) {
+    SCOPED_TRACE("killed after the checkpoint at " + std::to_string(iteration));
+    const std::string out = dir / ("killed-" + std::to_string(iteration));
+    run_killed_at(kChees + " --checkpoint-every 10 --output " + out, 1, iteration);
+    ASSERT_TRUE(fs::exists(out + "/checkpoint/eight-schools-chains.ckpt"));
+    const CliOutcome resumed = run_cli(kChees + " --resume " + out);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_NE(resumed.output.find("chain 4 at iteration " + std::to_string(iteration)), std::string::npos)
+        << resumed.output;
+    expect_same_files(reference, out, kCheesFiles);
+  }
+
+  // Killed twice: in warm-up, then again while the resumed run samples.
+  const std::string twice = dir / "twice";
+  run_killed_at(kChees + " --checkpoint-every 10 --output " + twice, 1, 50);
+  run_killed_at(kChees + " --resume " + twice, 1, 140);
+  const CliOutcome resumed = run_cli(kChees + " --resume " + twice);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  expect_same_files(reference, twice, kCheesFiles);
+}
+
+TEST(CheckpointCli, MismatchedOrCorruptCheesCheckpointsAreOneClearError) {
+  const TempDir dir("chees_mismatch");
+  const std::string out = dir / "out";
+  run_killed_at(kChees + " --checkpoint-every 10 --output " + out, 1, 60);
+  const std::string csv = out + "/eight-schools-1.csv", before = variate::testing::read_text(csv);
+  expect_one_error(run_cli("sample --model eight-schools --sampler chees --vectorize --chains 8 --warmup 120 "
+                           "--draws 40 --seed 5 --resume " +
+                           out),
+                   {"eight-schools-chains.ckpt", "--chains", "'4'", "'8'"});
+  // The same folder resumed by NUTS, and a NUTS run's checkpoints resumed by ChEES.
+  expect_one_error(run_cli("sample --model eight-schools --chains 4 --warmup 120 --draws 40 --seed 5 --resume " + out),
+                   {"eight-schools-chains.ckpt", "its --sampler is 'chees', this run's is 'nuts'"});
+  const std::string nuts = dir / "nuts";
+  run_killed_at(
+      "sample --model eight-schools --chains 4 --threads 2 --warmup 120 --draws 40 --seed 5 "
+      "--checkpoint-every 10 --output " +
+          nuts,
+      1, 60);
+  expect_one_error(run_cli(kChees + " --resume " + nuts),
+                   {"eight-schools-1.ckpt", "its --sampler is 'nuts', this run's is 'chees'"});
+  // A flipped byte in the batch's checkpoint.
+  const std::string checkpoint = out + "/checkpoint/eight-schools-chains.ckpt";
+  std::string bytes = variate::testing::read_text(checkpoint);
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() / 2] ^= 0x20;
+  std::ofstream(checkpoint, std::ios::binary) << bytes;
+  expect_one_error(run_cli(kChees + " --resume " + out), {"eight-schools-chains.ckpt", "checksum mismatch"});
+  EXPECT_EQ(variate::testing::read_text(csv), before) << "a refused resume must leave the files alone";
 }
 
 TEST(CheckpointCli, InitFromSamplesWithTheEarlierRunsAdaptation) {

@@ -21,15 +21,17 @@ using variate::testing::run_cli;
 
 const char* const kChromium = "/usr/bin/chromium";
 
-// Runs headless Chromium on `page` with `mode` (--dump-dom or --screenshot=...); its stdout.
-std::string chromium(const fs::path& page, const std::string& mode, const fs::path& profile) {
+// Runs headless Chromium on `page` (with `fragment`, such as "#energy") with `mode` (--dump-dom or
+// --screenshot=...) in a window `window` pixels wide and high; its stdout.
+std::string chromium(const fs::path& page, const std::string& mode, const fs::path& profile,
+                     const std::string& window = "1400,2400", const std::string& fragment = "") {
   // --virtual-time-budget lets the page's promises settle before the DOM is dumped or the picture
   // taken; --no-sandbox because the tests may run as root (in containers and CI).
   const std::string command = std::string(kChromium) +
                               " --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run "
-                              "--disable-extensions --virtual-time-budget=20000 --window-size=1400,2400 "
-                              "--user-data-dir=" +
-                              profile.string() + " " + mode + " file://" + fs::absolute(page).string() + " 2>/dev/null";
+                              "--disable-extensions --virtual-time-budget=20000 --window-size=" +
+                              window + " --user-data-dir=" + profile.string() + " " + mode + " file://" +
+                              fs::absolute(page).string() + fragment + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {};
   std::string out;
@@ -105,6 +107,39 @@ INSTANTIATE_TEST_SUITE_P(Models, ReportInBrowser,
                            std::erase(name, '-');
                            return name;
                          });
+
+// The views drawn so far, as the page lists them in data-drawn ("" when it has none).
+std::string drawn_views(const std::string& dom) {
+  std::smatch m;
+  return std::regex_search(dom, m, std::regex("data-drawn=\"([^\"]*)\"")) ? m[1].str() : std::string();
+}
+
+// The page draws a view when its place comes near the screen: in a short window it opens with the
+// views at the top drawn and the energy plot, far below, not yet; scrolled to the energy section
+// (the address's #energy) it draws that too, without a script error.
+TEST(ReportInBrowserDeferred, ViewsBelowTheFoldWaitUntilScrolledTo) {
+  if (const std::string why = missing_browser(); !why.empty()) GTEST_SKIP() << why;
+  variate::testing::ScratchDir dir("report_browser_deferred");
+  const auto r = run_cli(
+      "sample --model eight-schools --chains 2 --warmup 100 --draws 100 --seed 5 --report "
+      "--output " +
+      dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const fs::path page = dir.path() / "report.html";
+
+  const std::string top = chromium(page, "--dump-dom", dir.path() / "profile-top", "1400,700");
+  ASSERT_NE(top.find("data-report=\"rendered\""), std::string::npos) << top.substr(0, 300);
+  const std::string opened = drawn_views(top);
+  EXPECT_NE(opened.find("sampler-plot"), std::string::npos) << opened;
+  EXPECT_EQ(opened.find("energy-plot"), std::string::npos) << opened;
+
+  const std::string scrolled = chromium(page, "--dump-dom", dir.path() / "profile-energy", "1400,700", "#energy");
+  EXPECT_NE(drawn_views(scrolled).find("energy-plot"), std::string::npos) << drawn_views(scrolled);
+  EXPECT_EQ(scrolled.find("data-report=\"error\""), std::string::npos);
+  const std::size_t errors = scrolled.find("id=\"report-errors\"");
+  ASSERT_NE(errors, std::string::npos);
+  EXPECT_NE(scrolled.substr(errors, 60).find("hidden"), std::string::npos) << scrolled.substr(errors, 2000);
+}
 
 TEST(ReportInBrowserCmdStan, FixtureRenders) {
   if (const std::string why = missing_browser(); !why.empty()) GTEST_SKIP() << why;

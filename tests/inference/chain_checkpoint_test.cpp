@@ -82,7 +82,8 @@ Recording run(const Target& target, SamplerOptions o) {
   return r;
 }
 
-void expect_same_draws(const Recording& reference, const Recording& resumed, std::int64_t from) {
+void expect_same_draws(const Recording& reference, const Recording& resumed, std::int64_t from, int chains = 2,
+                       std::int64_t total = 210) {
   std::size_t compared = 0;
   for (const auto& [key, draw] : resumed.draws) {
     ASSERT_GE(key.second, from) << "a resumed chain repeated iteration " << key.second;
@@ -95,8 +96,8 @@ void expect_same_draws(const Recording& reference, const Recording& resumed, std
     EXPECT_EQ(draw.stats.n_leapfrog, want.stats.n_leapfrog);
     ++compared;
   }
-  EXPECT_EQ(compared, std::size_t(2 * (210 - from)));
-  for (std::size_t c = 0; c < 2; ++c) {
+  EXPECT_EQ(compared, std::size_t(chains * (total - from)));
+  for (std::size_t c = 0; c < std::size_t(chains); ++c) {
     EXPECT_EQ(resumed.result.chains[c].step_size, reference.result.chains[c].step_size);
     EXPECT_EQ(resumed.result.chains[c].metric.inverse(), reference.result.chains[c].metric.inverse());
   }
@@ -124,6 +125,49 @@ TEST_P(ResumeTest, ResumedChainsMakeTheDrawsOfAnUninterruptedRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Metrics, ResumeTest, ::testing::Values(MetricKind::diagonal, MetricKind::dense));
+
+// ChEES-HMC's chains share their warm-up (step size, trajectory length, Adam's and dual averaging's
+// sums, the pooled positions of the fixed metric) and resume together from one iteration.
+SamplerOptions chees_options() {
+  SamplerOptions o;
+  o.algorithm = Algorithm::chees;
+  o.vectorized = true;
+  o.chains = 4;
+  o.num_warmup = 120;  // the metric follows the chains to 90, pooled from 45; fixed after
+  o.num_draws = 40;
+  o.seed = 13;
+  return o;
+}
+
+TEST(Resume, CheesChainsResumeTogetherToTheDrawsOfAnUninterruptedRun) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = chees_options();
+  o.checkpoint_every = 1;
+  const Recording reference = run(target, o);
+  expect_same_draws(reference, run(target, chees_options()), 0, 4, 160);
+  ASSERT_TRUE(reference.states.at({0, 60}).chees.has_value());
+  EXPECT_TRUE(reference.states.at({0, 60}).chees->pooled.has_value());
+
+  // Before the pooling starts, while it pools, as the metric is fixed, in the last quarter, at the
+  // end of warm-up, while sampling.
+  for (std::int64_t cut : {10, 60, 90, 100, 120, 150}) {
+    SCOPED_TRACE("resumed at iteration " + std::to_string(cut));
+    SamplerOptions again = chees_options();
+    for (int c = 0; c < 4; ++c) again.resume.push_back(reference.states.at({c, cut}));
+    expect_same_draws(reference, run(target, again), cut, 4, 160);
+  }
+
+  SamplerOptions mixed = chees_options();
+  for (int c = 0; c < 4; ++c) mixed.resume.push_back(reference.states.at({c, c == 2 ? 50 : 60}));
+  expect_error([&] { (void)sample(target, mixed); }, {"resume together", "chain 3's resume state is at iteration 50"});
+  SamplerOptions nuts_states = chees_options();
+  nuts_states.resume.assign(4, reference.states.at({0, 60}));
+  for (int c = 0; c < 4; ++c) {
+    nuts_states.resume[std::size_t(c)]->chain = c;
+    nuts_states.resume[std::size_t(c)]->chees.reset();
+  }
+  expect_error([&] { (void)sample(target, nuts_states); }, {"has no ChEES-HMC state"});
+}
 
 TEST(Resume, AChainWithoutStateStartsAfreshAndTheOtherContinues) {
   const Target target = correlated_gaussian();
@@ -180,7 +224,7 @@ TEST(Resume, StatesThatDoNotFitTheRunAreRefused) {
   vectorized.vectorized = true;
   vectorized.checkpoint_every = 10;
   vectorized.on_checkpoint = [](const ChainState&) {};
-  expect_error([&] { (void)sample(target, vectorized); }, {"not supported yet for vectorized chains"});
+  expect_error([&] { (void)sample(target, vectorized); }, {"not supported yet for vectorized chains (other than"});
 }
 
 TEST(WarmStart, SamplesWithTheGivenMetricAndStepSize) {
@@ -222,12 +266,14 @@ TEST(CheckpointFile, KeepsTheStateBitForBit) {
   testing::ScratchDir dir("checkpoint_file_round_trip");
   const std::filesystem::path path = dir.path() / "chain-2.ckpt";
   const ChainState s = some_state();
-  write_checkpoint(path, {{{"model", "m"}}, {{"note", "n"}}, s});
+  write_checkpoint(path, {{{"model", "m"}}, {{"note", "n"}}, {s}});
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "chain-2.ckpt.tmp"));
   const Checkpoint back = read_checkpoint(path);
   EXPECT_EQ(back.identity, (CheckpointEntries{{"model", "m"}}));
   EXPECT_EQ(back.notes, (CheckpointEntries{{"note", "n"}}));
-  const ChainState& r = back.state;
+  ASSERT_EQ(back.chains.size(), 1u);
+  const ChainState& r = back.chains[0];
+  EXPECT_FALSE(r.chees.has_value());
   EXPECT_EQ(r.chain, 1);
   EXPECT_EQ(r.iteration, 123);
   EXPECT_EQ(r.position, s.position);
@@ -244,10 +290,56 @@ TEST(CheckpointFile, KeepsTheStateBitForBit) {
   EXPECT_EQ(r.warmup_seconds, 1.5);
 }
 
+// A lockstep batch's file: every chain, each with ChEES-HMC's shared state, with and without the
+// pooled sums.
+TEST(CheckpointFile, KeepsABatchAndItsCheesStateBitForBit) {
+  testing::ScratchDir dir("checkpoint_file_batch");
+  const std::filesystem::path path = dir.path() / "chains.ckpt";
+  ChainState first = some_state(), second = some_state();
+  first.chain = 0;
+  first.chees = CheesState{{{0.5, -1.25, 0.75, 9}, 0.3, 2.5, 1e-7, std::log(2.0), 31}, std::nullopt, 0};
+  second.chees = CheesState{first.chees->adaptation, WelfordState{7, {1, 2, 3}, {0.5, 0.25, 0.125}}, 1.75};
+  write_checkpoint(path, {{{"model", "m"}}, {}, {first, second}});
+  const Checkpoint back = read_checkpoint(path);
+  ASSERT_EQ(back.chains.size(), 2u);
+  EXPECT_EQ(back.chains[0].chain, 0);
+  EXPECT_EQ(back.chains[1].position, second.position);
+  ASSERT_TRUE(back.chains[0].chees && back.chains[1].chees);
+  const CheesAdaptationState& a = back.chains[0].chees->adaptation;
+  EXPECT_EQ(a.dual.s_bar, -1.25);
+  EXPECT_EQ(a.dual.count, 9);
+  EXPECT_EQ(a.step_size, 0.3);
+  EXPECT_EQ(a.trajectory_length, 2.5);
+  EXPECT_EQ(a.mean_square, 1e-7);
+  EXPECT_EQ(a.log_length_average, std::log(2.0));
+  EXPECT_EQ(a.count, 31);
+  EXPECT_FALSE(back.chains[0].chees->pooled.has_value());
+  ASSERT_TRUE(back.chains[1].chees->pooled.has_value());
+  EXPECT_EQ(back.chains[1].chees->pooled->count, 7);
+  EXPECT_EQ(back.chains[1].chees->pooled->m2, second.chees->pooled->m2);
+  EXPECT_EQ(back.chains[1].chees->trajectory_length, 1.75);
+}
+
+// Version 1 files (one chain, no sampler tag) come from an older variate: refused by their version.
+TEST(CheckpointFile, AnOlderVersionIsRefusedByItsNumber) {
+  testing::ScratchDir dir("checkpoint_file_version");
+  const std::filesystem::path path = dir.path() / "old.ckpt";
+  write_checkpoint(path, {{{"model", "m"}}, {}, {some_state()}});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::uint32_t version = 1;
+  std::memcpy(bytes.data() + 10, &version, sizeof version);
+  expect_error([&] { (void)read_checkpoint(dir.write("old.ckpt", bytes)); },
+               {"old.ckpt", "version 1, but this build reads version 2"});
+}
+
 TEST(CheckpointFile, CorruptTruncatedAndForeignFilesGiveOneClearError) {
   testing::ScratchDir dir("checkpoint_file_errors");
   const std::filesystem::path path = dir.path() / "c.ckpt";
-  write_checkpoint(path, {{{"model", "eight-schools"}, {"data fingerprint", "00ab"}}, {}, some_state()});
+  write_checkpoint(path, {{{"model", "eight-schools"}, {"data fingerprint", "00ab"}}, {}, {some_state()}});
   std::string bytes;
   {
     std::ifstream in(path, std::ios::binary);

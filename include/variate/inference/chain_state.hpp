@@ -8,12 +8,23 @@
 //   ...later, in a new process:
 //   options.resume = {saved_chain_0, saved_chain_1, ...};   // same options and seed otherwise
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "variate/inference/adaptation.hpp"
+#include "variate/inference/chees.hpp"
 #include "variate/inference/metric.hpp"
 
 namespace variate::inference {
+
+/// What ChEES-HMC's chains share between two iterations (chees.hpp): the warm-up's adaptation, the
+/// pooled positions its fixed metric comes from, and the trajectory length kept after warm-up.
+/// Each chain's state carries a copy, so that any one of them restores the batch.
+struct CheesState {
+  CheesAdaptationState adaptation;
+  std::optional<WelfordState> pooled;
+  double trajectory_length = 0;
+};
 
 /// One chain between two iterations. The random stream needs no state of its own: every
 /// transition's key is a function of (seed, chain, iteration) and every step-size search's of
@@ -30,6 +41,7 @@ struct ChainState {
   WelfordState welford;  // the current slow window's sums
   std::uint64_t step_size_searches = 0;
   double warmup_seconds = 0, sampling_seconds = 0;  // spent so far, over every earlier session
+  std::optional<CheesState> chees;                  // ChEES-HMC runs only
 };
 
 /// Where a new chain starts instead of a random point and a unit metric: an earlier run's adapted

@@ -42,6 +42,14 @@ double halton_jitter(std::int64_t n);
 double chees_gradient(const PhasePoints& start, const PhasePoints& proposal, std::span<const double> velocity,
                       std::span<const double> accept, double jitter);
 
+/// CheesAdaptation's state between two iterations, for checkpoints (chain_state.hpp).
+struct CheesAdaptationState {
+  DualAveragingState dual;
+  double step_size = 0, trajectory_length = 0;
+  double mean_square = 0, log_length_average = 0;  // Adam's average squared gradient; the average of log T
+  std::int64_t count = 0;
+};
+
 /// The warm-up of the shared step size and trajectory length. The step size: Stan's dual averaging
 /// fed with the harmonic mean of the acceptance probabilities. The trajectory length: Adam ascends
 /// the ChEES gradient in log T (capped at max_leapfrog_steps steps), and the warm-up's result is
@@ -59,6 +67,8 @@ class CheesAdaptation {
   /// The averaged values kept after warm-up.
   double final_step_size() const { return dual_.final_step_size(); }
   double final_trajectory_length() const;
+  CheesAdaptationState state() const;
+  void restore(const CheesAdaptationState& s);
 
  private:
   CheesOptions options_;
