@@ -94,8 +94,7 @@ TEST(ParallelTasks, ACallDoesNotWaitForAHelperThatCannotRun) {
     std::vector<std::thread::id> ran_on(64);
     parallel_tasks(64, 2, [&](std::int64_t k) { ran_on[std::size_t(k)] = std::this_thread::get_id(); });
     EXPECT_TRUE(held) << "the call returned only once the held helper was let go";
-    for (std::size_t k = 0; k < ran_on.size(); ++k)
-      EXPECT_EQ(ran_on[k], std::this_thread::get_id()) << "task " << k;
+    for (std::size_t k = 0; k < ran_on.size(); ++k) EXPECT_EQ(ran_on[k], std::this_thread::get_id()) << "task " << k;
 
     release = true;
     EXPECT_TRUE(eventually([] { return !held; }));

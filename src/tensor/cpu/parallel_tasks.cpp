@@ -183,9 +183,9 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::atomic<std::uint64_t> generation_{0};  // calls published (and one more when stopping)
-  std::shared_ptr<Job> job_;                   // the last call published (under mutex_)
-  int sleepers_ = 0;                           // helpers waiting on wake_ (under mutex_)
-  bool stopping_ = false;                      // (under mutex_)
+  std::shared_ptr<Job> job_;                  // the last call published (under mutex_)
+  int sleepers_ = 0;                          // helpers waiting on wake_ (under mutex_)
+  bool stopping_ = false;                     // (under mutex_)
   std::vector<std::thread> helpers_;
 };
 
