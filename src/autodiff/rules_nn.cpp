@@ -106,8 +106,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (bias.defined()) y = prim::add(y, bias);
   const Tensor inputs[] = {x, weight, bias.defined() ? bias : Tensor::scalar(0.0, y.dtype())};
   std::uint64_t op_index = 0;
-  const autodiff::RadConfig* rad =
-      autodiff::detail::is_tracked(weight) ? autodiff::detail::rad_for_next_op(&op_index) : nullptr;
+  const autodiff::RadConfig* rad = weight.dim(1) > 0 && autodiff::detail::is_tracked(weight)
+                                       ? autodiff::detail::rad_for_next_op(&op_index)
+                                       : nullptr;
   if (rad != nullptr) {
     // Under RAD the input's sketch, compressed or not, replaces the input; input and bias gradients
     // stay exact.

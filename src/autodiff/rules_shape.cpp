@@ -199,10 +199,12 @@ Tensor one_hot(const Tensor& index, std::int64_t depth, DType dtype) {
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   Tensor y = prim::matmul(a, b, ta, tb);
   std::uint64_t op_index = 0;
-  // RAD sketches the left operand's rows, the layout of a batch of activations times a weight.
-  const autodiff::RadConfig* rad = !ta && a.rank() >= 2 && b.rank() >= 2 && autodiff::detail::is_tracked(b)
-                                       ? autodiff::detail::rad_for_next_op(&op_index)
-                                       : nullptr;
+  // RAD sketches the left operand's rows, the layout of a batch of activations times a weight (an
+  // empty contraction has nothing to sketch).
+  const autodiff::RadConfig* rad =
+      !ta && a.rank() >= 2 && b.rank() >= 2 && a.dim(-1) > 0 && autodiff::detail::is_tracked(b)
+          ? autodiff::detail::rad_for_next_op(&op_index)
+          : nullptr;
   if (rad != nullptr) {
     // As a linear layer: b's gradient a^T g comes from an unbiased estimate of a rebuilt from what
     // rad_save kept of its rows (over the contracted dim); a's gradient g b^T stays exact.

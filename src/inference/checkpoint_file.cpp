@@ -63,7 +63,10 @@ class Decoder {
     return v;
   }
   CheckpointEntries get_entries(const char* what) {
-    CheckpointEntries entries(get<std::uint32_t>(what));
+    const auto n = get<std::uint32_t>(what);
+    // Each entry takes at least its two string lengths: a corrupt count is caught before allocating.
+    if (n > (size_ - pos_) / 8) fail_file(path_, std::string("corrupt: ") + what + " is cut short");
+    CheckpointEntries entries(n);
     for (auto& [key, value] : entries) {
       key = get_string(what);
       value = get_string(what);

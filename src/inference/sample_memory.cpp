@@ -37,14 +37,29 @@ std::optional<double> cgroup_bytes(const std::filesystem::path& file) {
   return bytes;
 }
 
-// Limit minus usage at `dir` and every ancestor up to `top`, the least of them.
+// The value of `key` in a memory.stat file; 0 when absent.
+double stat_bytes(const std::filesystem::path& file, const char* key) {
+  std::ifstream in(file);
+  std::string name;
+  double bytes = 0;
+  while (in >> name >> bytes)
+    if (name == key) return bytes;
+  return 0;
+}
+
+// Limit minus usage at `dir` and every ancestor up to `top`, the least of them. The usage counts
+// the page cache; its inactive file pages are reclaimed before the limit bites (MemAvailable counts
+// them free, and container runtimes leave them out of usage), so they are left out here too.
 std::optional<double> least_headroom(const std::filesystem::path& top, std::filesystem::path dir,
-                                     const char* limit_file, const char* usage_file) {
+                                     const char* limit_file, const char* usage_file, const char* inactive_key) {
   std::optional<double> least;
   for (;;) {
     const std::optional<double> limit = cgroup_bytes(dir / limit_file);
     const std::optional<double> usage = cgroup_bytes(dir / usage_file);
-    if (limit && usage) least = std::min(least.value_or(*limit), std::max(0.0, *limit - *usage));
+    if (limit && usage) {
+      const double used = std::max(0.0, *usage - stat_bytes(dir / "memory.stat", inactive_key));
+      least = std::min(least.value_or(*limit), std::max(0.0, *limit - used));
+    }
     if (dir == top || !dir.has_relative_path() || dir.parent_path() == dir) return least;
     dir = dir.parent_path();
   }
@@ -63,10 +78,10 @@ std::optional<double> cgroup_memory_headroom(const std::string& proc_cgroup, con
     const std::filesystem::path relative = std::filesystem::path(line.substr(second + 1)).relative_path();
     std::optional<double> headroom;
     if (id == "0" && controllers.empty())
-      headroom = least_headroom(root, root / relative, "memory.max", "memory.current");
+      headroom = least_headroom(root, root / relative, "memory.max", "memory.current", "inactive_file");
     else if (("," + controllers + ",").find(",memory,") != std::string::npos)
-      headroom =
-          least_headroom(root / "memory", root / "memory" / relative, "memory.limit_in_bytes", "memory.usage_in_bytes");
+      headroom = least_headroom(root / "memory", root / "memory" / relative, "memory.limit_in_bytes",
+                                "memory.usage_in_bytes", "total_inactive_file");
     if (headroom) least = std::min(least.value_or(*headroom), *headroom);
   }
   return least;

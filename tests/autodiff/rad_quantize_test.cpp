@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
@@ -115,6 +117,21 @@ TEST(RadQuantize, RejectsWhatItCannotStore) {
   EXPECT_NE(
       testing::error_of([] { autodiff::RadScope s({.quantize_bits = 2, .quantize_group = 0}); }).find("quantize_group"),
       std::string::npos);
+  const Tensor half = Tensor::full(Shape{1, 4}, 0.5);
+  const Tensor x = Tensor::from(std::vector<double>{1, 2, 3, 4}, Shape{1, 4});
+  EXPECT_NE(testing::error_of([&] { quantize(x, 3, 2, half); }).find("bits must be 1, 2, 4 or 8"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { quantize(x, 2, 0, half); }).find("group size"), std::string::npos);
+  const auto q = quantize(x, 2, 2, half);
+  EXPECT_NE(testing::error_of([&] { dequantize(q, 2, 1); }).find("do not hold rows"), std::string::npos);
+  // A NaN anywhere in a group (min and max skip it, so the group may look constant), an inf, or a
+  // range too small for its reciprocal: an error, never a value that silently drops the NaN.
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  for (const std::vector<double>& bad : {std::vector<double>{1, nan, 3, 2}, std::vector<double>{1, nan, 1, 1},
+                                         std::vector<double>{1, inf, 3, 2}, std::vector<double>{0, 1e-310, 0, 0}}) {
+    const Tensor v = Tensor::from(bad, Shape{1, 4});
+    EXPECT_NE(testing::error_of([&] { quantize(v, 2, 4, half); }).find("need finite values"), std::string::npos)
+        << bad[1];
+  }
   const Tensor ints = Tensor::zeros(Shape{2, 2}, DType::i64);
   EXPECT_NE(testing::error_of([&] {
               quantize(ints, 2, 2, Tensor::full(Shape{2, 2}, 0.5));

@@ -44,14 +44,22 @@ std::filesystem::path fake_cgroups(const std::string& name, const std::map<std::
 }
 
 TEST(SampleMemory, CgroupV2HeadroomIsTheLeastOverTheCgroupAndItsAncestors) {
-  const std::filesystem::path root = fake_cgroups("v2", {{"memory.max", "max"},
-                                                         {"memory.current", "9000000000"},
-                                                         {"jobs/memory.max", "4000000000"},
-                                                         {"jobs/memory.current", "3500000000"},
-                                                         {"jobs/run/memory.max", "2000000000"},
-                                                         {"jobs/run/memory.current", "1000000000"}});
+  const std::filesystem::path root =
+      fake_cgroups("v2", {{"memory.max", "max"},
+                          {"memory.current", "9000000000"},
+                          {"jobs/memory.max", "4000000000"},
+                          {"jobs/memory.current", "3500000000"},
+                          {"jobs/run/memory.max", "2000000000"},
+                          {"jobs/run/memory.current", "1000000000"},
+                          {"jobs/run/memory.stat", "anon 700000000\ninactive_file 300000000"}});
   // The parent leaves 0.5 GB, less than the run's own 1 GB.
   EXPECT_EQ(cgroup_memory_headroom("0::/jobs/run\n", root), 5e8);
+  // Inactive page cache is reclaimable: 2 GB - (1.5 GB - 1 GB).
+  const std::filesystem::path cache = fake_cgroups("v2cache", {{"box/memory.max", "2000000000"},
+                                                               {"box/memory.current", "1500000000"},
+                                                               {"box/memory.stat", "inactive_file 1000000000"}});
+  EXPECT_EQ(cgroup_memory_headroom("0::/box\n", cache), 1.5e9);
+  std::filesystem::remove_all(cache);
   EXPECT_EQ(cgroup_memory_headroom("0::/jobs\n", root), 5e8);
   EXPECT_FALSE(cgroup_memory_headroom("0::/\n", root).has_value());  // "max": no limit
   EXPECT_FALSE(cgroup_memory_headroom("0::/elsewhere\n", root).has_value());
@@ -63,6 +71,7 @@ TEST(SampleMemory, CgroupV1ReadsTheMemoryControllerAndIgnoresItsNoLimitValue) {
                                                          {"memory/memory.usage_in_bytes", "7000000000"},
                                                          {"memory/box/memory.limit_in_bytes", "3000000000"},
                                                          {"memory/box/memory.usage_in_bytes", "1000000000"},
+                                                         {"memory/box/memory.stat", "cache 5\ntotal_inactive_file 0"},
                                                          {"cpu/box/cpu.shares", "1024"}});
   EXPECT_EQ(cgroup_memory_headroom("5:cpu,cpuacct:/box\n4:memory:/box\n0::/\n", root), 2e9);
   EXPECT_FALSE(cgroup_memory_headroom("4:memory:/\n", root).has_value());
