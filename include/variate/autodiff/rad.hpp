@@ -9,7 +9,9 @@
 // as do ReLU masks, so every path from a parameter to the loss crosses exactly one sampled factor
 // and the whole gradient is unbiased. Memory shrinks; compute does not. A matmul a b (or a b^T)
 // whose right operand is tracked and whose operands are matrices or batches of them is treated the
-// same way, a's rows as the input and b as the weight.
+// same way, a's rows as the input and b as the weight. When b is an activation rather than a
+// weight, a path may cross two sampled factors; they come from independent draws (each op has its
+// own index in the key's stream), so their product, and the gradient, stay unbiased.
 //
 //   const autodiff::RadScope rad({.keep_fraction = 0.1, .key = random::fold_in(key, step).words});
 //   auto [loss, grads] = value_and_grad(loss_fn, params...);
