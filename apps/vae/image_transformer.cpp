@@ -10,6 +10,7 @@
 #include "../write_file.hpp"
 #include "figures.hpp"
 #include "image_batches.hpp"
+#include "learning_rate.hpp"
 #include "replicas.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/distributions/autoregressive_bernoulli.hpp"
@@ -37,7 +38,7 @@ class ImageTransformerTrainer final : public Trainer {
               return std::make_unique<Network>(image_transformer_options(o, images.dim(1), image_cols, images.dtype()),
                                                random::fold_in(key, "init"));
             },
-            o.learning_rate, kAdam) {}
+            learning_rate_schedule(o, images.dim(0)), kAdam) {}
 
   std::string describe() const override {
     const Network::Options& n = replicas_.model().options;
@@ -49,7 +50,7 @@ class ImageTransformerTrainer final : public Trainer {
     else
       s << "causal attention over the whole image";
     s << ", " << replicas_.parameter_count() << " parameters, " << o_.precision << "; exact log-likelihood, Adam (lr "
-      << o_.learning_rate << ", eps 1e-8), batch " << o_.batch;
+      << o_.learning_rate << describe_schedule(o_) << ", eps 1e-8), batch " << o_.batch;
     if (replicas_.devices() > 1) s << " over " << replicas_.devices() << " devices (data parallel)";
     return s.str();
   }

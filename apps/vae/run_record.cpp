@@ -34,6 +34,10 @@ void check_run_record(const std::filesystem::path& path, const RunRecord& record
                   " ", it == saved.end() ? std::string("(unset)") : it->second, ", this run has ", name, " ", value,
                   "; run with the same options to resume, or use another --output-dir");
   }
+  // Options recorded only when not at their default must not have gone back to it.
+  for (const auto& [name, value] : saved)
+    VARIATE_CHECK(record.contains(name), kJob, resuming, "the checkpoint was written with ", name, " ", value,
+                  ", this run has the default; run with the same options to resume, or use another --output-dir");
 }
 
 }  // namespace variate::cli::vae

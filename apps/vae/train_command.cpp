@@ -44,6 +44,11 @@ Command add_train_command(CLI::App& app) {
   cmd->add_option("--learning-rate", o->learning_rate, "Adam's learning rate")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--lr-schedule", o->lr_schedule,
+                  "constant; cosine: from --learning-rate down to 0 over --epochs; iwae: the IWAE paper's, 3^i epochs "
+                  "at --learning-rate * 10^(-i/7) for i = 0..7")
+      ->check(CLI::IsMember({"constant", "cosine", "iwae"}))
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "random seed: initialization, minibatches, binarization, particles")
       ->check(kSeed)
       ->capture_default_str();

@@ -67,6 +67,10 @@ void check_options(const TrainJobOptions& o) {
   VARIATE_CHECK(o.batch % o.devices == 0, kJob, "--batch ", o.batch, " does not split evenly over --devices ",
                 o.devices, "; choose a batch that is a multiple of ", o.devices);
   VARIATE_CHECK(o.learning_rate > 0, kJob, "--learning-rate must be > 0, got ", o.learning_rate);
+  VARIATE_CHECK(o.lr_schedule == "constant" || o.lr_schedule == "cosine" || o.lr_schedule == "iwae", kJob,
+                "unknown --lr-schedule '", o.lr_schedule, "'; expected constant, cosine or iwae");
+  VARIATE_CHECK(o.lr_schedule != "cosine" || o.epochs >= 1, kJob,
+                "--lr-schedule cosine decays over --epochs, which must be >= 1, got ", o.epochs);
   VARIATE_CHECK(o.eval_samples >= 0, kJob, "--eval-samples must be >= 0, got ", o.eval_samples);
   VARIATE_CHECK(o.eval_images >= 1, kJob, "--eval-images must be >= 1, got ", o.eval_images);
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", kJob, "unknown --precision '", o.precision,
@@ -106,6 +110,10 @@ RunRecord run_record(const TrainJobOptions& o) {
                    {"--seed", std::to_string(o.seed)},
                    {"--precision", o.precision},
                    {"--train-images", std::to_string(o.train_images)}};
+  // Recorded only when not constant, so that the records of earlier runs still match; a cosine
+  // schedule's length is --epochs, which then may not change either.
+  if (o.lr_schedule != "constant") record["--lr-schedule"] = o.lr_schedule;
+  if (o.lr_schedule == "cosine") record["--epochs"] = std::to_string(o.epochs);
   if (is_image_transformer(o.model)) {
     record["--layers"] = std::to_string(o.layers);
     record["--embed-dim"] = std::to_string(o.embed_dim);

@@ -21,6 +21,7 @@ struct TrainJobOptions {
   double minutes = 0;        // > 0: no epoch starts after this much training time in this run
   std::int64_t batch = 100;
   double learning_rate = 1e-3;
+  std::string lr_schedule = "constant";  // or cosine, iwae: learning_rate.hpp
   std::uint64_t seed = 1;
   std::string data_dir;  // empty: image_data.hpp's default
   std::string output_dir = "vae-output";

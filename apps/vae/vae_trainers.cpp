@@ -8,6 +8,7 @@
 #include "../write_file.hpp"
 #include "figures.hpp"
 #include "image_batches.hpp"
+#include "learning_rate.hpp"
 #include "replicas.hpp"
 #include "vae_training.hpp"
 #include "variate/autodiff/ops.hpp"
@@ -46,7 +47,7 @@ std::string describe_model(const TrainJobOptions& o, const Architecture& a, cons
   }
   s << parameters << " parameters, " << o.precision << "; " << (bound.kind == BoundKind::iwae ? "IWAE bound" : "ELBO")
     << " with " << bound.particles << (bound.particles == 1 ? " particle" : " particles") << ", Adam (lr "
-    << o.learning_rate << ", beta2 0.999, eps 1e-4), batch " << o.batch;
+    << o.learning_rate << describe_schedule(o) << ", beta2 0.999, eps 1e-4), batch " << o.batch;
   if (data_devices > 1) s << " over " << data_devices << " devices (data parallel)";
   if (o.rad_fraction < 1)
     s << "; RAD keeping " << o.rad_fraction << " of each linear layer's input (" << o.rad_mode
@@ -143,7 +144,7 @@ class DataParallel final : public VaeTrainer {
             [&] {
               return std::make_unique<Vae>(architecture, posterior, random::fold_in(key, "init"), flow_layout(o));
             },
-            o.learning_rate, kAdam),
+            learning_rate_schedule(o, images.dim(0)), kAdam),
         images_(images) {}
   const Vae& vae() const override { return replicas_.model(); }
   std::int64_t parameter_count() const override { return replicas_.parameter_count(); }
@@ -185,7 +186,7 @@ class ModelParallel final : public VaeTrainer {
                 const Tensor& images, const Bound& bound, random::Key key)
       : VaeTrainer(o, bound, key),
         vae_(architecture, posterior, random::fold_in(key, "init"), flow_layout(o)),
-        training_(vae_, o.learning_rate),
+        training_(vae_, learning_rate_schedule(o, images.dim(0))),
         images_(images) {}
   const Vae& vae() const override { return vae_; }
   std::int64_t parameter_count() const override { return training_.parameter_count(); }

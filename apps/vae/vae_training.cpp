@@ -34,7 +34,7 @@ void DeviceShare::visit_parameters(const nn::ParameterVisitor& visit) {
 
 std::string DeviceShare::describe() const { return "DeviceShare(device " + std::to_string(device_) + ")"; }
 
-VaeTraining::VaeTraining(Vae& vae, double learning_rate) : vae_(vae) {
+VaeTraining::VaeTraining(Vae& vae, const nn::Schedule& learning_rate) : vae_(vae) {
   const distribute::PipelinedFlow* flow = pipelined_flow_of(vae);
   int devices = 1;
   if (flow != nullptr)

@@ -34,7 +34,7 @@ class VaeTraining {
  public:
   /// One device when `vae`'s posterior has no pipelined flow, else a mesh of as many thread
   /// devices as its flow's placement names.
-  VaeTraining(Vae& vae, double learning_rate);
+  VaeTraining(Vae& vae, const nn::Schedule& learning_rate);
   VaeTraining(const VaeTraining&) = delete;
   VaeTraining& operator=(const VaeTraining&) = delete;
 

@@ -72,6 +72,52 @@ TEST(TrainCli, AResumedRunEndsWithTheParametersOfAnUninterruptedOne) {
       << other.output;
 }
 
+// Whether the checkpoints in `a` and `b` hold bit-identical parameters.
+bool same_parameters(const std::string& a, const std::string& b) {
+  const auto x = variate::nn::load_tensors(a + "/checkpoint"), y = variate::nn::load_tensors(b + "/checkpoint");
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (x[i].name != y[i].name || x[i].value.shape() != y[i].value.shape() ||
+        std::memcmp(x[i].value.raw(), y[i].value.raw(), x[i].value.nbytes()) != 0)
+      return false;
+  return true;
+}
+
+TEST(TrainCli, LearningRateSchedulesFollowTheStepAndResume) {
+  const variate::testing::ScratchDir dir("train_schedule");
+  auto train = [&](const std::string& name, const std::string& options) {
+    const auto r = run_cli(kTiny + options + " --output-dir " + (dir / name));
+    EXPECT_EQ(r.exit_code, 0) << options << "\n" << r.output;
+    return r.output;
+  };
+  // The IWAE schedule keeps the first epoch at --learning-rate and divides it by 10^(1/7) from the
+  // second on.
+  train("constant1", "--epochs 1");
+  train("iwae1", "--epochs 1 --lr-schedule iwae");
+  EXPECT_TRUE(same_parameters(dir / "constant1", dir / "iwae1"));
+  train("constant2", "--epochs 2");
+  const std::string iwae = train("iwae2", "--epochs 2 --lr-schedule iwae");
+  EXPECT_FALSE(same_parameters(dir / "constant2", dir / "iwae2"));
+  EXPECT_NE(iwae.find("the IWAE paper's schedule"), std::string::npos) << iwae;
+
+  // A cosine schedule stopped after one of two epochs and resumed ends where the whole run ends.
+  train("cosine", "--epochs 2 --lr-schedule cosine");
+  EXPECT_FALSE(same_parameters(dir / "constant2", dir / "cosine"));
+  const auto first = run_cli(kTiny + "--epochs 2 --minutes 1e-9 --lr-schedule cosine --output-dir " + (dir / "split"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  train("split", "--epochs 2 --lr-schedule cosine");
+  EXPECT_TRUE(same_parameters(dir / "cosine", dir / "split"));
+
+  // The schedule is part of the run: resuming under another one, or a cosine over more epochs, is
+  // refused.
+  const auto other = run_cli(kTiny + "--epochs 3 --output-dir " + (dir / "iwae2"));
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_NE(other.output.find("--lr-schedule"), std::string::npos) << other.output;
+  const auto longer = run_cli(kTiny + "--epochs 3 --lr-schedule cosine --output-dir " + (dir / "cosine"));
+  EXPECT_EQ(longer.exit_code, 1) << longer.output;
+  EXPECT_NE(longer.output.find("--epochs"), std::string::npos) << longer.output;
+}
+
 TEST(TrainCli, AnIafPosteriorRaisesTheBoundAndResumesBitForBit) {
   const variate::testing::ScratchDir dir("train_iaf");
   const std::string iaf = kTiny + "--posterior iaf --learning-rate 0.003 ";
@@ -253,6 +299,9 @@ TEST(TrainCli, BadInputGivesOneClearError) {
       {"train --model vae-digits --rad-fraction 0" + out, "--rad-fraction must be in (0, 1], got 0"},
       {"train --model vae-digits --rad-bits 3" + out, "--rad-bits"},
       {"train --model vae-digits --rad-mode sometimes" + out, "--rad-mode"},
+      {"train --model vae-digits --lr-schedule linear" + out, "--lr-schedule"},
+      {"train --model vae-digits --lr-schedule cosine --epochs 0" + out,
+       "--lr-schedule cosine decays over --epochs, which must be >= 1, got 0"},
       {"train --model image-transformer-digits --rad-fraction 0.1" + out,
        "the Image Transformer does not support randomized autodiff"},
       {"train --model vae-digits --posterior iaf --flow-devices 2 --rad-bits 2" + out,
