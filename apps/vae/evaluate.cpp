@@ -45,8 +45,8 @@ MeanAndError mean_bound(const Vae& vae, const Tensor& images, const Bound& bound
       images, chunk, key, [&](const Tensor& x, random::Key k) { return minibatch_bound(vae, x, bound, k).pointwise; }));
 }
 
-MeanAndError test_negative_log_likelihood(const Vae& vae, const Tensor& images, int samples, random::Key key,
-                                          std::ostream* progress, std::int64_t chunk) {
+std::vector<double> test_negative_log_likelihoods(const Vae& vae, const Tensor& images, int samples, random::Key key,
+                                                  std::ostream* progress, std::int64_t chunk) {
   VARIATE_CHECK(images.dim(0) >= 1 && samples >= 1 && chunk >= 1, "vae::test_negative_log_likelihood",
                 "need images, samples >= 1 and chunk >= 1, got ", images.dim(0), " images, ", samples,
                 " samples and chunk ", chunk);
@@ -65,7 +65,7 @@ MeanAndError test_negative_log_likelihood(const Vae& vae, const Tensor& images, 
     return bound;
   });
   for (double& v : nll) v = -v;
-  return mean_and_error(nll);
+  return nll;
 }
 
 }  // namespace variate::cli::vae

@@ -23,10 +23,10 @@ MeanAndError mean_and_error(const std::vector<double>& values);
 MeanAndError mean_bound(const Vae& vae, const Tensor& images, const Bound& bound, random::Key key,
                         std::int64_t chunk = 500);
 
-/// The estimate of -log p(x) with `samples` importance samples from the guide per image, averaged
-/// over `images`. An upper bound on the true negative log-likelihood in expectation, tight as
-/// `samples` grows. A line per `chunk` images goes to `progress` when it is not null.
-MeanAndError test_negative_log_likelihood(const Vae& vae, const Tensor& images, int samples, random::Key key,
+/// The estimate of -log p(x) with `samples` importance samples from the guide, for each of
+/// `images`. An upper bound on the true negative log-likelihood in expectation, tight as `samples`
+/// grows. A line per `chunk` images goes to `progress` when it is not null.
+std::vector<double> test_negative_log_likelihoods(const Vae& vae, const Tensor& images, int samples, random::Key key,
                                           std::ostream* progress = nullptr, std::int64_t chunk = 100);
 
 }  // namespace variate::cli::vae

@@ -57,7 +57,7 @@ Command add_train_command(CLI::App& app) {
                       vae::kDefaultMnistDir + ")");
   cmd->add_option("--output-dir", o->output_dir,
                   "checkpoint (resumed from when present), run.json, curve.csv, samples.png, reconstructions.png (the "
-                  "VAE), test_nll.json")
+                  "VAE), test_nll.json, test_nll_images.csv (the VAE's estimate per test image)")
       ->capture_default_str();
   cmd->add_option("--eval-samples", o->eval_samples,
                   "VAE: importance samples per test image for the test NLL after training (0: skip it; the Image "

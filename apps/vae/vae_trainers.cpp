@@ -109,8 +109,9 @@ class VaeTrainer : public Trainer {
                        std::ostream& log) override {
     if (o_.eval_samples == 0) return;
     const auto start = std::chrono::steady_clock::now();
-    const MeanAndError nll =
-        test_negative_log_likelihood(vae(), images, o_.eval_samples, random::fold_in(key_, "test nll"), &log);
+    const std::vector<double> per_image =
+        test_negative_log_likelihoods(vae(), images, o_.eval_samples, random::fold_in(key_, "test nll"), &log);
+    const MeanAndError nll = mean_and_error(per_image);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out << "test NLL (K = " << o_.eval_samples << " importance samples, " << images.dim(0)
         << " test images): " << std::fixed << std::setprecision(2) << nll.mean << " +- " << nll.standard_error
@@ -119,6 +120,11 @@ class VaeTrainer : public Trainer {
       file << std::setprecision(10) << "{\"epochs\": " << epochs << ", \"samples\": " << o_.eval_samples
            << ", \"images\": " << images.dim(0) << ", \"nll\": " << nll.mean
            << ", \"standard_error\": " << nll.standard_error << ", \"seconds\": " << seconds << "}\n";
+    });
+    // Per image, so that two models scored on the same images can be compared pairwise.
+    write_file(kJob, (dir / "test_nll_images.csv").string(), [&](std::ostream& file) {
+      file << "image,nll\n" << std::setprecision(10);
+      for (std::size_t i = 0; i < per_image.size(); ++i) file << i << ',' << per_image[i] << '\n';
     });
   }
 

@@ -240,6 +240,21 @@ TEST(TrainCli, ReportsTheTestNegativeLogLikelihood) {
   EXPECT_GT(nll, 0.0);
   EXPECT_LT(nll, 64 * std::log(2.0));
   EXPECT_TRUE(std::filesystem::exists(dir / "out/test_nll.json"));
+
+  // One line per image, whose mean is the reported estimate.
+  std::istringstream rows(variate::testing::read_text(dir / "out/test_nll_images.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(rows, line));
+  EXPECT_EQ(line, "image,nll");
+  double sum = 0;
+  int images = 0;
+  while (std::getline(rows, line)) {
+    EXPECT_EQ(std::stoi(line), images) << line;
+    sum += std::stod(line.substr(line.find(',') + 1));
+    ++images;
+  }
+  EXPECT_EQ(images, 10);
+  EXPECT_NEAR(sum / images, nll, 0.01) << "the printed estimate has two decimals";
 }
 
 // The bytes of the "tape: N bytes saved ... (linear layers: M)" line of a run's output.
