@@ -27,6 +27,6 @@ MeanAndError mean_bound(const Vae& vae, const Tensor& images, const Bound& bound
 /// `images`. An upper bound on the true negative log-likelihood in expectation, tight as `samples`
 /// grows. A line per `chunk` images goes to `progress` when it is not null.
 std::vector<double> test_negative_log_likelihoods(const Vae& vae, const Tensor& images, int samples, random::Key key,
-                                          std::ostream* progress = nullptr, std::int64_t chunk = 100);
+                                                  std::ostream* progress = nullptr, std::int64_t chunk = 100);
 
 }  // namespace variate::cli::vae

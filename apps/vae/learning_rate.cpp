@@ -30,9 +30,8 @@ nn::Schedule learning_rate_schedule(const TrainJobOptions& o, std::int64_t examp
   if (o.lr_schedule == "cosine") return nn::cosine_decay(rate, std::max<std::int64_t>(1, o.epochs * steps_per_epoch));
   VARIATE_CHECK(o.lr_schedule == "iwae", "train", "unknown --lr-schedule '", o.lr_schedule,
                 "'; expected constant, cosine or iwae");
-  return nn::Schedule([=](std::int64_t step) {
-    return rate * std::pow(10.0, -double(iwae_pass(step / steps_per_epoch)) / 7.0);
-  });
+  return nn::Schedule(
+      [=](std::int64_t step) { return rate * std::pow(10.0, -double(iwae_pass(step / steps_per_epoch)) / 7.0); });
 }
 
 std::string describe_schedule(const TrainJobOptions& o) {
