@@ -17,14 +17,15 @@ DeferredPsumScope::~DeferredPsumScope() { --deferred_depth; }
 
 bool psum_deferred() { return deferred_depth > 0; }
 
-std::pair<Tensor, Tensor> psum_value_and_gradient(const Tensor& value, const Tensor& gradient,
-                                                  std::int64_t replicated, std::string_view axis) {
+std::pair<Tensor, Tensor> psum_value_and_gradient(const Tensor& value, const Tensor& gradient, std::int64_t replicated,
+                                                  std::string_view axis) {
   const char* op = "psum_value_and_gradient";
   VARIATE_CHECK(value.defined() && gradient.defined() && value.rank() <= 1 && gradient.rank() == value.rank() + 1 &&
                     (value.rank() == 0 || value.dim(0) == gradient.dim(0)) && value.dtype() == gradient.dtype(),
-                op, "expected a value of shape [] or [batch] and a gradient of shape [dimension] or [batch, dimension] "
-                "of the same dtype, got ", value.shape(), " (", value.dtype(), ") and ", gradient.shape(), " (",
-                gradient.dtype(), ")");
+                op,
+                "expected a value of shape [] or [batch] and a gradient of shape [dimension] or [batch, dimension] "
+                "of the same dtype, got ",
+                value.shape(), " (", value.dtype(), ") and ", gradient.shape(), " (", gradient.dtype(), ")");
   const int last = gradient.rank() - 1;
   const std::int64_t dimension = gradient.dim(last);
   VARIATE_CHECK(replicated >= 0 && replicated <= dimension, op, "expected 0 <= replicated <= ", dimension, ", got ",

@@ -47,7 +47,7 @@ bool psum_deferred();
 /// `replicated` coordinates of `gradient` ([dimension], or [batch, dimension]) together with
 /// `value`, in one collective; the other coordinates (this device's shard) are kept as they are.
 /// Every device of the axis calls it.
-std::pair<Tensor, Tensor> psum_value_and_gradient(const Tensor& value, const Tensor& gradient,
-                                                  std::int64_t replicated, std::string_view axis);
+std::pair<Tensor, Tensor> psum_value_and_gradient(const Tensor& value, const Tensor& gradient, std::int64_t replicated,
+                                                  std::string_view axis);
 
 }  // namespace variate::distribute
