@@ -27,6 +27,7 @@
 #include "variate/data/stan_csv.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/data_parallel.hpp"
+#include "variate/distribute/deferred_psum.hpp"
 #include "variate/distribute/fused_psum.hpp"
 #include "variate/distribute/local_program.hpp"
 #include "variate/distribute/mesh.hpp"

@@ -33,11 +33,18 @@ using detail::Aborted;
 // A waiter first spins for a while, then sleeps on the condition variable. Waking a sleeping thread
 // costs 10-30 us on these virtual machines, and a sharded gradient or NUTS step makes several
 // collectives: a psum of a scalar on 2 devices took 13-26 us with sleeping alone, 2-4 us with the
-// spin. Spinning is only worth it while each device has a core of its own; with more devices than
-// cores a spinner would take the core of the device it waits for.
+// spin. Spinning only pays while the devices it waits for are running: with more devices than
+// cores, or with another process on a core, the device waited for is often off its core, a spin
+// cannot end early and only takes CPU time from it (eight schools on 2 devices with a core held
+// spun in 9 of 10 collectives in vain). So the spin time adapts, as an adaptive mutex's does: it
+// halves after a spin that ended in sleeping and doubles after one that completed, between
+// kMinSpin and kMaxSpin, and a waiter spins at most that long before it sleeps.
 class Rendezvous {
  public:
   explicit Rendezvous(int n) : n_(n), spin_(n <= default_device_count()) {}
+
+  // The bounds of the spin time, in nanoseconds. The least keeps probing whether spinning pays again.
+  static constexpr std::int64_t kMinSpin = 1'000, kMaxSpin = 200'000;
 
   void reset() {
     std::lock_guard lock(mutex_);
@@ -84,17 +91,24 @@ class Rendezvous {
 
  private:
   // Whether the barrier of `generation` completed within the spin time; false also when a device
-  // failed or returned, which the caller then reports under the mutex.
-  bool spin_until_changed(std::uint64_t generation) const {
+  // failed or returned, which the caller then reports under the mutex. Adapts the spin time.
+  bool spin_until_changed(std::uint64_t generation) {
     using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::microseconds(200);
+    const std::int64_t budget = spin_ns_.load(std::memory_order_relaxed);
+    const auto deadline = Clock::now() + std::chrono::nanoseconds(budget);
     for (int i = 1;; ++i) {
-      if (generation_.load(std::memory_order_acquire) != generation) return true;
+      if (generation_.load(std::memory_order_acquire) != generation) {
+        spin_ns_.store(std::min(kMaxSpin, 2 * budget), std::memory_order_relaxed);
+        return true;
+      }
       if (ended_.load(std::memory_order_relaxed)) return false;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
-      if (i % 64 == 0 && Clock::now() > deadline) return false;
+      if (i % 64 == 0 && Clock::now() > deadline) {
+        spin_ns_.store(std::max(kMinSpin, budget / 2), std::memory_order_relaxed);
+        return false;
+      }
     }
   }
 
@@ -111,9 +125,10 @@ class Rendezvous {
   const bool spin_;
   int arrived_ = 0;
   std::atomic<std::uint64_t> generation_ = 0;
-  std::atomic<bool> ended_ = false;  // a device failed or returned (failed_ or finished_ is set)
-  int failed_ = -1;                  // lowest device whose function threw, or -1
-  int finished_ = -1;                // lowest device whose function returned, or -1
+  std::atomic<std::int64_t> spin_ns_ = kMaxSpin;  // the spin time, shared by the devices; see above
+  std::atomic<bool> ended_ = false;               // a device failed or returned (failed_ or finished_ is set)
+  int failed_ = -1;                               // lowest device whose function threw, or -1
+  int finished_ = -1;                             // lowest device whose function returned, or -1
 };
 
 class ThreadCommunicator;

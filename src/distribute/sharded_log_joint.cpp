@@ -6,6 +6,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/core/error.hpp"
 #include "variate/distribute/collectives.hpp"
+#include "variate/distribute/deferred_psum.hpp"
 #include "variate/distribute/local_program.hpp"
 #include "variate/distribute/mesh.hpp"
 
@@ -23,11 +24,13 @@ namespace {
 // Substitute inside the LogJoint scope); a differentiable value drawn or set later is an error
 // naming the site.
 //
+// In a DeferredPsumScope (deferred_psum.hpp) the total is this device's share, unsummed.
+//
 // Outside a mesh run the replicated and the sharded terms are summed apart too, then added, so that
 // a program gives the same log density whether or not it is split.
 class ShardedLogJoint final : public tracing::LogJointRules {
  public:
-  ShardedLogJoint() : axis_(program_axis()) {}
+  ShardedLogJoint() : axis_(program_axis()), deferred_(psum_deferred()) {}
 
   void process(tracing::Message& m) override {
     VARIATE_CHECK(axis_ == nullptr || !m.enumerate || m.value.defined(), "Enumerate", "site '", m.name,
@@ -61,12 +64,14 @@ class ShardedLogJoint final : public tracing::LogJointRules {
     const int n = axis_size(*axis_);
     Tensor local = replicated_.defined() ? (n == 1 ? replicated_ : replicated_ * (1.0 / n)) : Tensor();
     if (sharded_.defined()) local = local.defined() ? local + sharded_ : sharded_;
+    if (!local.defined()) local = Tensor::scalar(0.0);
     // Every device takes part in the psum, also one whose program had no term.
-    return psum(local.defined() ? local : Tensor::scalar(0.0), *axis_);
+    return deferred_ ? local : psum(local, *axis_);
   }
 
  private:
   const std::string* axis_;  // the running mesh's axis, null outside a mesh run or in a LocalProgramScope
+  const bool deferred_;      // the caller sums the total over the devices
   Tensor replicated_, sharded_;
 
   bool is_sharded(const tracing::Message& m) const {

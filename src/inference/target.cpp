@@ -7,9 +7,13 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "variate/autodiff/transforms.hpp"
+#include "variate/distribute/deferred_psum.hpp"
+#include "variate/distribute/local_program.hpp"
 #include "variate/tensor/replay.hpp"
 
 namespace variate::inference {
@@ -143,8 +147,17 @@ Target make_target(Unconstrained unconstrained, DType dtype, Jacobian jacobian) 
     }
     std::optional<KernelRecorder> recorder;
     if (slot == nullptr && pool->should_record()) recorder.emplace(input);
+    // On a mesh device the log density and the gradient are summed over the devices in one
+    // collective (distribute/deferred_psum.hpp).
+    const std::string* axis = distribute::program_axis();
+    std::optional<distribute::DeferredPsumScope> deferred;
+    if (axis != nullptr) deferred.emplace();
     auto result = vjp([&space, jacobian](const Tensor& x) { return space->log_density(x, jacobian); },
                       Tensor::ones(batch == 1 ? Shape{} : Shape{batch}, dtype), prim::cast(input, dtype));
+    deferred.reset();
+    if (axis != nullptr)
+      std::tie(result.value, result.grads[0]) =
+          distribute::psum_value_and_gradient(result.value, result.grads[0], space->replicated_dimension(), *axis);
     const Tensor lp = prim::cast(result.value, DType::f64);
     const Tensor g = prim::cast(result.grads[0], DType::f64);
     std::unique_ptr<KernelReplay> replay = recorder ? recorder->finish({lp, g}) : nullptr;

@@ -9,6 +9,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distribute/collectives.hpp"
+#include "variate/distribute/deferred_psum.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distributions/default_bijector.hpp"
 
@@ -113,7 +114,8 @@ class FromUnconstrained : public tracing::Tracer {
     Tensor x =
         reshape(slice(flat_, -1, s->offset, s->offset + s->size), with_leading(batch_, s->unconstrained_shape).dims());
     if (mesh_axis_ != nullptr && !s->sharded) {
-      x = distribute::pbroadcast(x, *mesh_axis_);
+      // In a DeferredPsumScope the caller sums the gradient over the devices (deferred_psum.hpp).
+      if (!distribute::psum_deferred()) x = distribute::pbroadcast(x, *mesh_axis_);
       m.prepared = true;  // so the log joint's sharding rules do not pbroadcast the value again
     }
     const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);
