@@ -1,23 +1,29 @@
 #pragma once
 // What the sampler files share: reading and checking parameters, the element loop, the per-element
 // samplers that one family borrows from another, and clamping into a support.
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "random/stream.hpp"
+#include "tensor/cpu/parallel_tasks.hpp"
 #include "variate/tensor/tensor.hpp"
 
 namespace variate::random::detail {
 
 /// Below this many elements a sample is drawn on one thread; above, the elements are split among
-/// threads. Each element owns its stream, so the split never changes a value.
+/// threads, in chunks of this many. Each element owns its stream, so the split never changes a value.
 inline constexpr std::int64_t kParallelGrain = 4096;
 
 template <class Fn>
 void for_each_element(std::int64_t n, Fn&& fn) {
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-  for (std::int64_t i = 0; i < n; ++i) fn(i);
+  const std::int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
+  cpu::parallel_tasks(chunks, omp_get_max_threads(), [&](std::int64_t k) {
+    for (std::int64_t i = k * kParallelGrain, end = std::min(n, i + kParallelGrain); i < end; ++i) fn(i);
+  });
 }
 
 /// Calls fn(T{}) with T float for f32 and double for f64.

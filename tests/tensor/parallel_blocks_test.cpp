@@ -45,34 +45,21 @@ TEST(ParallelBlocks, RunsEveryBlockOnceWithItsBounds) {
   }
 }
 
-TEST(ParallelBlocks, RunsEveryBlockInsideAnotherParallelRegion) {
-  const ThreadCount use(2);
-  constexpr int kBlocks = 9;
-  std::vector<std::atomic<int>> runs(2 * kBlocks);
-#pragma omp parallel num_threads(2)
-  {
-    const int outer = omp_get_thread_num();
-    parallel_blocks(kBlocks, 1,
-                    [&](std::int64_t begin, std::int64_t) { ++runs[std::size_t(outer * kBlocks + begin)]; });
-  }
-  for (int k = 0; k < 2 * kBlocks; ++k)
-    EXPECT_EQ(runs[std::size_t(k)], 1) << "outer thread " << k / kBlocks << ", block " << k % kBlocks;
-}
-
 TEST(ParallelBlocks, AFinishedThreadTakesBlocksOfASlowShare) {
   const ThreadCount use(2);
-  // Blocks 0-3 are thread 0's share and each takes 100 ms; thread 1's share, blocks 4-7, takes no
-  // time, so thread 1 goes on to take blocks from the back of thread 0's share while thread 0
-  // is still in its first block (unless thread 1 starts 300 ms late).
+  // Blocks 0-3 are the calling thread's share and each takes 100 ms; the helper's share, blocks
+  // 4-7, takes no time, so the helper goes on to take blocks from the back of the caller's share
+  // while the caller is still in its first block (unless the helper starts 300 ms late).
   constexpr int kBlocks = 8;
-  std::vector<int> ran_on(kBlocks, -1);
+  std::vector<std::thread::id> ran_on(kBlocks);
   parallel_blocks(kBlocks, 1, [&](std::int64_t begin, std::int64_t) {
-    ran_on[static_cast<std::size_t>(begin)] = omp_get_thread_num();
+    ran_on[static_cast<std::size_t>(begin)] = std::this_thread::get_id();
     if (begin < kBlocks / 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   });
-  EXPECT_EQ(ran_on[0], 0);  // a share's owner starts at its front
-  EXPECT_EQ(ran_on[3], 1);  // the last block of the slow share was taken by the other thread
-  for (int k = kBlocks / 2; k < kBlocks; ++k) EXPECT_EQ(ran_on[std::size_t(k)], 1) << "block " << k;
+  const auto caller = std::this_thread::get_id();
+  EXPECT_EQ(ran_on[0], caller);  // a share's owner starts at its front
+  EXPECT_NE(ran_on[3], caller);  // the last block of the slow share was taken by the helper
+  for (int k = kBlocks / 2; k < kBlocks; ++k) EXPECT_EQ(ran_on[std::size_t(k)], ran_on[3]) << "block " << k;
 }
 
 }  // namespace

@@ -6,12 +6,10 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstdint>
-#include <vector>
 
 #include "tensor/cpu/cpu_backend.hpp"
-#include "variate/core/error.hpp"
+#include "tensor/cpu/parallel_tasks.hpp"
 
 namespace variate::cpu {
 
@@ -88,71 +86,34 @@ void strided_range(const StridedPlan<K>& plan, std::int64_t begin, std::int64_t 
   }
 }
 
-/// Splits [0, n) into one contiguous chunk per thread when n is large.
+/// Calls fn(begin, end) for contiguous chunks covering [0, n) once, in parallel when n is large:
+/// a few chunks of at least `grain` elements per thread, so that a thread that is held up (on a
+/// shared machine, often for a whole time slice) leaves its chunks to the others. The chunk bounds
+/// depend on the thread count, so fn must compute each element the same way whichever chunk holds
+/// it.
 template <class Fn>
 void parallel_chunks(std::int64_t n, Fn&& fn, std::int64_t grain = kParallelGrain) {
-  const int threads = n >= 2 * grain ? std::min<int>(omp_get_max_threads(), int(n / grain)) : 1;
-  if (threads <= 1) {
+  constexpr int kChunksPerThread = 4;
+  const int threads = omp_get_max_threads();
+  const std::int64_t chunks =
+      threads > 1 && n >= 2 * grain ? std::min<std::int64_t>(std::int64_t(threads) * kChunksPerThread, n / grain) : 1;
+  if (chunks <= 1) {
     fn(std::int64_t(0), n);
     return;
   }
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    fn(n * t / nt, n * (t + 1) / nt);
-  }
+  parallel_tasks(chunks, threads, [&](std::int64_t k) { fn(n * k / chunks, n * (k + 1) / chunks); });
 }
 
-/// Calls fn(begin, end) for the blocks [k * block, (k + 1) * block) of [0, n), in parallel. Block
-/// boundaries depend only on n and block, never on the thread count, so a kernel whose blocks are
-/// computed independently gives the same bits on any number of threads, whichever thread runs a
-/// block.
-///
-/// Each thread starts on its own contiguous share of the blocks, front to back, so that a share's
-/// data stays in its core's caches from one call to the next. A thread that has finished its share
-/// takes blocks from the back of the others' until none is left: on a shared machine one core is
-/// often slowed by neighbours, and with fixed shares the other would wait for it at the end.
+/// Calls fn(begin, end) for the blocks [k * block, (k + 1) * block) of [0, n), in parallel
+/// (parallel_tasks: each thread starts on its own contiguous share of the blocks, so that a share's
+/// data stays in one core's caches from one call to the next, and then takes blocks from the back
+/// of the others'). Block boundaries depend only on n and block, never on the thread count, so a
+/// kernel whose blocks are computed independently gives the same bits on any number of threads,
+/// whichever thread runs a block.
 template <class Fn>
 void parallel_blocks(std::int64_t n, std::int64_t block, Fn&& fn) {
   const std::int64_t blocks = (n + block - 1) / block;
-  const int threads = int(std::min<std::int64_t>(omp_get_max_threads(), blocks));
-  auto run = [&](std::int64_t k) { fn(k * block, std::min(n, (k + 1) * block)); };
-  if (threads <= 1) {
-    for (std::int64_t k = 0; k < blocks; ++k) run(k);
-    return;
-  }
-  // A share's blocks still to run, [next, end), packed into one word so that the owner (taking
-  // `next`) and a thief (taking `end - 1`) claim blocks with one compare-and-swap each.
-  VARIATE_CHECK(blocks < (std::int64_t(1) << 32), "parallel_blocks", "at most 2^32 blocks, got ", blocks, " (n = ", n,
-                ", block = ", block, ")");
-  struct alignas(64) Share {
-    std::atomic<std::uint64_t> range;
-  };
-  const auto pack = [](std::int64_t next, std::int64_t end) { return std::uint64_t(next) << 32 | std::uint64_t(end); };
-  std::vector<Share> shares(static_cast<std::size_t>(threads));
-  for (int t = 0; t < threads; ++t)
-    shares[std::size_t(t)].range.store(pack(blocks * t / threads, blocks * (t + 1) / threads),
-                                       std::memory_order_relaxed);
-  // Claims one block of share t, from its front or its back; -1 when the share is empty.
-  const auto claim = [&](int t, bool front) -> std::int64_t {
-    std::atomic<std::uint64_t>& range = shares[std::size_t(t)].range;
-    std::uint64_t r = range.load(std::memory_order_relaxed);
-    for (;;) {
-      const auto next = std::int64_t(r >> 32), end = std::int64_t(r & 0xffffffffu);
-      if (next >= end) return -1;
-      const std::uint64_t claimed = front ? pack(next + 1, end) : pack(next, end - 1);
-      if (range.compare_exchange_weak(r, claimed, std::memory_order_relaxed)) return front ? next : end - 1;
-    }
-  };
-  // Inside another parallel region the team may have fewer threads than shares: the shares
-  // without an owner are then taken from the back like any other.
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
-    for (std::int64_t k; (k = claim(t, true)) >= 0;) run(k);
-    for (int other = 1; other < threads; ++other)
-      for (std::int64_t k; (k = claim((t + other) % threads, false)) >= 0;) run(k);
-  }
+  parallel_tasks(blocks, omp_get_max_threads(), [&](std::int64_t k) { fn(k * block, std::min(n, (k + 1) * block)); });
 }
 
 }  // namespace variate::cpu
