@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -84,6 +85,16 @@ std::string checkpointed_models(const fs::path& folder) {
   return names;
 }
 
+// The interval a checkpoint's "checkpoint every" note records: a positive whole number.
+std::int64_t checkpoint_interval(const fs::path& checkpoint, const std::string& note) {
+  std::int64_t every = 0;
+  const auto [end, error] = std::from_chars(note.data(), note.data() + note.size(), every);
+  VARIATE_CHECK(error == std::errc() && end == note.data() + note.size() && every > 0, "sample", "checkpoint '",
+                checkpoint.string(), "' is corrupt: its note 'checkpoint every' should be the checkpoint interval, a ",
+                "positive whole number, but is '", note, "'");
+  return every;
+}
+
 }  // namespace
 
 inference::CheckpointEntries run_identity(const SampleContext& job) {
@@ -109,6 +120,7 @@ inference::CheckpointEntries run_identity(const SampleContext& job) {
   id.emplace_back("--adapt-delta", exact(o.adapt_delta));
   id.emplace_back("--leapfrog-steps", std::to_string(o.leapfrog_steps));
   id.emplace_back("--precision", o.precision);
+  id.emplace_back("--vectorize", o.vectorize ? "on" : "off");
   id.emplace_back("--predictive", o.predictive ? "on" : "off");
   id.emplace_back("--log-lik", o.log_lik ? "on" : "off");
   id.emplace_back("--init-from",
@@ -121,7 +133,7 @@ SampleCheckpoints::SampleCheckpoints(const SampleContext& job)
       folder_(fs::path(job.options.output) / "checkpoint"),
       identity_(run_identity(job)),
       every_(job.options.checkpoint_every),
-      lockstep_(job.options.sampler == "chees"),
+      lockstep_(job.options.vectorize),
       chains_(std::size_t(job.options.chains)) {
   if (const char* hook = std::getenv("VARIATE_TEST_KILL_AT_CHECKPOINT")) {
     std::istringstream in(hook);
@@ -227,7 +239,7 @@ void SampleCheckpoints::load_log(int c, const fs::path& checkpoint, const infere
   const std::string* every = inference::find_entry(notes, "checkpoint every");
   VARIATE_CHECK(crc && every, "sample", "checkpoint '", checkpoint.string(),
                 "' does not record its draw log's checksum and interval: it was not written by `variate sample`");
-  if (every_ == 0) every_ = std::stoll(*every);
+  if (every_ == 0) every_ = checkpoint_interval(checkpoint, *every);
   const std::int64_t kept = std::max<std::int64_t>(0, state.iteration - job_.options.warmup);
   const std::size_t bytes = std::size_t(kept) * record_size() * sizeof(double);
   chain.replayed.resize(std::size_t(kept) * record_size());

@@ -2,8 +2,9 @@
 // `variate sample --checkpoint-every N` and `--resume DIR`. Each chain keeps, in
 // <output>/checkpoint/, its checkpoint <model>-<chain>.ckpt (inference/checkpoint_file.hpp) and its
 // draw log <model>-<chain>.draws: every kept draw's sampler statistics and unconstrained position.
-// ChEES-HMC's chains run in lockstep and share their adaptation, so they restart together: one
-// checkpoint <model>-chains.ckpt holds them all, written after every chain's draw log.
+// Vectorized chains (NUTS's, HMC's, ChEES-HMC's) run in lockstep, ChEES's sharing their
+// adaptation, so they restart together: one checkpoint <model>-chains.ckpt holds them all, written
+// after every chain's draw log.
 // The sampling threads only copy: each checkpoint's state and the draws logged before it go to a
 // thread of their own (background_writes.hpp), which appends the draws to the log, flushes it to
 // the disk, then writes the checkpoint with the log's checksum, so the draws before a checkpoint
@@ -93,7 +94,7 @@ class SampleCheckpoints {
   std::filesystem::path folder_;
   inference::CheckpointEntries identity_;
   std::int64_t every_ = 0;
-  bool lockstep_;  // ChEES: one checkpoint for the batch
+  bool lockstep_;  // vectorized chains: one checkpoint for the batch
   std::vector<ChainLog> chains_;
   std::vector<inference::ChainState> batch_;  // lockstep: the chains saved so far for the next checkpoint
   std::vector<std::uint32_t> batch_crcs_;
