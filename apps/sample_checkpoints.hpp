@@ -7,11 +7,13 @@
 // after every chain's draw log.
 // The sampling threads only copy: each checkpoint's state and the draws logged before it go to a
 // thread of their own (background_writes.hpp), which appends the draws to the log, flushes it to
-// the disk, then writes the checkpoint with the log's checksum, so the draws before a checkpoint
-// survive a crash. A resume checks each checkpoint against the
-// run (model, parameters, data, options), cuts each log back to its checkpoint, and replays the
-// logged draws through the draw writer: the CSV files are written again by the code that wrote
-// them, so they end up as an uninterrupted run's would, rows made after the checkpoint included.
+// the disk, then writes the checkpoint with the log's checksum (computed there too), so the draws
+// before a checkpoint survive a crash. A chain's checkpoints reach the disk at most once a second
+// (a newer one replaces the one waiting), and its last one always. A resume checks each
+// checkpoint against the run (model, parameters, data, options), cuts each log back to its
+// checkpoint, and replays the logged draws through the draw writer: the CSV files are written
+// again by the code that wrote them, so they end up as an uninterrupted run's would, rows made
+// after the checkpoint included.
 //
 //   SampleCheckpoints checkpoints(job);                 // before the output folder is prepared
 //   checkpoints.attach(sampler_options);                // resume states, checkpoint_every, on_checkpoint
@@ -67,7 +69,11 @@ class SampleCheckpoints {
  private:
   struct ChainLog {
     int fd = -1;
-    std::uint32_t crc = 0;         // CRC-32 of the records logged so far
+    // The writing thread's: CRC-32 of the first crc_records records, and the records written to the
+    // log after them (made after the checkpoint last written).
+    std::uint32_t crc = 0;
+    std::int64_t crc_records = 0;
+    std::vector<double> uncounted;
     std::vector<double> replayed;  // resumed: the logged records up to the checkpoint
     std::optional<inference::ChainState> resume;
     std::mutex mutex;               // guards `unwritten`, which the writing thread empties
@@ -84,10 +90,9 @@ class SampleCheckpoints {
                 const std::string& crc_note, inference::ChainState state);
   void save(const inference::ChainState& state);
   // On the writing thread: the draw logs and then the checkpoint, each to the disk.
-  void append_log(int chain);
-  void write_durably(const inference::ChainState& state, std::uint32_t log_crc);
-  void write_batch_durably(const std::vector<inference::ChainState>& states,
-                           const std::vector<std::uint32_t>& log_crcs);
+  std::uint32_t append_log(const inference::ChainState& state);
+  void write_durably(const inference::ChainState& state);
+  void write_batch_durably(const std::vector<inference::ChainState>& states);
   std::size_t record_size() const;
 
   const SampleContext& job_;
@@ -97,7 +102,6 @@ class SampleCheckpoints {
   bool lockstep_;  // vectorized chains: one checkpoint for the batch
   std::vector<ChainLog> chains_;
   std::vector<inference::ChainState> batch_;  // lockstep: the chains saved so far for the next checkpoint
-  std::vector<std::uint32_t> batch_crcs_;
   // A test hook: VARIATE_TEST_KILL_AT_CHECKPOINT=<chain>:<iteration> (1-based chain) ends the
   // process with SIGKILL right after that checkpoint is on the disk, as a crash or `kill -9` would
   // (a lockstep batch's: the one holding that chain).
