@@ -341,7 +341,9 @@ void SampleCheckpoints::save(const inference::ChainState& state) {
 // checkpoint, and the next checkpoint's checksum goes on from the records kept in `uncounted`.
 std::uint32_t SampleCheckpoints::append_log(const inference::ChainState& state) {
   ChainLog& chain = chains_[std::size_t(state.chain)];
-  std::vector<double> records;
+  // The sampling thread goes on logging into the last write's buffer, whose capacity it keeps:
+  // growing a new one each time cost it reallocations and page faults.
+  std::vector<double> records = std::move(chain.spare);
   {
     const std::lock_guard lock(chain.mutex);
     records.swap(chain.unwritten);
@@ -354,6 +356,8 @@ std::uint32_t SampleCheckpoints::append_log(const inference::ChainState& state) 
   chain.crc = data::extend_crc32(chain.crc, chain.uncounted.data(), values * sizeof(double));
   chain.uncounted.erase(chain.uncounted.begin(), chain.uncounted.begin() + std::ptrdiff_t(values));
   chain.crc_records = kept;
+  records.clear();
+  chain.spare = std::move(records);
   return chain.crc;
 }
 

@@ -78,6 +78,7 @@ class SampleCheckpoints {
     std::optional<inference::ChainState> resume;
     std::mutex mutex;               // guards `unwritten`, which the writing thread empties
     std::vector<double> unwritten;  // records logged but not yet written: the next checkpoint writes them
+    std::vector<double> spare;      // the writing thread's: the buffer `unwritten` swaps with next
   };
   std::filesystem::path checkpoint_path(int chain) const;
   std::filesystem::path batch_path() const;
