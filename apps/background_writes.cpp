@@ -7,28 +7,47 @@
 
 namespace variate::cli {
 
-BackgroundWrites::BackgroundWrites(std::size_t slots) : waiting_(slots), thread_([this] { run(); }) {}
+namespace {
+
+void set_policy(pthread_t thread, int policy) {
+  const sched_param priority{};
+  pthread_setschedparam(thread, policy, &priority);
+}
+
+}  // namespace
+
+BackgroundWrites::BackgroundWrites(std::size_t slots, Clock::duration min_interval)
+    : min_interval_(min_interval), waiting_(slots), last_start_(slots), thread_([this] { run(); }) {}
 
 BackgroundWrites::~BackgroundWrites() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    set_policy(thread_.native_handle(), SCHED_OTHER);  // as in flush: the caller waits
   }
   queued_.notify_one();
   thread_.join();
 }
 
 void BackgroundWrites::submit(std::size_t slot, std::function<void()> write) {
+  bool was_empty = false;
   {
     std::lock_guard lock(mutex_);
     if (error_) std::rethrow_exception(error_);
-    waiting_.at(slot) = std::move(write);
+    std::function<void()>& waiting = waiting_.at(slot);
+    was_empty = !waiting;
+    std::swap(waiting, write);  // the replaced write's state is freed after the lock, below
   }
-  queued_.notify_one();
+  // A replaced write was known to the writer already: it needs no wake-up (a system call).
+  if (was_empty) queued_.notify_one();
 }
 
 void BackgroundWrites::flush() {
   std::unique_lock lock(mutex_);
+  // Someone waits for the writes now: at idle priority the writer would get no processor while
+  // any other process runs (a busy machine made the last checkpoints of a run take seconds).
+  if (flushing_++ == 0) set_policy(thread_.native_handle(), SCHED_OTHER);
+  queued_.notify_one();
   const auto idle = [&] {
     if (writing_) return false;
     for (const auto& w : waiting_)
@@ -36,27 +55,42 @@ void BackgroundWrites::flush() {
     return true;
   };
   done_.wait(lock, [&] { return error_ || idle(); });
+  if (--flushing_ == 0) set_policy(thread_.native_handle(), SCHED_IDLE);
   if (error_) std::rethrow_exception(error_);
+}
+
+std::function<void()> BackgroundWrites::take_due(Clock::time_point now, Clock::time_point& due) {
+  due = Clock::time_point::max();
+  const bool at_once = flushing_ > 0 || stopping_;
+  for (std::size_t k = 0; k < waiting_.size(); ++k) {
+    const std::size_t slot = (next_ + k) % waiting_.size();
+    if (!waiting_[slot]) continue;
+    const Clock::time_point allowed = last_start_[slot] + min_interval_;
+    if (at_once || allowed <= now) {
+      last_start_[slot] = now;
+      next_ = slot + 1;
+      return std::exchange(waiting_[slot], nullptr);
+    }
+    due = std::min(due, allowed);
+  }
+  return nullptr;
 }
 
 void BackgroundWrites::run() {
   // Below every sampling thread: woken by a submit, the writer must not take the processor from the
   // thread that woke it (most of its time is spent waiting for the disk anyway).
-  const sched_param idle{};
-  pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
   std::unique_lock lock(mutex_);
+  if (flushing_ == 0) set_policy(pthread_self(), SCHED_IDLE);
   for (;;) {
-    std::function<void()> write;
-    for (std::size_t k = 0; k < waiting_.size() && !write; ++k) {
-      const std::size_t slot = (next_ + k) % waiting_.size();
-      if (waiting_[slot]) {
-        write = std::exchange(waiting_[slot], nullptr);
-        next_ = slot + 1;
-      }
-    }
+    Clock::time_point due;
+    std::function<void()> write = take_due(Clock::now(), due);
     if (!write) {
-      if (stopping_) return;
-      queued_.wait(lock);
+      if (stopping_ && due == Clock::time_point::max()) return;
+      if (due == Clock::time_point::max()) {
+        queued_.wait(lock);
+      } else {
+        queued_.wait_until(lock, due);
+      }
       continue;
     }
     writing_ = true;
@@ -67,6 +101,7 @@ void BackgroundWrites::run() {
     } catch (...) {
       error = std::current_exception();
     }
+    write = nullptr;  // its state is freed outside the lock
     lock.lock();
     writing_ = false;
     if (error && !error_) error_ = error;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -24,6 +26,11 @@ namespace fs = std::filesystem;
 
 // A draw log record: the sampler's statistics, then the position.
 constexpr std::size_t kStats = 7;
+
+// A chain's checkpoints reach the disk at most once a second: one due sooner waits, replaced by
+// newer ones, so that a model making thousands of iterations a second does not spend a share of
+// its processors on fsync's journal commits; a crash loses at most a second more of sampling.
+constexpr std::chrono::seconds kMinWriteInterval{1};
 
 std::string hex(std::uint64_t v) {
   std::ostringstream out;
@@ -84,6 +91,16 @@ std::string checkpointed_models(const fs::path& folder) {
   return names;
 }
 
+// The interval a checkpoint's "checkpoint every" note records: a positive whole number.
+std::int64_t checkpoint_interval(const fs::path& checkpoint, const std::string& note) {
+  std::int64_t every = 0;
+  const auto [end, error] = std::from_chars(note.data(), note.data() + note.size(), every);
+  VARIATE_CHECK(error == std::errc() && end == note.data() + note.size() && every > 0, "sample", "checkpoint '",
+                checkpoint.string(), "' is corrupt: its note 'checkpoint every' should be the checkpoint interval, a ",
+                "positive whole number, but is '", note, "'");
+  return every;
+}
+
 }  // namespace
 
 inference::CheckpointEntries run_identity(const SampleContext& job) {
@@ -109,6 +126,7 @@ inference::CheckpointEntries run_identity(const SampleContext& job) {
   id.emplace_back("--adapt-delta", exact(o.adapt_delta));
   id.emplace_back("--leapfrog-steps", std::to_string(o.leapfrog_steps));
   id.emplace_back("--precision", o.precision);
+  id.emplace_back("--vectorize", o.vectorize ? "on" : "off");
   id.emplace_back("--predictive", o.predictive ? "on" : "off");
   id.emplace_back("--log-lik", o.log_lik ? "on" : "off");
   id.emplace_back("--init-from",
@@ -121,7 +139,7 @@ SampleCheckpoints::SampleCheckpoints(const SampleContext& job)
       folder_(fs::path(job.options.output) / "checkpoint"),
       identity_(run_identity(job)),
       every_(job.options.checkpoint_every),
-      lockstep_(job.options.sampler == "chees"),
+      lockstep_(job.options.vectorize),
       chains_(std::size_t(job.options.chains)) {
   if (const char* hook = std::getenv("VARIATE_TEST_KILL_AT_CHECKPOINT")) {
     std::istringstream in(hook);
@@ -227,7 +245,7 @@ void SampleCheckpoints::load_log(int c, const fs::path& checkpoint, const infere
   const std::string* every = inference::find_entry(notes, "checkpoint every");
   VARIATE_CHECK(crc && every, "sample", "checkpoint '", checkpoint.string(),
                 "' does not record its draw log's checksum and interval: it was not written by `variate sample`");
-  if (every_ == 0) every_ = std::stoll(*every);
+  if (every_ == 0) every_ = checkpoint_interval(checkpoint, *every);
   const std::int64_t kept = std::max<std::int64_t>(0, state.iteration - job_.options.warmup);
   const std::size_t bytes = std::size_t(kept) * record_size() * sizeof(double);
   chain.replayed.resize(std::size_t(kept) * record_size());
@@ -244,6 +262,7 @@ void SampleCheckpoints::load_log(int c, const fs::path& checkpoint, const infere
   VARIATE_CHECK(done == bytes, "sample", "draw log '", log.string(), "' holds ", done / sizeof(double) / record_size(),
                 " draws but its checkpoint was made after ", kept, ": the checkpoint folder is damaged");
   chain.crc = data::extend_crc32(0, chain.replayed.data(), bytes);
+  chain.crc_records = kept;
   VARIATE_CHECK(hex(chain.crc) == *crc, "sample", "draw log '", log.string(),
                 "' does not match its checkpoint (checksum mismatch): the file is corrupt");
   chain.resume = std::move(state);
@@ -252,7 +271,7 @@ void SampleCheckpoints::load_log(int c, const fs::path& checkpoint, const infere
 void SampleCheckpoints::attach(inference::SamplerOptions& sampler) {
   sampler.checkpoint_every = every_;
   sampler.on_checkpoint = [this](const inference::ChainState& s) { save(s); };
-  writes_ = std::make_unique<BackgroundWrites>(chains_.size());
+  writes_ = std::make_unique<BackgroundWrites>(lockstep_ ? 1 : chains_.size(), kMinWriteInterval);
   if (job_.options.resume.empty()) start_fresh();
   open_logs();
   if (job_.options.resume.empty()) return;
@@ -295,61 +314,65 @@ void SampleCheckpoints::log(const inference::Draw& d) {
   const inference::TransitionStats& s = *d.stats;
   const double stats[kStats] = {s.log_density,        s.accept_stat,           s.step_size, double(s.tree_depth),
                                 double(s.n_leapfrog), s.divergent ? 1.0 : 0.0, s.energy};
-  chain.crc = data::extend_crc32(chain.crc, stats, sizeof stats);
-  chain.crc = data::extend_crc32(chain.crc, d.position.data(), d.position.size() * sizeof(double));
   const std::lock_guard lock(chain.mutex);
   chain.unwritten.insert(chain.unwritten.end(), std::begin(stats), std::end(stats));
   chain.unwritten.insert(chain.unwritten.end(), d.position.begin(), d.position.end());
 }
 
-// On the chain's sampling thread, which has just logged the draws up to `state`: their checksum now.
-// A lockstep batch's chains come one after another for one iteration; the last one sends them all.
+// On the chain's sampling thread, which has just logged the draws up to `state`. A lockstep
+// batch's chains come one after another for one iteration; the last one sends them all.
 void SampleCheckpoints::save(const inference::ChainState& state) {
-  const std::uint32_t crc = chains_[std::size_t(state.chain)].crc;
   if (lockstep_) {
     batch_.push_back(state);
-    batch_crcs_.push_back(crc);
     if (batch_.size() < chains_.size()) return;
-    writes_->submit(
-        0, [this, states = std::move(batch_), crcs = std::move(batch_crcs_)] { write_batch_durably(states, crcs); });
+    writes_->submit(0, [this, states = std::move(batch_)] { write_batch_durably(states); });
     batch_.clear();
-    batch_crcs_.clear();
   } else {
-    writes_->submit(std::size_t(state.chain), [this, state, crc] { write_durably(state, crc); });
+    writes_->submit(std::size_t(state.chain), [this, state] { write_durably(state); });
   }
   // The test hook's checkpoint must reach the disk, not be replaced by the chain's next one. (A
   // batch has just been sent with its last chain: any of its chains names it.)
   if (state.iteration == kill_iteration_ && (lockstep_ || state.chain == kill_chain_)) writes_->flush();
 }
 
-// Chain c's logged records, appended to its log and flushed to the disk. The log may hold records
-// made after the checkpoint being written by now; a resume reads it only as far as the checkpoint.
-void SampleCheckpoints::append_log(int c) {
-  ChainLog& chain = chains_[std::size_t(c)];
-  std::vector<double> records;
+// The chain's logged records, appended to its log and flushed to the disk; returns the CRC-32 of
+// its records up to `state`, computed here rather than on the sampling thread. The log may hold
+// records made after the checkpoint being written by now; a resume reads it only as far as the
+// checkpoint, and the next checkpoint's checksum goes on from the records kept in `uncounted`.
+std::uint32_t SampleCheckpoints::append_log(const inference::ChainState& state) {
+  ChainLog& chain = chains_[std::size_t(state.chain)];
+  // The sampling thread goes on logging into the last write's buffer, whose capacity it keeps:
+  // growing a new one each time cost it reallocations and page faults.
+  std::vector<double> records = std::move(chain.spare);
   {
     const std::lock_guard lock(chain.mutex);
     records.swap(chain.unwritten);
   }
-  write_all(chain.fd, records.data(), records.size() * sizeof(double), log_path(c));
-  if (::fdatasync(chain.fd) != 0) fail_system(log_path(c), "cannot flush the draw log");
+  write_all(chain.fd, records.data(), records.size() * sizeof(double), log_path(state.chain));
+  if (::fdatasync(chain.fd) != 0) fail_system(log_path(state.chain), "cannot flush the draw log");
+  chain.uncounted.insert(chain.uncounted.end(), records.begin(), records.end());
+  const std::int64_t kept = std::max<std::int64_t>(0, state.iteration - job_.options.warmup);
+  const auto values = std::size_t(kept - chain.crc_records) * record_size();
+  chain.crc = data::extend_crc32(chain.crc, chain.uncounted.data(), values * sizeof(double));
+  chain.uncounted.erase(chain.uncounted.begin(), chain.uncounted.begin() + std::ptrdiff_t(values));
+  chain.crc_records = kept;
+  records.clear();
+  chain.spare = std::move(records);
+  return chain.crc;
 }
 
-void SampleCheckpoints::write_durably(const inference::ChainState& state, std::uint32_t log_crc) {
-  append_log(state.chain);
+void SampleCheckpoints::write_durably(const inference::ChainState& state) {
+  const std::uint32_t log_crc = append_log(state);
   inference::write_checkpoint(
       checkpoint_path(state.chain),
       {identity_, {{"draw log crc32", hex(log_crc)}, {"checkpoint every", std::to_string(every_)}}, {state}});
   if (state.chain == kill_chain_ && state.iteration == kill_iteration_) ::raise(SIGKILL);
 }
 
-void SampleCheckpoints::write_batch_durably(const std::vector<inference::ChainState>& states,
-                                            const std::vector<std::uint32_t>& log_crcs) {
+void SampleCheckpoints::write_batch_durably(const std::vector<inference::ChainState>& states) {
   inference::CheckpointEntries notes{{"checkpoint every", std::to_string(every_)}};
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    append_log(states[i].chain);
-    notes.emplace_back("draw log crc32 " + std::to_string(states[i].chain + 1), hex(log_crcs[i]));
-  }
+  for (const inference::ChainState& state : states)
+    notes.emplace_back("draw log crc32 " + std::to_string(state.chain + 1), hex(append_log(state)));
   inference::write_checkpoint(batch_path(), {identity_, notes, states});
   if (std::any_of(states.begin(), states.end(), [this](const inference::ChainState& s) {
         return s.chain == kill_chain_ && s.iteration == kill_iteration_;

@@ -2,15 +2,18 @@
 // `variate sample --checkpoint-every N` and `--resume DIR`. Each chain keeps, in
 // <output>/checkpoint/, its checkpoint <model>-<chain>.ckpt (inference/checkpoint_file.hpp) and its
 // draw log <model>-<chain>.draws: every kept draw's sampler statistics and unconstrained position.
-// ChEES-HMC's chains run in lockstep and share their adaptation, so they restart together: one
-// checkpoint <model>-chains.ckpt holds them all, written after every chain's draw log.
+// Vectorized chains (NUTS's, HMC's, ChEES-HMC's) run in lockstep, ChEES's sharing their
+// adaptation, so they restart together: one checkpoint <model>-chains.ckpt holds them all, written
+// after every chain's draw log.
 // The sampling threads only copy: each checkpoint's state and the draws logged before it go to a
 // thread of their own (background_writes.hpp), which appends the draws to the log, flushes it to
-// the disk, then writes the checkpoint with the log's checksum, so the draws before a checkpoint
-// survive a crash. A resume checks each checkpoint against the
-// run (model, parameters, data, options), cuts each log back to its checkpoint, and replays the
-// logged draws through the draw writer: the CSV files are written again by the code that wrote
-// them, so they end up as an uninterrupted run's would, rows made after the checkpoint included.
+// the disk, then writes the checkpoint with the log's checksum (computed there too), so the draws
+// before a checkpoint survive a crash. A chain's checkpoints reach the disk at most once a second
+// (a newer one replaces the one waiting), and its last one always. A resume checks each
+// checkpoint against the run (model, parameters, data, options), cuts each log back to its
+// checkpoint, and replays the logged draws through the draw writer: the CSV files are written
+// again by the code that wrote them, so they end up as an uninterrupted run's would, rows made
+// after the checkpoint included.
 //
 //   SampleCheckpoints checkpoints(job);                 // before the output folder is prepared
 //   checkpoints.attach(sampler_options);                // resume states, checkpoint_every, on_checkpoint
@@ -66,11 +69,16 @@ class SampleCheckpoints {
  private:
   struct ChainLog {
     int fd = -1;
-    std::uint32_t crc = 0;         // CRC-32 of the records logged so far
+    // The writing thread's: CRC-32 of the first crc_records records, and the records written to the
+    // log after them (made after the checkpoint last written).
+    std::uint32_t crc = 0;
+    std::int64_t crc_records = 0;
+    std::vector<double> uncounted;
     std::vector<double> replayed;  // resumed: the logged records up to the checkpoint
     std::optional<inference::ChainState> resume;
     std::mutex mutex;               // guards `unwritten`, which the writing thread empties
     std::vector<double> unwritten;  // records logged but not yet written: the next checkpoint writes them
+    std::vector<double> spare;      // the writing thread's: the buffer `unwritten` swaps with next
   };
   std::filesystem::path checkpoint_path(int chain) const;
   std::filesystem::path batch_path() const;
@@ -83,20 +91,18 @@ class SampleCheckpoints {
                 const std::string& crc_note, inference::ChainState state);
   void save(const inference::ChainState& state);
   // On the writing thread: the draw logs and then the checkpoint, each to the disk.
-  void append_log(int chain);
-  void write_durably(const inference::ChainState& state, std::uint32_t log_crc);
-  void write_batch_durably(const std::vector<inference::ChainState>& states,
-                           const std::vector<std::uint32_t>& log_crcs);
+  std::uint32_t append_log(const inference::ChainState& state);
+  void write_durably(const inference::ChainState& state);
+  void write_batch_durably(const std::vector<inference::ChainState>& states);
   std::size_t record_size() const;
 
   const SampleContext& job_;
   std::filesystem::path folder_;
   inference::CheckpointEntries identity_;
   std::int64_t every_ = 0;
-  bool lockstep_;  // ChEES: one checkpoint for the batch
+  bool lockstep_;  // vectorized chains: one checkpoint for the batch
   std::vector<ChainLog> chains_;
   std::vector<inference::ChainState> batch_;  // lockstep: the chains saved so far for the next checkpoint
-  std::vector<std::uint32_t> batch_crcs_;
   // A test hook: VARIATE_TEST_KILL_AT_CHECKPOINT=<chain>:<iteration> (1-based chain) ends the
   // process with SIGKILL right after that checkpoint is on the disk, as a crash or `kill -9` would
   // (a lockstep batch's: the one holding that chain).

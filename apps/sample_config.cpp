@@ -44,9 +44,8 @@ void check_checkpoint_options(const SampleJobOptions& o) {
                 o.checkpoint_every);
   const char* which = !o.resume.empty() ? "--resume" : o.checkpoint_every > 0 ? "--checkpoint-every" : nullptr;
   if (!which) return;
-  VARIATE_CHECK((!o.vectorize || o.sampler == "chees") && o.devices == 1, "sample", which,
-                " is not supported yet with ", o.devices > 1 ? "--devices > 1" : "--vectorize (other than ChEES's)",
-                "; checkpoints need threaded chains, or ChEES's vectorized ones, on one device");
+  VARIATE_CHECK(o.devices == 1, "sample", which, " is not supported yet with --devices ", o.devices,
+                "; checkpoints need the chains on one device");
 }
 
 inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
@@ -79,10 +78,6 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.init == "random" || !o.metric.starts_with("fisher-"), "sample",
                 "--init pathfinder sets the metric Stan's windowed warm-up starts from; --metric ", o.metric,
                 " learns its own from the gradient at the start, so use --metric diag or dense with it");
-  VARIATE_CHECK(
-      (o.checkpoint_every == 0 && o.resume.empty() && o.init_from.empty()) || !o.metric.starts_with("fisher-"),
-      "sample", "--checkpoint-every, --resume and --init-from are not supported yet with --metric ", o.metric,
-      "; use --metric diag or dense");
   VARIATE_CHECK(o.init == "random" || (o.init_from.empty() && o.resume.empty()), "sample",
                 "--init pathfinder starts a run afresh; it cannot be combined with --init-from or --resume");
   check_chees_options(o);

@@ -10,7 +10,7 @@ namespace variate::inference {
 namespace {
 
 constexpr data::ChecksummedFormat kFormat{
-    .magic = {"VARIATE\001CK", 10}, .version = 2, .noun = "checkpoint", .description = "variate chain checkpoint"};
+    .magic = {"VARIATE\001CK", 10}, .version = 3, .noun = "checkpoint", .description = "variate chain checkpoint"};
 
 [[noreturn]] void fail_file(const std::filesystem::path& path, const std::string& what) {
   data::fail_checksummed_file(path, kFormat, what);
@@ -90,10 +90,18 @@ class Decoder {
 };
 
 // The metric, in one place: a new metric kind adds its case here and in get_metric.
+enum class MetricTag : std::uint8_t { diagonal = 0, dense = 1, low_rank = 2 };
+
 void put_metric(Encoder& out, const Metric& m) {
-  out.put(std::uint8_t(m.kind() == MetricKind::dense ? 1 : 0));
+  const MetricTag tag = m.kind() == MetricKind::dense      ? MetricTag::dense
+                        : m.kind() == MetricKind::low_rank ? MetricTag::low_rank
+                                                           : MetricTag::diagonal;
+  out.put(std::uint8_t(tag));
   out.put(m.dimension());
   out.put(m.inverse());
+  if (tag != MetricTag::low_rank) return;
+  out.put(m.directions());
+  out.put(m.eigenvalues());
 }
 
 Metric get_metric(Decoder& in, const std::filesystem::path& path) {
@@ -101,12 +109,18 @@ Metric get_metric(Decoder& in, const std::filesystem::path& path) {
   const auto dimension = in.get<std::int64_t>("the metric's dimension");
   std::vector<double> inverse = in.get_vector("the metric");
   try {
-    if (kind == 0) return Metric::diagonal(std::move(inverse));
-    if (kind == 1) return Metric::dense(std::move(inverse), dimension);
+    if (kind == std::uint8_t(MetricTag::diagonal)) return Metric::diagonal(std::move(inverse));
+    if (kind == std::uint8_t(MetricTag::dense)) return Metric::dense(std::move(inverse), dimension);
+    if (kind == std::uint8_t(MetricTag::low_rank)) {
+      std::vector<double> directions = in.get_vector("the metric's directions");
+      std::vector<double> eigenvalues = in.get_vector("the metric's eigenvalues");
+      return Metric::low_rank(std::move(inverse), std::move(directions), std::move(eigenvalues));
+    }
   } catch (const Error& e) {
     fail_file(path, std::string("corrupt: its metric is not valid: ") + e.what());
   }
-  fail_file(path, "corrupt: unknown metric kind " + std::to_string(kind) + " (expected 0 diagonal or 1 dense)");
+  fail_file(path,
+            "corrupt: unknown metric kind " + std::to_string(kind) + " (expected 0 diagonal, 1 dense or 2 low-rank)");
 }
 
 void put_welford(Encoder& out, const WelfordState& w) {
@@ -121,6 +135,44 @@ WelfordState get_welford(Decoder& in) {
   w.mean = in.get_vector("the Welford sums");
   w.m2 = in.get_vector("the Welford sums");
   return w;
+}
+
+void put_fisher_window(Encoder& out, const FisherWindowState& w) {
+  out.put(w.count);
+  for (const std::vector<double>* v : {&w.mean_x, &w.m2_x, &w.mean_g, &w.m2_g, &w.draws, &w.gradients}) out.put(*v);
+}
+
+FisherWindowState get_fisher_window(Decoder& in) {
+  FisherWindowState w;
+  w.count = in.get<std::int64_t>("a Fisher window");
+  for (std::vector<double>* v : {&w.mean_x, &w.m2_x, &w.mean_g, &w.m2_g, &w.draws, &w.gradients})
+    *v = in.get_vector("a Fisher window");
+  return w;
+}
+
+// The metric adaptation's state: a tag, then Stan's Welford sums or Fisher's two windows.
+enum class AdaptationTag : std::uint8_t { stan_windows = 0, fisher = 1 };
+
+void put_adaptation(Encoder& out, const ChainState& s) {
+  out.put(std::uint8_t(s.fisher ? AdaptationTag::fisher : AdaptationTag::stan_windows));
+  if (!s.fisher) return put_welford(out, s.welford);
+  put_fisher_window(out, s.fisher->foreground);
+  put_fisher_window(out, s.fisher->background);
+}
+
+void get_adaptation(Decoder& in, const std::filesystem::path& path, ChainState& s) {
+  const auto tag = in.get<std::uint8_t>("the metric adaptation's tag");
+  if (tag == std::uint8_t(AdaptationTag::stan_windows)) {
+    s.welford = get_welford(in);
+    return;
+  }
+  if (tag != std::uint8_t(AdaptationTag::fisher))
+    fail_file(path, "corrupt: unknown metric adaptation tag " + std::to_string(tag) +
+                        " (expected 0 Stan's windows or 1 Fisher divergence)");
+  FisherState f;
+  f.foreground = get_fisher_window(in);
+  f.background = get_fisher_window(in);
+  s.fisher = std::move(f);
 }
 
 void put_dual(Encoder& out, const DualAveragingState& d) {
@@ -187,7 +239,7 @@ void put_chain(Encoder& out, const ChainState& s) {
   out.put(s.gradient);
   put_metric(out, s.metric);
   put_dual(out, s.dual_averaging);
-  put_welford(out, s.welford);
+  put_adaptation(out, s);
   put_sampler_state(out, s);
 }
 
@@ -204,7 +256,7 @@ ChainState get_chain(Decoder& in, const std::filesystem::path& path) {
   s.gradient = in.get_vector("the gradient");
   s.metric = get_metric(in, path);
   s.dual_averaging = get_dual(in);
-  s.welford = get_welford(in);
+  get_adaptation(in, path, s);
   get_sampler_state(in, path, s);
   return s;
 }

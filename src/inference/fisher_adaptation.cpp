@@ -64,6 +64,25 @@ void FisherWindow::restart() {
   gradients_.clear();
 }
 
+void FisherWindow::restore(FisherWindowState state) {
+  const auto d = std::size_t(dimension_);
+  const std::size_t kept = kind_ == MetricKind::low_rank && state.count >= 0 ? std::size_t(state.count) * d : 0;
+  const auto fits = [d](const std::vector<double>& v) { return v.size() == d; };
+  VARIATE_CHECK(state.count >= 0 && fits(state.mean_x) && fits(state.m2_x) && fits(state.mean_g) && fits(state.m2_g) &&
+                    state.draws.size() == kept && state.gradients.size() == kept,
+                "FisherWindow::restore", "expected a count >= 0, ", d, " means and sums of squares of draws and of ",
+                "gradients, and count x ", d, " = ", kept, " stored draws and gradients; got count ", state.count, ", ",
+                state.mean_x.size(), ", ", state.m2_x.size(), ", ", state.mean_g.size(), ", ", state.m2_g.size(), ", ",
+                state.draws.size(), " and ", state.gradients.size());
+  count_ = state.count;
+  mean_x_ = std::move(state.mean_x);
+  m2_x_ = std::move(state.m2_x);
+  mean_g_ = std::move(state.mean_g);
+  m2_g_ = std::move(state.m2_g);
+  draws_ = std::move(state.draws);
+  gradients_ = std::move(state.gradients);
+}
+
 void FisherWindow::add(std::span<const double> x, std::span<const double> gradient) {
   const auto d = std::size_t(dimension_);
   VARIATE_CHECK(x.size() == d && gradient.size() == d, "FisherWindow::add", "expected ", d,
@@ -162,6 +181,11 @@ Metric FisherAdaptation::initial_metric(std::span<const double> gradient) const 
   }
   if (kind_ == MetricKind::diagonal) return Metric::diagonal(std::move(diag));
   return Metric::low_rank(std::move(diag), {}, {});
+}
+
+void FisherAdaptation::restore(FisherState state) {
+  foreground_.restore(std::move(state.foreground));
+  background_.restore(std::move(state.background));
 }
 
 std::optional<Metric> FisherAdaptation::add(std::int64_t iteration, std::span<const double> x,

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -192,8 +193,8 @@ class ChainBatch {
   /// Sets the chains up to run from their first iteration, which it returns: as a checkpoint left
   /// them, or from an initial point (random or warm start) and, when adapting, a step-size search.
   std::int64_t start(bool adapting) {
-    // Resuming runs one chain per batch, or ChEES's batch whose chains share one iteration count
-    // (check_options).
+    // Resuming runs one chain per batch, or a vectorized batch whose chains share one iteration
+    // count (check_lockstep_resume).
     if (!o_.resume.empty() && o_.resume[std::size_t(ids_[0])]) {
       for (std::int64_t c = 0; c < n_; ++c) restore(c, *o_.resume[std::size_t(ids_[std::size_t(c)])]);
       if (chees_) restore_chees(*o_.resume[std::size_t(ids_[0])]->chees);
@@ -207,7 +208,7 @@ class ChainBatch {
     if (chees_)
       trajectory_length_ = o_.chees.initial_trajectory_length > 0 ? o_.chees.initial_trajectory_length : step_[0];
     if (!adapting) return 0;
-    if (fisher())  // nutpie starts from the gradient at the initial point
+    if (fisher() && o_.warm_start.empty())  // nutpie starts from the gradient at the initial point
       for (std::int64_t c = 0; c < n_; ++c)
         metrics_[std::size_t(c)] = shard(fisher_[std::size_t(c)].initial_metric({state_.grad_of(c), std::size_t(d_)}));
     const std::vector<double> given = step_;
@@ -235,7 +236,10 @@ class ChainBatch {
     step_[std::size_t(c)] = s.step_size;
     metrics_[std::size_t(c)] = s.metric;
     dual_[std::size_t(c)].restore(s.dual_averaging);
-    welford_[std::size_t(c)].restore(s.welford);
+    if (fisher())
+      fisher_[std::size_t(c)].restore(*s.fisher);
+    else
+      welford_[std::size_t(c)].restore(s.welford);
     search_count_[std::size_t(c)] = s.step_size_searches;
     prior_[std::size_t(c)] = {s.warmup_seconds, s.sampling_seconds};
   }
@@ -263,7 +267,10 @@ class ChainBatch {
     s.step_size = step_[i];
     s.metric = metrics_[i];
     s.dual_averaging = dual_[i].state();
-    s.welford = welford_[i].state();
+    if (fisher())
+      s.fisher = fisher_[i].state();
+    else
+      s.welford = welford_[i].state();
     s.step_size_searches = search_count_[i];
     const double now = seconds_since(phase_start);
     s.warmup_seconds = sampling ? results[std::size_t(ids_[i])].warmup_seconds : prior_[i].warmup_seconds + now;
@@ -500,32 +507,90 @@ class ChainBatch {
   bool interrupted_ = false;
 };
 
-// Whether a chain's resume state or warm start fits the run: its chain, iteration, sizes, metric.
+const char* metric_name(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::diagonal: return "diagonal";
+    case MetricKind::dense: return "dense";
+    case MetricKind::low_rank: return "low-rank";
+  }
+  return "unknown";
+}
+
+// Whether a chain's resume state or warm start fits the run: its chain, iteration, sizes, metric,
+// and the state of the run's metric adaptation (Fisher's windows, or Stan's Welford sums).
 void check_resume(const Target& target, const SamplerOptions& o, int c, const ChainState& s) {
   const std::int64_t d = target.dimension, total = o.num_warmup + o.num_draws;
   const auto size = [](const std::vector<double>& v) { return std::int64_t(v.size()); };
-  VARIATE_CHECK(s.chain == c && s.iteration >= 0 && s.iteration <= total && size(s.position) == d &&
-                    size(s.gradient) == d && s.metric.dimension() == d && s.metric.kind() == o.metric &&
-                    s.step_size > 0 && std::isfinite(s.step_size),
-                "sample", "the resume state for chain ", c + 1, " does not fit this run: it is chain ", s.chain + 1,
-                " at iteration ", s.iteration, " with ", s.position.size(), " coordinates, a ",
-                s.metric.kind() == MetricKind::dense ? "dense" : "diagonal", " metric of dimension ",
-                s.metric.dimension(), " and step size ", s.step_size, "; this run has ", total, " iterations, ", d,
-                " coordinates and a ", o.metric == MetricKind::dense ? "dense" : "diagonal", " metric");
+  VARIATE_CHECK(
+      s.chain == c && s.iteration >= 0 && s.iteration <= total && size(s.position) == d && size(s.gradient) == d &&
+          s.metric.dimension() == d && s.metric.kind() == o.metric && s.step_size > 0 && std::isfinite(s.step_size),
+      "sample", "the resume state for chain ", c + 1, " does not fit this run: it is chain ", s.chain + 1,
+      " at iteration ", s.iteration, " with ", s.position.size(), " coordinates, a ", metric_name(s.metric.kind()),
+      " metric of dimension ", s.metric.dimension(), " and step size ", s.step_size, "; this run has ", total,
+      " iterations, ", d, " coordinates and a ", metric_name(o.metric), " metric");
+  const bool fisher = o.metric_adaptation == MetricAdaptation::fisher;
+  VARIATE_CHECK(s.fisher.has_value() == fisher, "sample", "the resume state for chain ", c + 1, " was made by ",
+                s.fisher ? "Fisher-divergence" : "Stan's windowed", " metric adaptation, this run uses ",
+                fisher ? "Fisher-divergence" : "Stan's windowed", " adaptation");
 }
 
-// ChEES's chains run as one batch that shares its adaptation: all resume from the same iteration,
-// each with the batch's ChEES state.
-void check_chees_resume(const SamplerOptions& o) {
+// What makes a ChEES state unusable: a non-positive or non-finite step size or trajectory length,
+// a negative count or mean square, pooled sums of another dimension. Empty when it is usable.
+std::string chees_state_fault(const CheesState& s, std::int64_t dimension) {
+  const CheesAdaptationState& a = s.adaptation;
+  const auto positive = [](double v) { return v > 0 && std::isfinite(v); };
+  if (!positive(a.step_size) || !positive(a.trajectory_length))
+    return "its step size " + std::to_string(a.step_size) + " and trajectory length " +
+           std::to_string(a.trajectory_length) + " must be positive and finite";
+  if (!(a.mean_square >= 0) || !std::isfinite(a.mean_square) || !std::isfinite(a.log_length_average) || a.count < 0 ||
+      a.dual.count < 0 || !std::isfinite(a.dual.mu) || !std::isfinite(a.dual.s_bar) || !std::isfinite(a.dual.x_bar))
+    return "its averages must be finite, with counts and mean square >= 0";
+  if (!(s.trajectory_length >= 0) || !std::isfinite(s.trajectory_length))
+    return "its trajectory length after warm-up " + std::to_string(s.trajectory_length) + " must be finite and >= 0";
+  if (s.pooled && (s.pooled->count < 0 || std::int64_t(s.pooled->mean.size()) != dimension ||
+                   std::int64_t(s.pooled->m2.size()) != dimension))
+    return "its pooled sums must have a count >= 0 and " + std::to_string(dimension) + " means and sums of squares";
+  return {};
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+bool same_chees_state(const CheesState& x, const CheesState& y) {
+  const CheesAdaptationState &a = x.adaptation, &b = y.adaptation;
+  const bool pooled = x.pooled.has_value() == y.pooled.has_value() &&
+                      (!x.pooled || (x.pooled->count == y.pooled->count && same_bits(x.pooled->mean, y.pooled->mean) &&
+                                     same_bits(x.pooled->m2, y.pooled->m2)));
+  return same_bits(a.dual.mu, b.dual.mu) && same_bits(a.dual.s_bar, b.dual.s_bar) &&
+         same_bits(a.dual.x_bar, b.dual.x_bar) && a.dual.count == b.dual.count && same_bits(a.step_size, b.step_size) &&
+         same_bits(a.trajectory_length, b.trajectory_length) && same_bits(a.mean_square, b.mean_square) &&
+         same_bits(a.log_length_average, b.log_length_average) && a.count == b.count && pooled &&
+         same_bits(x.trajectory_length, y.trajectory_length);
+}
+
+// A vectorized batch's chains run in lockstep: all resume from the same iteration. ChEES's also
+// share their adaptation: each carries a copy of it, which must be the same and usable.
+void check_lockstep_resume(const Target& target, const SamplerOptions& o) {
+  const bool chees = o.algorithm == Algorithm::chees;
   const std::optional<ChainState>& first = o.resume.front();
   for (std::size_t c = 0; c < o.resume.size(); ++c) {
     const std::optional<ChainState>& s = o.resume[c];
     VARIATE_CHECK(s.has_value() == first.has_value() && (!s || s->iteration == first->iteration), "sample",
-                  "ChEES-HMC's chains resume together: chain ", c + 1, "'s resume state is ",
+                  "vectorized chains resume together: chain ", c + 1, "'s resume state is ",
                   s ? "at iteration " + std::to_string(s->iteration) : std::string("missing"), ", chain 1's ",
                   first ? "at iteration " + std::to_string(first->iteration) : std::string("missing"));
-    VARIATE_CHECK(!s || s->chees, "sample", "the resume state for chain ", c + 1,
-                  " has no ChEES-HMC state: it was made by another sampler");
+    if (!s) continue;
+    VARIATE_CHECK(s->chees.has_value() == chees, "sample", "the resume state for chain ", c + 1,
+                  chees ? " has no ChEES-HMC state: it was made by another sampler"
+                        : " holds ChEES-HMC state: it was made by ChEES-HMC, not by this run's sampler");
+    if (!chees) continue;
+    const std::string fault = chees_state_fault(*s->chees, target.dimension);
+    VARIATE_CHECK(fault.empty(), "sample", "chain ", c + 1, "'s ChEES-HMC state is corrupt: ", fault);
+    VARIATE_CHECK(same_chees_state(*s->chees, *first->chees), "sample", "chain ", c + 1,
+                  "'s copy of the ChEES-HMC state the chains share differs from chain 1's: the states come from "
+                  "different runs or iterations");
   }
 }
 
@@ -534,25 +599,21 @@ void check_checkpointing(const Target& target, const SamplerOptions& o) {
   VARIATE_CHECK(o.checkpoint_every == 0 || o.on_checkpoint, "sample", "checkpoint_every is ", o.checkpoint_every,
                 " but on_checkpoint is not set");
   const bool checkpoints = o.checkpoint_every > 0 || !o.resume.empty();
-  const bool chees = o.algorithm == Algorithm::chees;
-  VARIATE_CHECK(!checkpoints || !((o.vectorized && !chees) || !target.shard_axis.empty() || distribute::running_axis()),
-                "sample",
-                "checkpoints and resuming are not supported yet for vectorized chains (other than ChEES-HMC's) or "
-                "chains on a mesh of devices; run threaded chains");
+  VARIATE_CHECK(!checkpoints || !(!target.shard_axis.empty() || distribute::running_axis()), "sample",
+                "checkpoints and resuming are not supported yet for chains on a mesh of devices; run them on one "
+                "device");
   VARIATE_CHECK(o.resume.empty() || std::int64_t(o.resume.size()) == o.chains, "sample",
                 "resume needs one entry per chain (", o.chains, "), got ", o.resume.size());
   for (std::size_t c = 0; c < o.resume.size(); ++c)
     if (o.resume[c]) check_resume(target, o, int(c), *o.resume[c]);
-  if (chees && !o.resume.empty()) check_chees_resume(o);
+  if (o.vectorized && !o.resume.empty()) check_lockstep_resume(target, o);
   for (const WarmStart& w : o.warm_start)
     VARIATE_CHECK(std::int64_t(w.position.size()) == target.dimension && w.metric.dimension() == target.dimension &&
                       w.metric.kind() == o.metric && w.step_size > 0 && std::isfinite(w.step_size),
-                  "sample", "a warm start needs ", target.dimension, " coordinates, a ",
-                  o.metric == MetricKind::dense ? "dense" : "diagonal",
-                  " metric of that dimension and a positive step "
-                  "size; got ",
-                  w.position.size(), " coordinates, a ", w.metric.kind() == MetricKind::dense ? "dense" : "diagonal",
-                  " metric of dimension ", w.metric.dimension(), " and step size ", w.step_size);
+                  "sample", "a warm start needs ", target.dimension, " coordinates, a ", metric_name(o.metric),
+                  " metric of that dimension and a positive step size; got ", w.position.size(), " coordinates, a ",
+                  metric_name(w.metric.kind()), " metric of dimension ", w.metric.dimension(), " and step size ",
+                  w.step_size);
 }
 
 void check_chees(const Target& target, const SamplerOptions& o) {
@@ -602,11 +663,9 @@ void check_options(const Target& target, const SamplerOptions& o) {
   VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows || o.metric != MetricKind::dense, "sample",
                 "Fisher-divergence adaptation learns a diagonal or a low-rank metric, not a dense one; use the "
                 "low-rank metric, or Stan's windows for a dense one");
-  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows ||
-                    (o.checkpoint_every == 0 && o.resume.empty() && o.warm_start.empty() && !o.initial_metric),
-                "sample",
-                "checkpoints, resuming, warm starts and initial metrics are not supported yet with Fisher-divergence "
-                "adaptation; use Stan's windowed adaptation (metric_adaptation = stan_windows) for them");
+  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows || !o.initial_metric, "sample",
+                "Fisher-divergence adaptation starts from the gradient at the initial point, not from an initial "
+                "metric; use a warm start, or Stan's windowed adaptation (metric_adaptation = stan_windows)");
   const auto& a = o.step_size_adaptation;
   VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",

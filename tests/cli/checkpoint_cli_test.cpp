@@ -13,6 +13,7 @@
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 #include "variate/data/stan_csv.hpp"
+#include "variate/inference/checkpoint_file.hpp"
 
 namespace {
 
@@ -139,9 +140,73 @@ TEST(CheckpointCli, CorruptOrMismatchedCheckpointsAreOneClearError) {
   expect_one_error(run_cli(args + " --resume " + out), {"eight-schools-1.ckpt", "truncated"});
   EXPECT_EQ(variate::testing::read_text(csv), before) << "a refused resume must leave the files alone";
 
-  expect_one_error(run_cli(kRun + " --vectorize --checkpoint-every 10 --output " + (dir / "vec")),
-                   {"--checkpoint-every is not supported yet with --vectorize"});
+  expect_one_error(run_cli(kRun + " --devices 2 --checkpoint-every 10 --output " + (dir / "devices")),
+                   {"--checkpoint-every is not supported yet with --devices 2"});
   expect_one_error(run_cli(kRun + " --resume " + (dir / "nowhere")), {"no folder", "nowhere"});
+}
+
+// Kills the run `options` (with --checkpoint-every 10) after chain 1's checkpoint at each of
+// `iterations`, resumes it, and expects the files of an uninterrupted run with checkpoints, which
+// must be those of one without.
+void expect_resumes_bit_for_bit(const TempDir& dir, const std::string& options, std::initializer_list<int> iterations,
+                                std::initializer_list<const char*> files) {
+  const std::string reference = dir / "reference", plain = dir / "plain";
+  const CliOutcome full = run_cli(options + " --checkpoint-every 10 --output " + reference);
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  ASSERT_EQ(run_cli(options + " --output " + plain).exit_code, 0);
+  expect_same_files(plain, reference, files);
+  for (const int iteration : iterations) {
+    SCOPED_TRACE("killed after the checkpoint at " + std::to_string(iteration));
+    const std::string out = dir / ("killed-" + std::to_string(iteration));
+    run_killed_at(options + " --checkpoint-every 10 --output " + out, 1, iteration);
+    const CliOutcome resumed = run_cli(options + " --resume " + out);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_NE(resumed.output.find("chain 1 at iteration " + std::to_string(iteration)), std::string::npos)
+        << resumed.output;
+    expect_same_files(reference, out, files);
+  }
+}
+
+// Fisher-divergence adaptation keeps its windows and its low-rank metric in the checkpoints: killed
+// in an early window (switches to 45), later in warm-up, and while sampling.
+TEST(CheckpointCli, FisherLowRankRunsResumeToTheUninterruptedDraws) {
+  const TempDir dir("fisher");
+  expect_resumes_bit_for_bit(dir, kRun + " --metric fisher-low-rank", {30, 110, 200},
+                             {"eight-schools-1.csv", "eight-schools-2.csv", "summary.csv"});
+}
+
+// Vectorized NUTS chains run in lockstep: one checkpoint holds the batch. In single precision, and
+// with Fisher's diagonal metric.
+TEST(CheckpointCli, VectorizedRunsResumeToTheUninterruptedDraws) {
+  const std::string vectorized = "sample --model eight-schools --vectorize --chains 4 --warmup 120 --draws 40 --seed 5";
+  const std::initializer_list<const char*> files = {"eight-schools-1.csv", "eight-schools-4.csv", "summary.csv"};
+  {
+    const TempDir dir("vectorized_f32");
+    expect_resumes_bit_for_bit(dir, vectorized + " --precision f32", {50, 120, 140}, files);
+    EXPECT_TRUE(fs::exists(dir / "killed-50/checkpoint/eight-schools-chains.ckpt"));
+    EXPECT_FALSE(fs::exists(dir / "killed-50/checkpoint/eight-schools-1.ckpt"));
+    // The batch's folder resumed by threaded chains names the option that differs.
+    expect_one_error(run_cli("sample --model eight-schools --chains 4 --warmup 120 --draws 40 --seed 5 --precision f32 "
+                             "--threads 2 --resume " +
+                             (dir / "killed-50")),
+                     {"eight-schools-chains.ckpt", "its --vectorize is 'on', this run's is 'off'"});
+  }
+  const TempDir dir("vectorized_fisher");
+  expect_resumes_bit_for_bit(dir, vectorized + " --metric fisher-diag", {60, 130}, files);
+}
+
+// The note a checkpoint keeps its interval in, corrupted behind a valid checksum.
+TEST(CheckpointCli, ACorruptIntervalNoteIsOneClearError) {
+  const TempDir dir("note");
+  const std::string out = dir / "out";
+  run_killed_at(kRun + " --checkpoint-every 10 --output " + out, 1, 60);
+  const fs::path path = out + "/checkpoint/eight-schools-1.ckpt";
+  variate::inference::Checkpoint saved = variate::inference::read_checkpoint(path);
+  for (auto& [key, value] : saved.notes)
+    if (key == "checkpoint every") value = "ten";
+  variate::inference::write_checkpoint(path, saved);
+  expect_one_error(run_cli(kRun + " --resume " + out),
+                   {"eight-schools-1.ckpt", "'checkpoint every' should be the checkpoint interval", "'ten'"});
 }
 
 // ChEES-HMC's 4 vectorized chains: 120 warm-up iterations (the metric follows the chains to 90,
@@ -232,6 +297,35 @@ TEST(CheckpointCli, InitFromSamplesWithTheEarlierRunsAdaptation) {
   expect_one_error(
       run_cli("sample --model eight-schools --metric dense --init-from " + earlier + " --output " + (dir / "dense")),
       {"--metric", "'diag'", "'dense'"});
+}
+
+// A warm start from a Fisher run takes its low-rank metric and step size; from a vectorized run,
+// its batch's chains.
+TEST(CheckpointCli, InitFromFisherAndVectorizedRuns) {
+  const TempDir dir("init_from_fisher");
+  const std::string fisher = dir / "fisher", vectorized = dir / "vectorized";
+  ASSERT_EQ(run_cli(kRun + " --metric fisher-low-rank --checkpoint-every 50 --output " + fisher).exit_code, 0);
+  ASSERT_EQ(run_cli("sample --model eight-schools --vectorize --chains 2 --warmup 150 --draws 100 --seed 5 "
+                    "--checkpoint-every 50 --output " +
+                    vectorized)
+                .exit_code,
+            0);
+  for (const auto& [earlier, metric] : {std::pair{fisher, "fisher-low-rank"}, std::pair{vectorized, "diag"}}) {
+    SCOPED_TRACE(earlier);
+    const std::string warm = earlier + "-warm";
+    const CliOutcome r =
+        run_cli(std::string("sample --model eight-schools --chains 2 --threads 2 --warmup 0 ") +
+                "--draws 30 --seed 9 --metric " + metric + " --init-from " + earlier + " --output " + warm);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (int c = 1; c <= 2; ++c) {
+      const std::string name = "/eight-schools-" + std::to_string(c) + ".csv";
+      const double adapted = variate::data::read_stan_csv(earlier + name).adaptation.step_size;
+      for (double s : variate::data::read_stan_csv(warm + name).column("stepsize__")) ASSERT_EQ(s, adapted);
+    }
+  }
+  expect_one_error(
+      run_cli("sample --model eight-schools --metric fisher-diag --init-from " + fisher + " --output " + (dir / "d")),
+      {"--metric", "'fisher-low-rank'", "'fisher-diag'"});
 }
 
 }  // namespace

@@ -56,9 +56,10 @@ struct Recording {
   SampleResult result;
 };
 
-SamplerOptions options(MetricKind metric) {
+SamplerOptions options(MetricKind metric, MetricAdaptation adaptation = MetricAdaptation::stan_windows) {
   SamplerOptions o;
   o.metric = metric;
+  o.metric_adaptation = adaptation;
   o.chains = 2;
   o.threads = 2;
   o.num_warmup = 150;  // init buffer 75, one slow window to 100, term buffer 50
@@ -100,31 +101,108 @@ void expect_same_draws(const Recording& reference, const Recording& resumed, std
   for (std::size_t c = 0; c < std::size_t(chains); ++c) {
     EXPECT_EQ(resumed.result.chains[c].step_size, reference.result.chains[c].step_size);
     EXPECT_EQ(resumed.result.chains[c].metric.inverse(), reference.result.chains[c].metric.inverse());
+    EXPECT_EQ(resumed.result.chains[c].metric.directions(), reference.result.chains[c].metric.directions());
+    EXPECT_EQ(resumed.result.chains[c].metric.eigenvalues(), reference.result.chains[c].metric.eigenvalues());
   }
 }
 
-class ResumeTest : public ::testing::TestWithParam<MetricKind> {};
+struct Adapted {
+  MetricKind metric;
+  MetricAdaptation adaptation;
+  bool vectorized;
+};
+
+class ResumeTest : public ::testing::TestWithParam<Adapted> {
+ protected:
+  SamplerOptions chosen() const {
+    SamplerOptions o = options(GetParam().metric, GetParam().adaptation);
+    o.vectorized = GetParam().vectorized;
+    return o;
+  }
+};
 
 TEST_P(ResumeTest, ResumedChainsMakeTheDrawsOfAnUninterruptedRun) {
   const Target target = correlated_gaussian();
-  SamplerOptions o = options(GetParam());
+  SamplerOptions o = chosen();
   o.checkpoint_every = 1;
   const Recording reference = run(target, o);
-  SamplerOptions plain = options(GetParam());
-  const Recording unchecked = run(target, plain);
+  const Recording unchecked = run(target, chosen());
   expect_same_draws(reference, unchecked, 0);  // checkpointing does not change the draws
 
-  // In the first fast window, in the slow window, right after it (its metric just updated), at
+  // Stan's windows: in the first fast window, in the slow window, right after it (its metric just
+  // updated). Fisher's (early switches to 45, metric fixed from 128 on): in an early window, just
+  // after a switch, between two low-rank updates, as the metric is fixed and just after. Then at
   // the end of warm-up, while sampling, and after the last iteration.
-  for (std::int64_t cut : {10, 80, 100, 150, 175, 210}) {
+  const bool fisher = GetParam().adaptation == MetricAdaptation::fisher;
+  const std::vector<std::int64_t> cuts = fisher ? std::vector<std::int64_t>{10, 40, 85, 127, 128, 150, 175, 210}
+                                                : std::vector<std::int64_t>{10, 80, 100, 150, 175, 210};
+  for (std::int64_t cut : cuts) {
     SCOPED_TRACE("resumed at iteration " + std::to_string(cut));
-    SamplerOptions again = options(GetParam());
+    SamplerOptions again = chosen();
     again.resume = {std::optional(reference.states.at({0, cut})), std::optional(reference.states.at({1, cut}))};
+    ASSERT_EQ(again.resume[0]->fisher.has_value(), fisher);
     expect_same_draws(reference, run(target, again), cut);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Metrics, ResumeTest, ::testing::Values(MetricKind::diagonal, MetricKind::dense));
+INSTANTIATE_TEST_SUITE_P(Metrics, ResumeTest,
+                         ::testing::Values(Adapted{MetricKind::diagonal, MetricAdaptation::stan_windows, false},
+                                           Adapted{MetricKind::dense, MetricAdaptation::stan_windows, false},
+                                           Adapted{MetricKind::diagonal, MetricAdaptation::fisher, false},
+                                           Adapted{MetricKind::low_rank, MetricAdaptation::fisher, false},
+                                           Adapted{MetricKind::diagonal, MetricAdaptation::stan_windows, true},
+                                           Adapted{MetricKind::low_rank, MetricAdaptation::fisher, true}),
+                         [](const ::testing::TestParamInfo<Adapted>& info) {
+                           const Adapted& a = info.param;
+                           const std::string metric = a.metric == MetricKind::dense      ? "Dense"
+                                                      : a.metric == MetricKind::low_rank ? "LowRank"
+                                                                                         : "Diagonal";
+                           return std::string(a.adaptation == MetricAdaptation::fisher ? "Fisher" : "Stan") + metric +
+                                  (a.vectorized ? "Vectorized" : "Threaded");
+                         });
+
+// The low-rank metric a Fisher run adapts has directions to keep.
+TEST(Resume, FisherLowRankStatesCarryTheDirectionsAndWindows) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = options(MetricKind::low_rank, MetricAdaptation::fisher);
+  o.checkpoint_every = 50;
+  const Recording r = run(target, o);
+  const ChainState& s = r.states.at({0, 100});
+  EXPECT_EQ(s.metric.kind(), MetricKind::low_rank);
+  EXPECT_FALSE(s.metric.eigenvalues().empty()) << "a correlated Gaussian should give the metric a direction";
+  ASSERT_TRUE(s.fisher.has_value());
+  EXPECT_GT(s.fisher->foreground.count, 0);
+  EXPECT_EQ(s.fisher->foreground.draws.size(), std::size_t(s.fisher->foreground.count) * 3);
+
+  SamplerOptions stan = options(MetricKind::diagonal);
+  stan.resume = {std::nullopt, std::optional(r.states.at({1, 100}))};
+  stan.resume[1]->metric = Metric::unit(MetricKind::diagonal, 3);
+  expect_error([&] { (void)sample(target, stan); },
+               {"chain 2 was made by Fisher-divergence metric adaptation", "Stan's windowed"});
+  SamplerOptions cut = options(MetricKind::low_rank, MetricAdaptation::fisher);
+  cut.resume = {std::optional(s), std::nullopt};
+  cut.resume[0]->fisher->foreground.draws.pop_back();
+  expect_error([&] { (void)sample(target, cut); }, {"FisherWindow::restore", "stored draws and gradients"});
+}
+
+// A warm start from a Fisher run keeps its low-rank metric and step size without warm-up, and
+// warm-up adapts from them.
+TEST(WarmStart, FisherRunsStartFromTheEarlierLowRankMetric) {
+  const Target target = correlated_gaussian();
+  SamplerOptions o = options(MetricKind::low_rank, MetricAdaptation::fisher);
+  o.checkpoint_every = 210;
+  const ChainState last = run(target, o).states.at({0, 210});
+  SamplerOptions warm = options(MetricKind::low_rank, MetricAdaptation::fisher);
+  warm.num_warmup = 0;
+  warm.warm_start = {{last.position, last.step_size, last.metric}};
+  const Recording r = run(target, warm);
+  for (const auto& [key, draw] : r.draws) EXPECT_EQ(draw.stats.step_size, last.step_size);
+  EXPECT_EQ(r.result.chains[1].metric.eigenvalues(), last.metric.eigenvalues());
+  EXPECT_EQ(r.result.chains[1].metric.directions(), last.metric.directions());
+  warm.num_warmup = 60;
+  const Recording adapted = run(target, warm);
+  EXPECT_EQ(adapted.result.chains[0].metric.kind(), MetricKind::low_rank);
+}
 
 // ChEES-HMC's chains share their warm-up (step size, trajectory length, Adam's and dual averaging's
 // sums, the pooled positions of the fixed metric) and resume together from one iteration.
@@ -160,6 +238,18 @@ TEST(Resume, CheesChainsResumeTogetherToTheDrawsOfAnUninterruptedRun) {
   SamplerOptions mixed = chees_options();
   for (int c = 0; c < 4; ++c) mixed.resume.push_back(reference.states.at({c, c == 2 ? 50 : 60}));
   expect_error([&] { (void)sample(target, mixed); }, {"resume together", "chain 3's resume state is at iteration 50"});
+  // The shared state: each chain's copy must be usable and the same as chain 1's.
+  SamplerOptions differing = chees_options();
+  for (int c = 0; c < 4; ++c) differing.resume.push_back(reference.states.at({c, 60}));
+  differing.resume[3]->chees->adaptation.count += 1;
+  expect_error([&] { (void)sample(target, differing); }, {"chain 4's copy of the ChEES-HMC state", "differs"});
+  SamplerOptions broken = chees_options();
+  for (int c = 0; c < 4; ++c) broken.resume.push_back(reference.states.at({c, 60}));
+  broken.resume[0]->chees->adaptation.step_size = -1;
+  expect_error([&] { (void)sample(target, broken); }, {"chain 1's ChEES-HMC state is corrupt", "step size -1"});
+  broken.resume[0]->chees = reference.states.at({0, 60}).chees;
+  broken.resume[2]->chees->pooled->mean.pop_back();
+  expect_error([&] { (void)sample(target, broken); }, {"chain 3's ChEES-HMC state is corrupt", "pooled sums"});
   SamplerOptions nuts_states = chees_options();
   nuts_states.resume.assign(4, reference.states.at({0, 60}));
   for (int c = 0; c < 4; ++c) {
@@ -222,9 +312,9 @@ TEST(Resume, StatesThatDoNotFitTheRunAreRefused) {
   expect_error([&] { (void)sample(target, swapped); }, {"it is chain 2"});
   SamplerOptions vectorized = options(MetricKind::diagonal);
   vectorized.vectorized = true;
-  vectorized.checkpoint_every = 10;
-  vectorized.on_checkpoint = [](const ChainState&) {};
-  expect_error([&] { (void)sample(target, vectorized); }, {"not supported yet for vectorized chains (other than"});
+  vectorized.resume = {std::nullopt, std::optional(reference.states.at({1, 50}))};
+  expect_error([&] { (void)sample(target, vectorized); },
+               {"vectorized chains resume together", "chain 2's resume state is at iteration 50, chain 1's missing"});
 }
 
 TEST(WarmStart, SamplesWithTheGivenMetricAndStepSize) {
@@ -260,6 +350,36 @@ ChainState some_state() {
   s.step_size_searches = 3;
   s.warmup_seconds = 1.5;
   return s;
+}
+
+// A Fisher run's state: its low-rank metric (D, directions, eigenvalues) and its two windows.
+TEST(CheckpointFile, KeepsALowRankMetricAndFisherWindowsBitForBit) {
+  testing::ScratchDir dir("checkpoint_file_fisher");
+  const std::filesystem::path path = dir.path() / "chain-2.ckpt";
+  ChainState s = some_state();
+  const double r = std::sqrt(0.5);
+  s.metric = Metric::low_rank({0.5, 2, 3e-5}, {r, r, 0}, {7.5});
+  s.welford = {};
+  s.fisher =
+      FisherState{{2, {1, 2, 3}, {0.5, 0.25, 1e-300}, {-1, -2, -3}, {4, 5, 6}, {1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1}},
+                  {1, {0, 0, 1}, {0, 0, 0}, {2, 2, 2}, {0, 0, 0}, {0, 0, 1}, {2, 2, 2}}};
+  write_checkpoint(path, {{{"model", "m"}}, {}, {s}});
+  const ChainState back = read_checkpoint(path).chains.at(0);
+  EXPECT_EQ(back.metric.kind(), MetricKind::low_rank);
+  EXPECT_EQ(back.metric.inverse(), s.metric.inverse());
+  EXPECT_EQ(back.metric.directions(), s.metric.directions());
+  EXPECT_EQ(back.metric.eigenvalues(), s.metric.eigenvalues());
+  ASSERT_TRUE(back.fisher.has_value());
+  for (const auto& [got, want] : {std::pair{&back.fisher->foreground, &s.fisher->foreground},
+                                  std::pair{&back.fisher->background, &s.fisher->background}}) {
+    EXPECT_EQ(got->count, want->count);
+    EXPECT_EQ(got->mean_x, want->mean_x);
+    EXPECT_EQ(got->m2_x, want->m2_x);
+    EXPECT_EQ(got->mean_g, want->mean_g);
+    EXPECT_EQ(got->m2_g, want->m2_g);
+    EXPECT_EQ(got->draws, want->draws);
+    EXPECT_EQ(got->gradients, want->gradients);
+  }
 }
 
 TEST(CheckpointFile, KeepsTheStateBitForBit) {
@@ -320,7 +440,8 @@ TEST(CheckpointFile, KeepsABatchAndItsCheesStateBitForBit) {
   EXPECT_EQ(back.chains[1].chees->trajectory_length, 1.75);
 }
 
-// Version 1 files (one chain, no sampler tag) come from an older variate: refused by their version.
+// Version 1 files (one chain, no sampler tag) and version 2 files (no metric adaptation tag) come
+// from an older variate: refused by their version.
 TEST(CheckpointFile, AnOlderVersionIsRefusedByItsNumber) {
   testing::ScratchDir dir("checkpoint_file_version");
   const std::filesystem::path path = dir.path() / "old.ckpt";
@@ -330,10 +451,11 @@ TEST(CheckpointFile, AnOlderVersionIsRefusedByItsNumber) {
     std::ifstream in(path, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), {});
   }
-  const std::uint32_t version = 1;
-  std::memcpy(bytes.data() + 10, &version, sizeof version);
-  expect_error([&] { (void)read_checkpoint(dir.write("old.ckpt", bytes)); },
-               {"old.ckpt", "version 1, but this build reads version 2"});
+  for (const std::uint32_t version : {1u, 2u}) {
+    std::memcpy(bytes.data() + 10, &version, sizeof version);
+    expect_error([&] { (void)read_checkpoint(dir.write("old.ckpt", bytes)); },
+                 {"old.ckpt", ("version " + std::to_string(version) + ", but this build reads version 3").c_str()});
+  }
 }
 
 TEST(CheckpointFile, CorruptTruncatedAndForeignFilesGiveOneClearError) {

@@ -13,6 +13,7 @@
 
 #include "variate/inference/adaptation.hpp"
 #include "variate/inference/chees.hpp"
+#include "variate/inference/fisher_adaptation.hpp"
 #include "variate/inference/metric.hpp"
 
 namespace variate::inference {
@@ -38,7 +39,8 @@ struct ChainState {
   double step_size = 0;  // the step size of the next transition
   Metric metric;         // the metric of the next transition
   DualAveragingState dual_averaging;
-  WelfordState welford;  // the current slow window's sums
+  WelfordState welford;               // Stan's windows: the current slow window's sums
+  std::optional<FisherState> fisher;  // Fisher-divergence adaptation: its windows instead
   std::uint64_t step_size_searches = 0;
   double warmup_seconds = 0, sampling_seconds = 0;  // spent so far, over every earlier session
   std::optional<CheesState> chees;                  // ChEES-HMC runs only

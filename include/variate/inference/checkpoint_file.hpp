@@ -1,24 +1,28 @@
 #pragma once
 // A checkpoint on disk: one chain's state between two iterations (chain_state.hpp), or a batch's
-// whose chains run in lockstep (ChEES-HMC's: they must all restart from the same iteration, so one
-// file holds them all), and what identifies the run that made it, so that a resume with another
-// model, other data or other options is refused instead of continuing someone else's chain.
-// docs/inference.md describes it:
+// whose chains run in lockstep (vectorized chains, ChEES-HMC's among them: they must all restart
+// from the same iteration, so one file holds them all), and what identifies the run that made it,
+// so that a resume with another model, other data or other options is refused instead of
+// continuing someone else's chain. docs/inference.md describes it:
 //
-//   magic "VARIATE\x01CK" (10 bytes), u32 version (2), u64 payload length, the payload, then u32
+//   magic "VARIATE\x01CK" (10 bytes), u32 version (3), u64 payload length, the payload, then u32
 //   CRC-32 (zlib's crc32) of every byte before it (data/checksummed_file.hpp's framing, whose
 //   body is the length and the payload). The payload: the identity and the notes, each a
 //   u32 count of (key, value) strings; u32 count of chains, then each chain: i32 chain, i64
 //   iteration, f64 log density, f64 step size, u64 step-size searches, f64 warm-up and sampling
-//   seconds, the position and the gradient (f64 vectors), the metric (u8 kind: 0 diagonal, 1 dense;
-//   i64 dimension; f64 vector of M⁻¹), dual averaging (f64 mu, s_bar, x_bar; i64 count), the
-//   Welford sums (i64 count, f64 vectors mean and m2), and the sampler's state: u8 tag, 0 for none
-//   (NUTS, static HMC) or 1 for ChEES-HMC, followed by its dual averaging, f64 step size,
-//   trajectory length, Adam's mean square, the average of log T, i64 update count, u8 1 and the
-//   pooled Welford sums if it has them (else 0), and f64 trajectory length after warm-up. A string
-//   is a u32 length and its bytes, an f64 vector a u64 length and its elements; all
-//   little-endian, doubles bit for bit. Version 1 (one chain, no count, no sampler tag) is refused
-//   by its version number.
+//   seconds, the position and the gradient (f64 vectors), the metric (u8 kind: 0 diagonal, 1 dense,
+//   2 low-rank; i64 dimension; f64 vector of M⁻¹, or of D for low-rank, which then has f64 vectors
+//   of its directions U, k × dimension, and eigenvalues λ), dual averaging (f64 mu, s_bar, x_bar;
+//   i64 count), the metric adaptation (u8 tag: 0 Stan's windows, followed by the Welford sums: i64
+//   count, f64 vectors mean and m2; 1 Fisher divergence, followed by its foreground then background
+//   window, each i64 count and f64 vectors mean and m2 of the draws, mean and m2 of the gradients,
+//   the draws and the gradients, count × dimension each for low-rank, else empty), and the
+//   sampler's state: u8 tag, 0 for none (NUTS, static HMC) or 1 for ChEES-HMC, followed by its
+//   dual averaging, f64 step size, trajectory length, Adam's mean square, the average of log T, i64
+//   update count, u8 1 and the pooled Welford sums if it has them (else 0), and f64 trajectory
+//   length after warm-up. A string is a u32 length and its bytes, an f64 vector a u64 length and
+//   its elements; all little-endian, doubles bit for bit. Older versions (1: one chain, no sampler
+//   tag; 2: no metric adaptation tag, no low-rank metric) are refused by their version number.
 //
 // Files are written atomically (data/checksummed_file.hpp): a reader finds the old checkpoint or
 // the new one, never a mixture.

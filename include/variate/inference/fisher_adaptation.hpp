@@ -48,6 +48,19 @@ struct FisherOptions {
   double early_eigenvalue_bound = 1000;
 };
 
+/// A FisherWindow's sums, as a checkpoint keeps them.
+struct FisherWindowState {
+  std::int64_t count = 0;
+  std::vector<double> mean_x, m2_x, mean_g, m2_g;
+  std::vector<double> draws, gradients;  // low_rank: count × dimension each; empty otherwise
+};
+
+/// A FisherAdaptation's two windows (the schedule's position is the iteration's, which the chain
+/// keeps).
+struct FisherState {
+  FisherWindowState foreground, background;
+};
+
 /// One window of warm-up draws and gradients: their means and variances (Welford), and for a
 /// low-rank estimate the draws themselves.
 class FisherWindow {
@@ -56,6 +69,9 @@ class FisherWindow {
   void add(std::span<const double> x, std::span<const double> gradient);
   std::int64_t count() const { return count_; }
   void restart();
+  FisherWindowState state() const { return {count_, mean_x_, m2_x_, mean_g_, m2_g_, draws_, gradients_}; }
+  /// Continues from `state` (a checkpoint's); throws unless its sizes fit this window.
+  void restore(FisherWindowState state);
   /// The metric minimizing the window's Fisher divergence (needs count() >= 2). A coordinate whose
   /// draws or gradients did not vary in the window keeps `current`'s diagonal entry; a low-rank
   /// factor λ is kept within [1/eigenvalue_bound, eigenvalue_bound] (and within D's own bounds).
@@ -85,6 +101,9 @@ class FisherAdaptation {
   /// Whether the metric is fixed from the iteration after `iteration` on: then the step size's
   /// dual averaging starts over for the final window.
   bool ends_metric_adaptation(std::int64_t iteration) const { return iteration + 1 == final_start_; }
+  FisherState state() const { return {foreground_.state(), background_.state()}; }
+  /// Continues from `state` (a checkpoint's); throws unless its windows fit this adaptation.
+  void restore(FisherState state);
 
  private:
   MetricKind kind_;

@@ -67,13 +67,14 @@ struct SamplerOptions {
 
   /// Checkpoints: when checkpoint_every > 0, on_checkpoint gets each chain's state after every
   /// checkpoint_every-th iteration, after its last one and when it stops (`stop`), from the chain's
-  /// thread, after on_draw of that iteration. Threaded chains only: vectorized chains and chains on
-  /// a mesh throw "not supported".
+  /// thread, after on_draw of that iteration (a vectorized batch's chains one after another). Not
+  /// for chains on a mesh of devices: they throw "not supported".
   std::int64_t checkpoint_every = 0;
   std::function<void(const ChainState&)> on_checkpoint;
   /// Resuming: chain c continues from resume[c] when that is set (a checkpoint of chain c made
   /// with the same options and seed), and otherwise starts as a new chain; either way its draws are those
-  /// of a run that never stopped. Empty, or one entry per chain. A resumed chain's ChainResult
+  /// of a run that never stopped. Empty, or one entry per chain; vectorized chains resume together
+  /// (all set, at one iteration) or start together. A resumed chain's ChainResult
   /// holds the draws made in this call only.
   std::vector<std::optional<ChainState>> resume;
   /// Warm starts: chain c starts from warm_start[c % size] (position, metric, step size) instead
