@@ -67,6 +67,13 @@ TEST(Determinism, SkinnyProducts) {
     const Tensor u = prim::cast(testing::random_tensor(Shape{943, 20}, 12), dtype);
     const Tensor v = prim::cast(testing::random_tensor(Shape{1682, 20}, 13), dtype);
     expect_thread_count_independent([&] { return prim::matmul(u, v, false, true); });
+    // Cache-sized operands, a network layer's products: forward, input and weight gradients.
+    const Tensor batch = prim::cast(testing::random_tensor(Shape{100, 784}, 16), dtype);
+    const Tensor weight = prim::cast(testing::random_tensor(Shape{200, 784}, 17), dtype);
+    const Tensor grad = prim::cast(testing::random_tensor(Shape{100, 200}, 18), dtype);
+    expect_thread_count_independent([&] { return prim::matmul(batch, weight, false, true); });
+    expect_thread_count_independent([&] { return prim::matmul(grad, weight); });
+    expect_thread_count_independent([&] { return prim::matmul(grad, batch, true, false); });
   }
 }
 

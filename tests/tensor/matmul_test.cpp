@@ -1,6 +1,6 @@
 // matmul: NumPy semantics for 1-d operands, transpose flags, batch broadcasting, dtype rules, and
 // each parallel path (row split, blocked contraction when A is transposed, many small products,
-// the kernels for n <= 32 or k <= 64) against a naive triple loop.
+// the kernels for n <= 32, k <= 64 or cache-sized operands) against a naive triple loop.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -238,6 +238,30 @@ TEST(Matmul, SmallContractionAgainstReference) {
           expect_within(c, reference_matmul(a, b, ta, tb, eps),
                         std::string(name(dtype)) + " k=" + std::to_string(k) + " ta=" + std::to_string(ta) +
                             " tb=" + std::to_string(tb));
+        }
+  }
+}
+
+// Operands that fit in the caches (kPanelMaxBytes) with a long contracted dimension, as in the
+// layers of a small network at batch 100: column panels with a partial last one (n = 50, 200 and
+// 784 are not multiples of the panel width), row counts that are not a multiple of the register
+// tile (m = 100 and 203), all transpose flags.
+TEST(Matmul, CacheSizedProductsAgainstReference) {
+  struct Dims {
+    std::int64_t m, k, n;
+  };
+  for (DType dtype : {DType::f64, DType::f32}) {
+    const double eps = epsilon(dtype);
+    for (const Dims d : {Dims{100, 784, 200}, Dims{100, 200, 50}, Dims{203, 100, 784}, Dims{100, 50, 200}})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          const Tensor a = prim::cast(random_f64(storage(d.m, d.k, ta), unsigned(700 + d.k)), dtype);
+          const Tensor b = prim::cast(random_f64(storage(d.k, d.n, tb), unsigned(800 + d.n)), dtype);
+          const Tensor c = prim::matmul(a, b, ta, tb);
+          ASSERT_EQ(c.shape(), (Shape{d.m, d.n}));
+          expect_within(c, reference_matmul(a, b, ta, tb, eps),
+                        std::string(name(dtype)) + " m=" + std::to_string(d.m) + " k=" + std::to_string(d.k) +
+                            " n=" + std::to_string(d.n) + " ta=" + std::to_string(ta) + " tb=" + std::to_string(tb));
         }
   }
 }

@@ -1,9 +1,10 @@
 // Batched matrix products through Eigen maps over our buffers. Large single products with few
 // output columns or a short contracted dimension go to the kernels of matmul_skinny.cpp, which read
-// A (or write the result) once at the memory bound. Other large single products are split across
-// threads along the leading dimension of A's storage, so each thread streams its own rows of A once:
-// output rows when A is used as is, and fixed-size blocks of the contracted dimension (with partial
-// products summed in block order, independent of the thread count) when A is transposed.
+// A (or write the result) once at the memory bound, and so do those whose operands fit in the
+// caches. Other large single products are split across threads along the leading dimension of A's
+// storage, so each thread streams its own rows of A once: output rows when A is used as is, and
+// fixed-size blocks of the contracted dimension (with partial products summed in block order,
+// independent of the thread count) when A is transposed.
 #include <Eigen/Core>
 
 #include "tensor/cpu/matmul_skinny.hpp"
@@ -53,9 +54,11 @@ void matmul_2d(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, s
     skinny_matmul(a, b, out, m, k, n, ta, tb);
     return;
   }
-  // A short contracted dimension and many columns (U V^T): the result is the large operand.
-  if (k <= kSmallKMaxK && n > kSkinnyMaxN && skinny_matmul_enabled()) {
-    small_k_matmul(a, b, out, m, k, n, ta, tb);
+  // Many columns and a short contracted dimension (U V^T: the result is the large operand), or
+  // operands that fit in the caches (the layers of small networks).
+  const bool cached = k * (m + n) * std::int64_t(sizeof(T)) <= kPanelMaxBytes;
+  if (n > kSkinnyMaxN && (k <= kSmallKMaxK || cached) && skinny_matmul_enabled()) {
+    panel_matmul(a, b, out, m, k, n, ta, tb);
     return;
   }
   if (!ta) {  // fixed blocks of output rows = rows of A's storage; B is shared
