@@ -66,9 +66,15 @@ void FisherWindow::restart() {
 
 void FisherWindow::restore(FisherWindowState state) {
   const auto d = std::size_t(dimension_);
-  const std::size_t kept = kind_ == MetricKind::low_rank && state.count >= 0 ? std::size_t(state.count) * d : 0;
+  // The count comes from a file: a low-rank window's is checked against its stored draws by
+  // division, since count × d could wrap around to their size (and estimate would read past them).
+  const bool low_rank = kind_ == MetricKind::low_rank;
+  const bool count_fits =
+      state.count >= 0 &&
+      (!low_rank || (d > 0 && state.draws.size() % d == 0 && std::uint64_t(state.count) == state.draws.size() / d));
+  const std::size_t kept = low_rank && count_fits ? std::size_t(state.count) * d : 0;
   const auto fits = [d](const std::vector<double>& v) { return v.size() == d; };
-  VARIATE_CHECK(state.count >= 0 && fits(state.mean_x) && fits(state.m2_x) && fits(state.mean_g) && fits(state.m2_g) &&
+  VARIATE_CHECK(count_fits && fits(state.mean_x) && fits(state.m2_x) && fits(state.mean_g) && fits(state.m2_g) &&
                     state.draws.size() == kept && state.gradients.size() == kept,
                 "FisherWindow::restore", "expected a count >= 0, ", d, " means and sums of squares of draws and of ",
                 "gradients, and count x ", d, " = ", kept, " stored draws and gradients; got count ", state.count, ", ",
@@ -184,6 +190,11 @@ Metric FisherAdaptation::initial_metric(std::span<const double> gradient) const 
 }
 
 void FisherAdaptation::restore(FisherState state) {
+  // A window holds draws of metric-adapting iterations only, so no more than final_start_: a
+  // larger count (from a file) would silently freeze or skew the estimates.
+  for (const FisherWindowState* w : {&state.foreground, &state.background})
+    VARIATE_CHECK(w->count <= final_start_, "FisherAdaptation::restore", "a window holds at most ", final_start_,
+                  " draws (the metric-adapting warm-up iterations), got a count of ", w->count);
   foreground_.restore(std::move(state.foreground));
   background_.restore(std::move(state.background));
 }

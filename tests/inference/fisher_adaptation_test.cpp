@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -281,6 +282,31 @@ TEST(FisherSchedule, UpdatesUntilTheFinalWindow) {
   EXPECT_EQ(ends, std::vector<std::int64_t>{84});
   // Every estimate is exact here (x and g proportional): 4 = sqrt(Var x / Var g).
   EXPECT_DOUBLE_EQ(diag.add(50, std::vector<double>{0.3}, std::vector<double>{-0.3 / 4}, unit)->inverse()[0], 4.0);
+}
+
+// A checkpoint's window count is checked before it is used: a count whose product with the
+// dimension wraps around to the stored size (here 2^62 × 4 = 0 mod 2^64) must not pass, and no
+// window holds more draws than the metric-adapting iterations.
+TEST(FisherRestore, RejectsCountsThatDoNotFitTheWindow) {
+  FisherWindowState wrapped;
+  wrapped.count = std::int64_t(1) << 62;
+  wrapped.mean_x = wrapped.m2_x = wrapped.mean_g = wrapped.m2_g = std::vector<double>(4, 0.0);
+  FisherWindow low_rank(MetricKind::low_rank, 4);
+  try {
+    low_rank.restore(wrapped);
+    ADD_FAILURE() << "a count of " << wrapped.count << " with no stored draws was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("FisherWindow::restore"), std::string::npos) << e.what();
+  }
+  FisherAdaptation adaptation(MetricKind::diagonal, 2, 100);
+  FisherState too_many{adaptation.state()};
+  too_many.background.count = 1000;
+  try {
+    adaptation.restore(too_many);
+    ADD_FAILURE() << "a window count of 1000 over 100 warm-up iterations was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
