@@ -1,20 +1,8 @@
 #include "background_writes.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <utility>
 
 namespace variate::cli {
-
-namespace {
-
-void set_policy(pthread_t thread, int policy) {
-  const sched_param priority{};
-  pthread_setschedparam(thread, policy, &priority);
-}
-
-}  // namespace
 
 BackgroundWrites::BackgroundWrites(std::size_t slots, Clock::duration min_interval)
     : min_interval_(min_interval), waiting_(slots), last_start_(slots), thread_([this] { run(); }) {}
@@ -23,7 +11,6 @@ BackgroundWrites::~BackgroundWrites() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    set_policy(thread_.native_handle(), SCHED_OTHER);  // as in flush: the caller waits
   }
   queued_.notify_one();
   thread_.join();
@@ -44,9 +31,7 @@ void BackgroundWrites::submit(std::size_t slot, std::function<void()> write) {
 
 void BackgroundWrites::flush() {
   std::unique_lock lock(mutex_);
-  // Someone waits for the writes now: at idle priority the writer would get no processor while
-  // any other process runs (a busy machine made the last checkpoints of a run take seconds).
-  if (flushing_++ == 0) set_policy(thread_.native_handle(), SCHED_OTHER);
+  ++flushing_;
   queued_.notify_one();
   const auto idle = [&] {
     if (writing_) return false;
@@ -55,7 +40,7 @@ void BackgroundWrites::flush() {
     return true;
   };
   done_.wait(lock, [&] { return error_ || idle(); });
-  if (--flushing_ == 0) set_policy(thread_.native_handle(), SCHED_IDLE);
+  --flushing_;
   if (error_) std::rethrow_exception(error_);
 }
 
@@ -77,10 +62,11 @@ std::function<void()> BackgroundWrites::take_due(Clock::time_point now, Clock::t
 }
 
 void BackgroundWrites::run() {
-  // Below every sampling thread: woken by a submit, the writer must not take the processor from the
-  // thread that woke it (most of its time is spent waiting for the disk anyway).
+  // At normal priority: SCHED_IDLE kept the writer off the sampling threads' processors, but an
+  // unprivileged thread cannot leave it again (RLIMIT_NICE), so a flush on a busy machine waited
+  // seconds for the last checkpoints. Writing each chain at most once per min_interval_ keeps its
+  // share of the processors small instead.
   std::unique_lock lock(mutex_);
-  if (flushing_ == 0) set_policy(pthread_self(), SCHED_IDLE);
   for (;;) {
     Clock::time_point due;
     std::function<void()> write = take_due(Clock::now(), due);

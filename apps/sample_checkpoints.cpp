@@ -353,6 +353,10 @@ std::uint32_t SampleCheckpoints::append_log(const inference::ChainState& state) 
   chain.uncounted.insert(chain.uncounted.end(), records.begin(), records.end());
   const std::int64_t kept = std::max<std::int64_t>(0, state.iteration - job_.options.warmup);
   const auto values = std::size_t(kept - chain.crc_records) * record_size();
+  VARIATE_CHECK(kept >= chain.crc_records && values <= chain.uncounted.size(), "sample", "the draw log of chain ",
+                state.chain + 1, " holds ", chain.uncounted.size(),
+                " values not yet checksummed, but its checkpoint counts ", values,
+                " (a draw logged after its checkpoint); this is a bug in variate");
   chain.crc = data::extend_crc32(chain.crc, chain.uncounted.data(), values * sizeof(double));
   chain.uncounted.erase(chain.uncounted.begin(), chain.uncounted.begin() + std::ptrdiff_t(values));
   chain.crc_records = kept;
