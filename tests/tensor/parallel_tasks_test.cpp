@@ -173,6 +173,11 @@ TEST(ParallelTasks, ASteadyStateCallAllocatesNothing) {
 }
 
 TEST(ParallelTasks, AForkedChildRunsTasksAndExits) {
+#if defined(__SANITIZE_ADDRESS__)
+  // LeakSanitizer's check at exit cannot stop the threads of a child forked from a threaded
+  // process, and fails the child's exit whatever the pool does.
+  GTEST_SKIP() << "not under AddressSanitizer (its leak check fails in forked children)";
+#endif
   std::vector<std::atomic<int>> runs(64);
   const auto call = [&] { parallel_tasks(64, 2, [&](std::int64_t k) { ++runs[std::size_t(k)]; }); };
   call();  // this thread's pool has a helper, which the child will not have
