@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "distribute/communicator.hpp"
+#include "distribute/sharded_program.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/tensor/prim.hpp"
 #include "variate/tensor/replay.hpp"
@@ -114,7 +115,48 @@ Tensor received(std::span<const Tensor> xs, int from, const Tensor& own) {
   return xs[std::size_t(from)].clone();
 }
 
+thread_local int sharded_program_depth = 0;
+
+// Identity forward; backward, the psum of the devices' cotangents.
+Tensor broadcast(Communicator& comm, const Tensor& x) {
+  check_defined("pbroadcast", comm, x);
+  // The communicator outlives the tape: tapes are thread-local and a device's tape scopes close
+  // before its run's function returns.
+  Communicator* c = &comm;
+  return record(autodiff::stop_gradient(x), {x}, {}, [c](const BackwardContext& ctx) {
+    ctx.add(0, sum_over_devices("pbroadcast (backward psum)", *c, ctx.grad()));
+  });
+}
+
+// A collective's replicated result as the program goes on with it: inside a sharded program it
+// enters through pbroadcast, as a replicated site's value does (distribute/sharded_program.hpp).
+Tensor entering_program(Communicator& comm, Tensor result) {
+  if (sharded_program_depth == 0 || !autodiff::detail::is_tracked(result)) return result;
+  return broadcast(comm, result);
+}
+
+// The result is replicated: its cotangent, the same on every device, is the cotangent of the one
+// quantity it stands for, and flows to each device's summand unchanged.
+Tensor sum_passing_cotangent(Communicator& comm, const Tensor& x) {
+  return record(sum_over_devices("psum", comm, x), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); });
+}
+
 }  // namespace
+
+namespace detail {
+
+ShardedProgramScope::ShardedProgramScope() { ++sharded_program_depth; }
+ShardedProgramScope::~ShardedProgramScope() { --sharded_program_depth; }
+
+Tensor broadcast_entering_value(const Tensor& x, std::string_view axis) {
+  return broadcast(communicator("pbroadcast", axis), x);
+}
+
+Tensor psum_of_terms(const Tensor& x, std::string_view axis) {
+  return sum_passing_cotangent(communicator("psum", axis), x);
+}
+
+}  // namespace detail
 
 Tensor ppermute(const Tensor& x, std::string_view axis, std::span<const Transfer> transfers) {
   Communicator& comm = detail::communicator("ppermute", axis);
@@ -137,9 +179,7 @@ Tensor ppermute(const Tensor& x, std::string_view axis, std::span<const Transfer
 
 Tensor psum(const Tensor& x, std::string_view axis) {
   Communicator& comm = detail::communicator("psum", axis);
-  // The result is replicated: its cotangent, the same on every device, is the cotangent of the one
-  // quantity it stands for, and flows to each device's summand unchanged.
-  return record(sum_over_devices("psum", comm, x), {x}, {}, [](const BackwardContext& ctx) { ctx.add(0, ctx.grad()); });
+  return entering_program(comm, sum_passing_cotangent(comm, x));
 }
 
 Tensor pmean(const Tensor& x, std::string_view axis) {
@@ -148,8 +188,9 @@ Tensor pmean(const Tensor& x, std::string_view axis) {
   const Tensor xf = is_floating(x.dtype()) ? x : prim::cast(x, float_type(x.dtype()));
   const double n = comm.size();
   Tensor mean = prim::binary(BinaryOp::div, sum_over_devices("pmean", comm, xf), n);
-  return record(mean, {x}, {},
-                [n](const BackwardContext& ctx) { ctx.add(0, prim::binary(BinaryOp::div, ctx.grad(), n)); });
+  return entering_program(comm, record(mean, {x}, {}, [n](const BackwardContext& ctx) {
+                            ctx.add(0, prim::binary(BinaryOp::div, ctx.grad(), n));
+                          }));
 }
 
 Tensor pmax(const Tensor& x, std::string_view axis) {
@@ -169,19 +210,20 @@ Tensor pmax(const Tensor& x, std::string_view axis) {
     ties = prim::add(ties, prim::cast(prim::binary(BinaryOp::eq, xs[i], y), x.dtype()));
   const Tensor mine = prim::cast(prim::binary(BinaryOp::eq, x, y), x.dtype());
   const Tensor share = prim::div(mine, prim::binary(BinaryOp::maximum, ties, 1.0));
-  return record(y, {x}, {share}, [](const BackwardContext& ctx) { ctx.add(0, prim::mul(ctx.grad(), ctx.saved(0))); });
+  return entering_program(comm, record(y, {x}, {share}, [](const BackwardContext& ctx) {
+                            ctx.add(0, prim::mul(ctx.grad(), ctx.saved(0)));
+                          }));
 }
 
 Tensor pbroadcast(const Tensor& x, std::string_view axis) {
   Communicator& comm = detail::communicator("pbroadcast", axis);
-  check_defined("pbroadcast", comm, x);
+  VARIATE_CHECK(sharded_program_depth == 0, "pbroadcast",
+                "called inside a sharded program (a log joint on a mesh), where replicated values are broadcast "
+                "where they enter: latent sites by the log joint, the results of psum, pmean, pmax and all_gather by "
+                "those collectives; another pbroadcast would count their gradients once per device");
   // Each device's cotangent is the part of the gradient from its own terms; the replicated value's
-  // gradient is their sum, which every device gets. The communicator outlives the tape: tapes are
-  // thread-local and a device's tape scopes close before its run's function returns.
-  Communicator* c = &comm;
-  return record(autodiff::stop_gradient(x), {x}, {}, [c](const BackwardContext& ctx) {
-    ctx.add(0, sum_over_devices("pbroadcast (backward psum)", *c, ctx.grad()));
-  });
+  // gradient is their sum, which every device gets.
+  return broadcast(comm, x);
 }
 
 Tensor all_gather(const Tensor& x, std::string_view axis, int dim) {
@@ -198,8 +240,9 @@ Tensor all_gather(const Tensor& x, std::string_view axis, int dim) {
   const std::int64_t stop = start + x.dim(d);
   // The gathered tensor is replicated, so this device's part of its cotangent is the gradient of
   // its shard, as in the unsharded concatenation.
-  return record(prim::concat(xs, d), {x}, {},
-                [d, start, stop](const BackwardContext& ctx) { ctx.add(0, prim::slice(ctx.grad(), d, start, stop)); });
+  return entering_program(comm, record(prim::concat(xs, d), {x}, {}, [d, start, stop](const BackwardContext& ctx) {
+                            ctx.add(0, prim::slice(ctx.grad(), d, start, stop));
+                          }));
 }
 
 void psum_in_place(std::span<double> values, std::string_view axis, const char* what) {

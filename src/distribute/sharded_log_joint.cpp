@@ -1,11 +1,12 @@
 #include "distribute/sharded_log_joint.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "distribute/sharded_program.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/core/error.hpp"
-#include "variate/distribute/collectives.hpp"
 #include "variate/distribute/deferred_psum.hpp"
 #include "variate/distribute/local_program.hpp"
 #include "variate/distribute/mesh.hpp"
@@ -24,20 +25,25 @@ namespace {
 // Substitute inside the LogJoint scope); a differentiable value drawn or set later is an error
 // naming the site.
 //
+// Collectives the program calls itself give replicated values that enter it as the sites' values
+// do (sharded_program.hpp).
+//
 // In a DeferredPsumScope (deferred_psum.hpp) the total is this device's share, unsummed.
 //
 // Outside a mesh run the replicated and the sharded terms are summed apart too, then added, so that
 // a program gives the same log density whether or not it is split.
 class ShardedLogJoint final : public tracing::LogJointRules {
  public:
-  ShardedLogJoint() : axis_(program_axis()), deferred_(psum_deferred()) {}
+  ShardedLogJoint() : axis_(program_axis()), deferred_(psum_deferred()) {
+    if (axis_ != nullptr) program_.emplace();
+  }
 
   void process(tracing::Message& m) override {
     VARIATE_CHECK(axis_ == nullptr || !m.enumerate || m.value.defined(), "Enumerate", "site '", m.name,
                   "': enumeration inside a mesh run is not supported");
     // A deterministic site's value is made of values that passed here already.
     if (axis_ == nullptr || !m.value.defined() || m.prepared || m.deterministic || is_sharded(m)) return;
-    m.value = pbroadcast(m.value, *axis_);
+    m.value = broadcast_entering_value(m.value, *axis_);
     m.prepared = true;
   }
 
@@ -66,12 +72,13 @@ class ShardedLogJoint final : public tracing::LogJointRules {
     if (sharded_.defined()) local = local.defined() ? local + sharded_ : sharded_;
     if (!local.defined()) local = Tensor::scalar(0.0);
     // Every device takes part in the psum, also one whose program had no term.
-    return deferred_ ? local : psum(local, *axis_);
+    return deferred_ ? local : psum_of_terms(local, *axis_);
   }
 
  private:
   const std::string* axis_;  // the running mesh's axis, null outside a mesh run or in a LocalProgramScope
   const bool deferred_;      // the caller sums the total over the devices
+  std::optional<ShardedProgramScope> program_;
   Tensor replicated_, sharded_;
 
   bool is_sharded(const tracing::Message& m) const {

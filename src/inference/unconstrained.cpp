@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "distribute/sharded_program.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distribute/collectives.hpp"
@@ -115,7 +116,7 @@ class FromUnconstrained : public tracing::Tracer {
         reshape(slice(flat_, -1, s->offset, s->offset + s->size), with_leading(batch_, s->unconstrained_shape).dims());
     if (mesh_axis_ != nullptr && !s->sharded) {
       // In a DeferredPsumScope the caller sums the gradient over the devices (deferred_psum.hpp).
-      if (!distribute::psum_deferred()) x = distribute::pbroadcast(x, *mesh_axis_);
+      if (!distribute::psum_deferred()) x = distribute::detail::broadcast_entering_value(x, *mesh_axis_);
       m.prepared = true;  // so the log joint's sharding rules do not pbroadcast the value again
     }
     const BijectorPtr bijector = dist::unconstraining_bijector(*m.distribution);

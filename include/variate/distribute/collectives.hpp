@@ -15,6 +15,11 @@
 // JAX's pmap instead treats the per-device losses as separate terms summed together, which makes
 // psum's transpose a psum; with replicated losses that would count each term once per device.
 //
+// Inside a program whose log joint is summed over the mesh (a LogJoint traced in Mesh::run,
+// docs/sharding.md), every cotangent before the log joint's own psum is a device's share, so the
+// results of psum, pmean, pmax and all_gather of tracked values come out through pbroadcast, ready
+// for any term, and an explicit pbroadcast there is an error (it would sum the shares twice).
+//
 // Determinism: each device reduces the contributions itself, in device order 0, 1, 2, ..., with
 // the same kernels, so results are bitwise identical on every device and across runs, whatever the
 // thread timing. Devices whose inputs differ in shape or dtype all throw variate::Error naming the
@@ -41,12 +46,14 @@ Tensor pmax(const Tensor& x, std::string_view axis);
 
 /// Identity forward, for a replicated value (the same on every device) used in device-local terms.
 /// Backward: the psum of the cotangents, so each device gets the whole gradient.
+/// An error inside a sharded program (see above).
 Tensor pbroadcast(const Tensor& x, std::string_view axis);
 
 /// The devices' tensors concatenated along `dim` in device order, identical on every device. The
 /// tensors must agree in dtype and in every dimension but `dim` (shards may be ragged). The result
 /// is replicated, so backward gives each device its own slice of the cotangent (the unsharded
-/// gradient of its shard); wrap the result in pbroadcast if it feeds device-local terms.
+/// gradient of its shard); outside a sharded program, wrap the result in pbroadcast if it feeds
+/// device-local terms.
 Tensor all_gather(const Tensor& x, std::string_view axis, int dim = 0);
 
 /// One transfer of a ppermute: the tensor of device `source` goes to device `destination`.

@@ -21,8 +21,9 @@
 // The sums are the same numbers added in the same (device) order as without the scope, so the
 // results are bitwise the same: a psum's backward rule passes the cotangent on unchanged, and a
 // pbroadcast's sums the cotangents its value got on each device, which is what the gradient of the
-// replicated coordinates holds before the final psum. Explicit collectives in a program (psum,
-// pbroadcast of its own values) are unaffected.
+// replicated coordinates holds before the final psum. Collectives the program calls itself are
+// unaffected: their results still enter it through pbroadcast, which sums their cotangents in the
+// sweep.
 #include <string_view>
 #include <utility>
 
