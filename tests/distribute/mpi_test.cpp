@@ -319,11 +319,13 @@ TEST(MpiMesh, ArgumentErrors) {
 }
 
 // Sharded programs on ranks x threads: the log joint and its gradient equal the unsharded
-// program's (the cases of tests/distribute/sharded_test.cpp).
+// program's (the cases of tests/distribute/sharded_test.cpp and sharded_collectives_test.cpp).
 TEST_P(ThreadsPerRank, ShardedProgramsEqualTheUnshardedProgram) {
   using namespace variate::testing::sharded;
   Mesh mesh = Mesh::mpi("data", GetParam());
-  for (const Case& c : cases()) {
+  std::vector<Case> all = cases();
+  for (Case& c : collective_cases()) all.push_back(std::move(c));
+  for (const Case& c : all) {
     SCOPED_TRACE(c.name);
     const Values values = all_values(c);
     const auto names = names_of(values);

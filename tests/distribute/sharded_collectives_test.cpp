@@ -21,38 +21,6 @@ namespace {
 
 using namespace variate::testing::sharded;
 
-constexpr std::int64_t rows = 7;
-
-// Whether the program runs split over a mesh; outside one it is the unsharded program.
-bool split() { return running_axis() != nullptr; }
-
-// mu ~ N(0, 1) and t replicated, z (7 rows) and y sharded, with a replicated statistic s of z made
-// by a collective: z ~ N(mu, 1), y ~ N(z - s / 7, 1), t ~ N(s, 1).
-Case with_statistic(std::string name, std::function<Tensor(const Tensor&)> statistic) {
-  return {std::move(name),
-          [statistic] {
-            auto mu = Normal(0.0, 1.0, "mu");
-            auto z = Sharded(normal(mu, 1.0), "data", "z", {shard_range(rows, "data").size()});
-            const Tensor s = statistic(z);
-            Sharded(normal(z - s / double(rows), 1.0), "data", "y");
-            Normal(s, 1.0, "t");
-          },
-          {{"mu", Tensor::scalar(0.3)}, {"t", Tensor::scalar(1.5)}},
-          {{"z", random::normal(random::Key(21), Shape{rows})}, {"y", random::normal(random::Key(22), Shape{rows})}}};
-}
-
-std::vector<Case> statistics() {
-  const Tensor weights = random::normal(random::Key(23), Shape{rows});
-  return {
-      with_statistic("psum", [](const Tensor& z) { return split() ? psum(sum(z), "data") : sum(z); }),
-      with_statistic("pmean",
-                     [](const Tensor& z) { return split() ? pmean(sum(z), "data") * double(axis_size("data")) : sum(z); }),
-      with_statistic("pmax", [](const Tensor& z) { return split() ? pmax(max(z), "data") : max(z); }),
-      with_statistic("all_gather",
-                     [weights](const Tensor& z) { return sum((split() ? all_gather(z, "data") : z) * weights); }),
-  };
-}
-
 class CollectivesInShardedPrograms : public ::testing::TestWithParam<int> {};
 INSTANTIATE_TEST_SUITE_P(Devices, CollectivesInShardedPrograms, ::testing::Values(1, 2, 3, 4));
 
@@ -60,7 +28,7 @@ TEST_P(CollectivesInShardedPrograms, GiveTheUnshardedLogJointAndGradient) {
   const int n = GetParam();
   Mesh mesh(n, "data");
   const std::vector<std::string> names{"mu", "z"};
-  for (const Case& c : statistics()) {
+  for (const Case& c : collective_cases()) {
     SCOPED_TRACE(c.name);
     const LogJointAndGrad want = log_joint_and_grad(c, all_values(c), names);
     const auto got = mesh.run([&] {
@@ -70,7 +38,7 @@ TEST_P(CollectivesInShardedPrograms, GiveTheUnshardedLogJointAndGradient) {
     });
     for (int d = 0; d < n; ++d) {
       SCOPED_TRACE("device " + std::to_string(d));
-      const ShardRange r = shard_range(rows, d, n);
+      const ShardRange r = shard_range(statistic_rows, d, n);
       expect_close(got[std::size_t(d)].value, want.value, "log joint");
       expect_close(got[std::size_t(d)].grads[0], want.grads[0], "gradient of mu");
       expect_close(got[std::size_t(d)].grads[1], slice(want.grads[1], 0, r.begin, r.end), "gradient of z");
@@ -83,7 +51,7 @@ TEST_P(CollectivesInShardedPrograms, GiveTheUnshardedLogJointAndGradient) {
 TEST_P(CollectivesInShardedPrograms, GiveTheSamplersTargetTheUnshardedGradient) {
   const int n = GetParam();
   Mesh mesh(n, "data");
-  for (const Case& c : statistics()) {
+  for (const Case& c : collective_cases()) {
     SCOPED_TRACE(c.name);
     const auto conditioned = [&c] {
       tracing::Condition data({{"t", c.replicated.at("t")}, {"y", shard(c.sharded.at("y"), "data")}});
@@ -93,7 +61,8 @@ TEST_P(CollectivesInShardedPrograms, GiveTheSamplersTargetTheUnshardedGradient) 
       const inference::Unconstrained space(conditioned);
       const inference::Target target = inference::make_target(space);
       std::vector<double> q =
-          space.unconstrain({{"mu", c.replicated.at("mu")}, {"z", shard(c.sharded.at("z"), "data")}}).to_vector<double>();
+          space.unconstrain({{"mu", c.replicated.at("mu")}, {"z", shard(c.sharded.at("z"), "data")}})
+              .to_vector<double>();
       std::vector<double> grad(q.size());
       double lp = 0;
       target.evaluate(q, 1, {&lp, 1}, grad);
@@ -104,7 +73,7 @@ TEST_P(CollectivesInShardedPrograms, GiveTheSamplersTargetTheUnshardedGradient) 
     for (int d = 0; d < n; ++d) {
       const auto& [lp, grad] = got[std::size_t(d)];
       EXPECT_NEAR(lp, want_lp, 1e-12 * std::abs(want_lp)) << "device " << d;
-      const ShardRange r = shard_range(rows, d, n);
+      const ShardRange r = shard_range(statistic_rows, d, n);
       ASSERT_EQ(std::int64_t(grad.size()), 1 + r.size());
       EXPECT_NEAR(grad[0], want_grad[0], 1e-12 * (1 + std::abs(want_grad[0]))) << "mu, device " << d;
       for (std::int64_t i = 0; i < r.size(); ++i) {
@@ -116,8 +85,8 @@ TEST_P(CollectivesInShardedPrograms, GiveTheSamplersTargetTheUnshardedGradient) 
 }
 
 TEST(CollectivesInShardedPrograms, AnExplicitPbroadcastIsAnError) {
-  const Case c = with_statistic("pbroadcast of psum",
-                                [](const Tensor& z) { return pbroadcast(psum(sum(z), "data"), "data"); });
+  const Case c =
+      with_statistic("pbroadcast of psum", [](const Tensor& z) { return pbroadcast(psum(sum(z), "data"), "data"); });
   Mesh mesh(2, "data");
   const std::string error = variate::testing::error_of([&] {
     mesh.run([&] {
@@ -129,8 +98,9 @@ TEST(CollectivesInShardedPrograms, AnExplicitPbroadcastIsAnError) {
   EXPECT_NE(error.find("pbroadcast: called inside a sharded program"), std::string::npos) << error;
   // Outside a log joint, a hand-written SPMD loss still broadcasts its replicated values itself.
   const auto grads = mesh.run([] {
-    return grad([](const Tensor& w) { return psum(sum(pbroadcast(w, "data") * double(axis_index("data") + 1)), "data"); },
-                Tensor::scalar(1.0));
+    return grad(
+        [](const Tensor& w) { return psum(sum(pbroadcast(w, "data") * double(axis_index("data") + 1)), "data"); },
+        Tensor::scalar(1.0));
   });
   for (const Tensor& g : grads) EXPECT_EQ(g.item(), 3.0);
 }

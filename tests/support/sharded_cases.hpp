@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "variate/autodiff/transforms.hpp"
+#include "variate/distribute/collectives.hpp"
+#include "variate/distribute/mesh.hpp"
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
 #include "variate/distributions/bernoulli.hpp"
@@ -95,6 +97,43 @@ inline Case movielens_style() {
 }
 
 inline std::vector<Case> cases() { return {sharded_data(), sharded_latents(), movielens_style()}; }
+
+// Programs that call collectives themselves (distribute/sharded_program.hpp): mu ~ N(0, 1) and t
+// replicated, z (7 rows) and y sharded, with a replicated statistic s of z made by a collective
+// (by the same local op outside a mesh): z ~ N(mu, 1), y ~ N(z - s / 7, 1), t ~ N(s, 1).
+constexpr std::int64_t statistic_rows = 7;
+
+inline Case with_statistic(std::string name, std::function<Tensor(const Tensor&)> statistic) {
+  return {std::move(name),
+          [statistic] {
+            auto mu = Normal(0.0, 1.0, "mu");
+            auto z = Sharded(normal(mu, 1.0), "data", "z", {shard_range(statistic_rows, "data").size()});
+            const Tensor s = statistic(z);
+            Sharded(normal(z - s / double(statistic_rows), 1.0), "data", "y");
+            Normal(s, 1.0, "t");
+          },
+          {{"mu", Tensor::scalar(0.3)}, {"t", Tensor::scalar(1.5)}},
+          {{"z", random::normal(random::Key(21), Shape{statistic_rows})},
+           {"y", random::normal(random::Key(22), Shape{statistic_rows})}}};
+}
+
+// Whether the program runs split over a mesh; outside one it is the unsharded program.
+inline bool split() { return distribute::running_axis() != nullptr; }
+
+// The statistic made by psum, pmean, pmax and all_gather.
+inline std::vector<Case> collective_cases() {
+  using namespace distribute;
+  const Tensor weights = random::normal(random::Key(23), Shape{statistic_rows});
+  return {
+      with_statistic("psum", [](const Tensor& z) { return split() ? psum(sum(z), "data") : sum(z); }),
+      with_statistic(
+          "pmean",
+          [](const Tensor& z) { return split() ? pmean(sum(z), "data") * double(axis_size("data")) : sum(z); }),
+      with_statistic("pmax", [](const Tensor& z) { return split() ? pmax(max(z), "data") : max(z); }),
+      with_statistic("all_gather",
+                     [weights](const Tensor& z) { return sum((split() ? all_gather(z, "data") : z) * weights); }),
+  };
+}
 
 // The log joint and its gradient with respect to the values named in `names`, in that order.
 struct LogJointAndGrad {
