@@ -1,7 +1,7 @@
 // Collectives a sharded program calls itself (distribute/sharded_program.hpp): a replicated value
 // made by psum, pmean, pmax or all_gather from the devices' rows and used in replicated and sharded
 // terms gives the unsharded program's log joint and gradient on 1-4 thread devices, through
-// make_log_joint and through the samplers' target (one deferred psum per gradient). An explicit
+// make_log_joint and through the samplers' target (one deferred psum per gradient, kernels replayed). An explicit
 // pbroadcast there is an error, since it would count a gradient once per device.
 #include <gtest/gtest.h>
 
@@ -57,28 +57,39 @@ TEST_P(CollectivesInShardedPrograms, GiveTheSamplersTargetTheUnshardedGradient) 
       tracing::Condition data({{"t", c.replicated.at("t")}, {"y", shard(c.sharded.at("y"), "data")}});
       c.program();
     };
+    // Two points: the second evaluation replays the first's kernels where the collectives allow.
     const auto evaluate = [&] {
       const inference::Unconstrained space(conditioned);
       const inference::Target target = inference::make_target(space);
       std::vector<double> q =
           space.unconstrain({{"mu", c.replicated.at("mu")}, {"z", shard(c.sharded.at("z"), "data")}})
               .to_vector<double>();
-      std::vector<double> grad(q.size());
-      double lp = 0;
-      target.evaluate(q, 1, {&lp, 1}, grad);
-      return std::pair(lp, grad);
+      std::vector<std::pair<double, std::vector<double>>> out;
+      for (int point = 0; point < 2; ++point) {
+        if (point == 1)
+          for (double& x : q) x += 0.1;
+        std::vector<double> grad(q.size());
+        double lp = 0;
+        target.evaluate(q, 1, {&lp, 1}, grad);
+        out.emplace_back(lp, grad);
+      }
+      return out;
     };
-    const auto [want_lp, want_grad] = evaluate();
+    const auto want = evaluate();
     const auto got = mesh.run(evaluate);
     for (int d = 0; d < n; ++d) {
-      const auto& [lp, grad] = got[std::size_t(d)];
-      EXPECT_NEAR(lp, want_lp, 1e-12 * std::abs(want_lp)) << "device " << d;
-      const ShardRange r = shard_range(statistic_rows, d, n);
-      ASSERT_EQ(std::int64_t(grad.size()), 1 + r.size());
-      EXPECT_NEAR(grad[0], want_grad[0], 1e-12 * (1 + std::abs(want_grad[0]))) << "mu, device " << d;
-      for (std::int64_t i = 0; i < r.size(); ++i) {
-        const double want = want_grad[std::size_t(1 + r.begin + i)];
-        EXPECT_NEAR(grad[std::size_t(1 + i)], want, 1e-12 * (1 + std::abs(want))) << "z[" << r.begin + i << "]";
+      for (std::size_t point = 0; point < want.size(); ++point) {
+        SCOPED_TRACE("device " + std::to_string(d) + ", point " + std::to_string(point));
+        const auto& [lp, grad] = got[std::size_t(d)][point];
+        const auto& [want_lp, want_grad] = want[point];
+        EXPECT_NEAR(lp, want_lp, 1e-12 * std::abs(want_lp));
+        const ShardRange r = shard_range(statistic_rows, d, n);
+        ASSERT_EQ(std::int64_t(grad.size()), 1 + r.size());
+        EXPECT_NEAR(grad[0], want_grad[0], 1e-12 * (1 + std::abs(want_grad[0]))) << "mu";
+        for (std::int64_t i = 0; i < r.size(); ++i) {
+          const double w = want_grad[std::size_t(1 + r.begin + i)];
+          EXPECT_NEAR(grad[std::size_t(1 + i)], w, 1e-12 * (1 + std::abs(w))) << "z[" << r.begin + i << "]";
+        }
       }
     }
   }
