@@ -2,6 +2,7 @@
 
 #include "variate/core/error.hpp"
 #include "variate/core/quote_input.hpp"
+#include "variate/distribute/mesh.hpp"
 #include "variate/inference/draw_file.hpp"
 #include "version.hpp"
 
@@ -48,7 +49,16 @@ void check_checkpoint_options(const SampleJobOptions& o) {
                 "; checkpoints need the chains on one device");
 }
 
-inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
+std::string chosen_metric(const SampleJobOptions& o) {
+  if (o.metric != "auto") return o.metric;
+  const bool low_rank_unsupported =
+      o.sampler == "chees" || o.init == "pathfinder" || o.devices > 1 || distribute::launched_with_mpi();
+  return low_rank_unsupported ? "diag" : "fisher-low-rank";
+}
+
+inference::SamplerOptions sampler_options(const SampleJobOptions& options) {
+  SampleJobOptions o = options;
+  o.metric = chosen_metric(options);
   VARIATE_CHECK(o.chains >= 1, "sample", "--chains must be at least 1, got ", o.chains);
   VARIATE_CHECK(o.warmup >= 0, "sample", "--warmup must be at least 0, got ", o.warmup);
   VARIATE_CHECK(o.draws >= 1, "sample", "--draws must be at least 1, got ", o.draws);
@@ -56,7 +66,8 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc" || o.sampler == "chees", "sample",
                 "--sampler must be nuts, hmc or chees, got ", quote_input(o.sampler));
   VARIATE_CHECK(o.metric == "diag" || o.metric == "dense" || o.metric == "fisher-diag" || o.metric == "fisher-low-rank",
-                "sample", "--metric must be diag, dense, fisher-diag or fisher-low-rank, got ", quote_input(o.metric));
+                "sample", "--metric must be auto, diag, dense, fisher-diag or fisher-low-rank, got ",
+                quote_input(o.metric));
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got ",
                 quote_input(o.precision));
   VARIATE_CHECK(o.max_depth >= 1 && o.max_depth <= 30, "sample", "--max-depth must be in 1..30, got ", o.max_depth);

@@ -11,7 +11,13 @@
 
 namespace variate::cli {
 
-/// Checks the options and builds the sampler's; throws variate::Error naming the bad option.
+/// The metric --metric names; for `auto`, fisher-low-rank (nutpie's low-rank Fisher adaptation,
+/// the more effective draws per gradient on the posteriordb suite, docs/inference.md) where it is
+/// supported, and diag (Stan's) with --sampler chees, --init pathfinder and on a mesh of devices.
+std::string chosen_metric(const SampleJobOptions& o);
+
+/// Checks the options and builds the sampler's (with the chosen metric); throws variate::Error
+/// naming the bad option.
 inference::SamplerOptions sampler_options(const SampleJobOptions& o);
 
 /// Checks --checkpoint-every, --resume and --init-from against the other options.

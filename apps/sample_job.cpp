@@ -217,6 +217,7 @@ int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostr
   const auto wall_start = Clock::now();
   SampleJobOptions o = options;
   if (!o.resume.empty()) o.output = o.resume;  // a resumed run goes on in its own folder
+  o.metric = chosen_metric(o);                 // what the files, the plan and the checkpoints record
   check_output_format(o.output_format);
   VARIATE_CHECK(!o.report || writes_csv(o.output_format), "sample",
                 "--report reads the CSV files: use it with --output-format csv or both");

@@ -296,7 +296,7 @@ TEST(CheckpointCli, InitFromSamplesWithTheEarlierRunsAdaptation) {
       {"no checkpoint of model 'eight-schools'", "--checkpoint-every"});
   expect_one_error(
       run_cli("sample --model eight-schools --metric dense --init-from " + earlier + " --output " + (dir / "dense")),
-      {"--metric", "'diag'", "'dense'"});
+      {"--metric", "'fisher-low-rank'", "'dense'"});  // the default, auto, chose fisher-low-rank
 }
 
 // A warm start from a Fisher run takes its low-rank metric and step size; from a vectorized run,
@@ -306,7 +306,7 @@ TEST(CheckpointCli, InitFromFisherAndVectorizedRuns) {
   const std::string fisher = dir / "fisher", vectorized = dir / "vectorized";
   ASSERT_EQ(run_cli(kRun + " --metric fisher-low-rank --checkpoint-every 50 --output " + fisher).exit_code, 0);
   ASSERT_EQ(run_cli("sample --model eight-schools --vectorize --chains 2 --warmup 150 --draws 100 --seed 5 "
-                    "--checkpoint-every 50 --output " +
+                    "--metric diag --checkpoint-every 50 --output " +
                     vectorized)
                 .exit_code,
             0);

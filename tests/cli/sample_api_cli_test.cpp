@@ -1,5 +1,6 @@
 // `variate sample` and the library's inference::sample(model, data, options) are one sampler: the
 // same model, options and seed give the same draws from either (threaded and vectorized chains).
+// The tool's default metric (auto) is the library's low-rank Fisher metric.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -30,6 +31,8 @@ void expect_same_draws(bool vectorize) {
   options.sampler.num_draws = 60;
   options.sampler.seed = 9;
   options.sampler.vectorized = vectorize;
+  options.sampler.metric = variate::inference::MetricKind::low_rank;
+  options.sampler.metric_adaptation = variate::inference::MetricAdaptation::fisher;
   options.output = dir / "api";
   options.name = "eight-schools";
   variate::inference::sample(model.program, {}, options);

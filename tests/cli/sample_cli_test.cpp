@@ -90,7 +90,7 @@ TEST(SampleCli, DefaultJobWritesStanCsvSummaryAndHeldOutAccuracy) {
     EXPECT_EQ(*csv.config_value("num_warmup"), "60");
     EXPECT_EQ(*csv.config_value("save_warmup"), "0");
     EXPECT_EQ(*csv.config_value("engine"), "nuts");
-    EXPECT_EQ(*csv.config_value("metric"), "diag_e");
+    EXPECT_EQ(*csv.config_value("metric"), "fisher_low_rank_e");  // --metric auto's choice
     EXPECT_EQ(*csv.config_value("max_depth"), "5");
     EXPECT_EQ(*csv.config_value("id"), std::to_string(chain));
     for (double depth : csv.column("treedepth__")) EXPECT_LE(depth, 5);
@@ -192,6 +192,7 @@ TEST(SampleCli, DevicesSplitTheDataAndWriteTheUnshardedDraws) {
     EXPECT_EQ(csv.draws.size(), 20u);
     EXPECT_EQ(csv.columns.size(), kSamplerColumns.size() + 64 * 10 + 10);
     EXPECT_EQ(*csv.config_value("devices"), "2");
+    EXPECT_EQ(*csv.config_value("metric"), "diag_e");  // --metric auto: no low-rank metric over devices
   }
   const Outcome bad = run("sample --devices 0 --output " + dir.path().string());
   EXPECT_NE(bad.exit_code, 0);
@@ -267,6 +268,7 @@ TEST(SampleCli, CheesRunsManyVectorizedChains) {
   const auto first = variate::data::read_stan_csv(dir / "eight-schools-1.csv");
   const auto last = variate::data::read_stan_csv(dir / "eight-schools-64.csv");
   EXPECT_EQ(*first.config_value("engine"), "chees");
+  EXPECT_EQ(*first.config_value("metric"), "diag_e");  // --metric auto: ChEES learns a diagonal
   EXPECT_EQ(std::vector<std::string>(first.columns.begin(), first.columns.begin() + 7), kSamplerColumns);
   // One step size and one trajectory per iteration for all chains; no tree.
   EXPECT_EQ(first.column("stepsize__"), last.column("stepsize__"));
