@@ -532,6 +532,8 @@ void check_resume(const Target& target, const SamplerOptions& o, int c, const Ch
   VARIATE_CHECK(s.fisher.has_value() == fisher, "sample", "the resume state for chain ", c + 1, " was made by ",
                 s.fisher ? "Fisher-divergence" : "Stan's windowed", " metric adaptation, this run uses ",
                 fisher ? "Fisher-divergence" : "Stan's windowed", " adaptation");
+  // The windows' sizes, here rather than when the chain restores them, so that no chain starts.
+  if (s.fisher) FisherAdaptation(o.metric, d, o.num_warmup, o.fisher).restore(*s.fisher);
 }
 
 // What makes a ChEES state unusable: a non-positive or non-finite step size or trajectory length,

@@ -180,9 +180,12 @@ TEST(Resume, FisherLowRankStatesCarryTheDirectionsAndWindows) {
   expect_error([&] { (void)sample(target, stan); },
                {"chain 2 was made by Fisher-divergence metric adaptation", "Stan's windowed"});
   SamplerOptions cut = options(MetricKind::low_rank, MetricAdaptation::fisher);
-  cut.resume = {std::optional(s), std::nullopt};
-  cut.resume[0]->fisher->foreground.draws.pop_back();
-  expect_error([&] { (void)sample(target, cut); }, {"FisherWindow::restore", "stored draws and gradients"});
+  cut.resume = {std::nullopt, std::optional(r.states.at({1, 100}))};
+  cut.resume[1]->fisher->foreground.draws.pop_back();
+  bool drew = false;  // the fresh chain 1 must not start either
+  expect_error([&] { (void)sample(target, cut, [&](const Draw&) { drew = true; }); },
+               {"FisherWindow::restore", "stored draws and gradients"});
+  EXPECT_FALSE(drew);
 }
 
 // A warm start from a Fisher run keeps its low-rank metric and step size without warm-up, and
