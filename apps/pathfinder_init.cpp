@@ -20,6 +20,15 @@ std::vector<std::vector<double>> distinct_rows(const Tensor& draws) {
   return out;
 }
 
+// The metric of `kind` with the approximation's variances on its diagonal.
+inference::Metric metric_of_variances(inference::MetricKind kind, const std::vector<double>& variance) {
+  if (kind == inference::MetricKind::diagonal) return inference::Metric::diagonal(variance);
+  const std::size_t d = variance.size();
+  std::vector<double> dense(d * d, 0.0);
+  for (std::size_t i = 0; i < d; ++i) dense[i * d + i] = variance[i];
+  return inference::Metric::dense(std::move(dense), std::int64_t(d));
+}
+
 }  // namespace
 
 void init_from_pathfinder(const Model& model, std::uint64_t seed, inference::SamplerOptions& sampler,
@@ -32,17 +41,12 @@ void init_from_pathfinder(const Model& model, std::uint64_t seed, inference::Sam
     const std::vector<double>& start = starts[std::size_t(c) % starts.size()];
     sampler.initial_positions.insert(sampler.initial_positions.end(), start.begin(), start.end());
   }
-  if (sampler.metric == inference::MetricKind::diagonal) {
-    sampler.initial_metric = inference::Metric::diagonal(r.variance);
-  } else {
-    const std::size_t d = r.variance.size();
-    std::vector<double> dense(d * d, 0.0);
-    for (std::size_t i = 0; i < d; ++i) dense[i * d + i] = r.variance[i];
-    sampler.initial_metric = inference::Metric::dense(std::move(dense), std::int64_t(d));
-  }
+  // Fisher-divergence adaptation starts from the gradient at each chain's start instead.
+  const bool fisher = sampler.metric_adaptation == inference::MetricAdaptation::fisher;
+  if (!fisher) sampler.initial_metric = metric_of_variances(sampler.metric, r.variance);
   out << "init: Pathfinder, " << r.paths.size() << " paths, " << r.gradients << " gradients, k-hat "
-      << std::setprecision(3) << r.k_hat << "; each chain starts at a resampled draw, the metric at the "
-      << "approximation's variances\n";
+      << std::setprecision(3) << r.k_hat << "; each chain starts at a resampled draw"
+      << (fisher ? "" : ", the metric at the approximation's variances") << '\n';
   if (starts.size() < std::size_t(sampler.chains))
     out << "note: only " << starts.size() << " distinct Pathfinder draws for " << sampler.chains
         << " chains, so some chains share a start (k-hat is high: the approximation fits poorly)\n";

@@ -51,8 +51,7 @@ void check_checkpoint_options(const SampleJobOptions& o) {
 
 std::string chosen_metric(const SampleJobOptions& o) {
   if (o.metric != "auto") return o.metric;
-  const bool low_rank_unsupported =
-      o.sampler == "chees" || o.init == "pathfinder" || o.devices > 1 || distribute::launched_with_mpi();
+  const bool low_rank_unsupported = o.sampler == "chees" || o.devices > 1 || distribute::launched_with_mpi();
   return low_rank_unsupported ? "diag" : "fisher-low-rank";
 }
 
@@ -86,9 +85,6 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& options) {
   VARIATE_CHECK(o.init == "random" || o.devices == 1, "sample",
                 "--init pathfinder needs the whole data set on one device; it is not supported with --devices ",
                 o.devices);
-  VARIATE_CHECK(o.init == "random" || !o.metric.starts_with("fisher-"), "sample",
-                "--init pathfinder sets the metric Stan's windowed warm-up starts from; --metric ", o.metric,
-                " learns its own from the gradient at the start, so use --metric diag or dense with it");
   VARIATE_CHECK(o.init == "random" || (o.init_from.empty() && o.resume.empty()), "sample",
                 "--init pathfinder starts a run afresh; it cannot be combined with --init-from or --resume");
   check_chees_options(o);

@@ -13,7 +13,7 @@ namespace variate::cli {
 
 /// The metric --metric names; for `auto`, fisher-low-rank (nutpie's low-rank Fisher adaptation,
 /// the more effective draws per gradient on the posteriordb suite, docs/inference.md) where it is
-/// supported, and diag (Stan's) with --sampler chees, --init pathfinder and on a mesh of devices.
+/// supported, and diag (Stan's) with --sampler chees and on a mesh of devices.
 std::string chosen_metric(const SampleJobOptions& o);
 
 /// Checks the options and builds the sampler's (with the chosen metric); throws variate::Error

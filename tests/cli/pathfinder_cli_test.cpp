@@ -77,6 +77,7 @@ TEST(PathfinderCli, InitializesSampleWithFewerGradientsThanAWarmup) {
     const variate::data::StanCsv csv =
         variate::data::read_stan_csv(dir / ("out/eight-schools-" + std::to_string(chain) + ".csv"));
     ASSERT_EQ(csv.draws.size(), 100u);
+    EXPECT_EQ(*csv.config_value("metric"), "fisher_low_rank_e");  // the default, with Pathfinder's starts
     for (const auto& row : csv.draws)
       for (double v : row) EXPECT_TRUE(std::isfinite(v));
   }
