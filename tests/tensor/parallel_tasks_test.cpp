@@ -1,5 +1,6 @@
 // parallel_tasks: every task runs once, a call returns without waiting for a helper thread that
-// cannot run (as one descheduled on a shared machine), a task's exception reaches the caller, a
+// cannot run (as one descheduled on a shared machine), calls stop waking a helper that keeps
+// missing them and probe it again later (HelperBackoff), a task's exception reaches the caller, a
 // call from inside a task runs on the task's thread, a steady-state call allocates nothing, and a
 // forked child runs calls of its own and exits.
 #include "tensor/cpu/parallel_tasks.hpp"
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "support/heap_allocations.hpp"
+#include "tensor/cpu/helper_backoff.hpp"
 
 namespace variate::cpu {
 namespace {
@@ -75,25 +77,54 @@ TEST(ParallelTasks, RunsEveryTaskOnce) {
   }
 }
 
+// Starts the calling thread's pool with one helper, by a call whose two tasks each wait (up to
+// 10 s) for the other to start, so that the helper runs one; holds the helper (SIGUSR1, once it
+// sleeps, holding no lock of the pool) and sets `helper` to its thread id. The caller must be a
+// thread of its own, so that its pool's helper is the only thread the call starts.
+void start_and_hold_a_helper(long& helper) {
+  const std::set<long> before = thread_ids();
+  std::atomic<int> started{0};
+  parallel_tasks(2, 2, [&](std::int64_t) {
+    ++started;
+    eventually([&] { return started == 2; });
+  });
+  ASSERT_EQ(started, 2);
+  std::vector<long> new_threads;
+  for (const long id : thread_ids())
+    if (!before.count(id)) new_threads.push_back(id);
+  ASSERT_EQ(new_threads.size(), 1u) << "the first call on 2 threads starts one helper";
+  helper = new_threads[0];
+  ASSERT_TRUE(eventually([&] { return thread_state(helper) == 'S'; })) << "the helper never went to sleep";
+  ASSERT_EQ(syscall(SYS_tgkill, getpid(), helper, SIGUSR1), 0);
+  ASSERT_TRUE(eventually([] { return held.load(); }));
+}
+
+// Installs `hold` as the SIGUSR1 handler while it lives; lets a held helper go at the end.
+class HoldOnSignal {
+ public:
+  HoldOnSignal() {
+    release = false;
+    struct sigaction action {};
+    action.sa_handler = hold;
+    sigemptyset(&action.sa_mask);
+    EXPECT_EQ(sigaction(SIGUSR1, &action, &previous_), 0);
+  }
+  ~HoldOnSignal() {
+    release = true;
+    eventually([] { return !held; });
+    sigaction(SIGUSR1, &previous_, nullptr);
+  }
+
+ private:
+  struct sigaction previous_ {};
+};
+
 TEST(ParallelTasks, ACallDoesNotWaitForAHelperThatCannotRun) {
-  struct sigaction action {};
-  struct sigaction previous {};
-  action.sa_handler = hold;
-  sigemptyset(&action.sa_mask);
-  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
-  // A thread of its own, so that its pool's one helper is the only thread the first call starts.
+  const HoldOnSignal signal;
   std::thread caller([] {
-    const std::set<long> before = thread_ids();
-    parallel_tasks(2, 2, [](std::int64_t) {});
-    std::vector<long> started;
-    for (const long id : thread_ids())
-      if (!before.count(id)) started.push_back(id);
-    ASSERT_EQ(started.size(), 1u) << "the first call on 2 threads starts one helper";
-    const long helper = started[0];
-    // Once asleep waiting for the next call, the helper holds no lock of the pool.
-    ASSERT_TRUE(eventually([&] { return thread_state(helper) == 'S'; })) << "the helper never went to sleep";
-    ASSERT_EQ(syscall(SYS_tgkill, getpid(), helper, SIGUSR1), 0);
-    ASSERT_TRUE(eventually([] { return held.load(); }));
+    long helper = 0;
+    start_and_hold_a_helper(helper);
+    if (::testing::Test::HasFatalFailure()) return;
 
     std::vector<std::thread::id> ran_on(64);
     parallel_tasks(64, 2, [&](std::int64_t k) { ran_on[std::size_t(k)] = std::this_thread::get_id(); });
@@ -107,8 +138,52 @@ TEST(ParallelTasks, ACallDoesNotWaitForAHelperThatCannotRun) {
     for (std::size_t k = 0; k < runs.size(); ++k) EXPECT_EQ(runs[k], 1) << "task " << k << " after the release";
   });
   caller.join();
-  release = true;
-  sigaction(SIGUSR1, &previous, nullptr);
+}
+
+TEST(ParallelTasks, CallsStopWakingAHelperThatMissesThemAndProbeItLater) {
+  const HoldOnSignal signal;
+  std::thread caller([] {
+    long helper = 0;
+    start_and_hold_a_helper(helper);
+    if (::testing::Test::HasFatalFailure()) return;
+    // While held, the helper misses every call that wakes it; `expected` follows the pool's backoff.
+    HelperBackoff expected;
+    for (int call = 0; call < HelperBackoff::kMissesBeforeBackoff; ++call) {
+      ASSERT_TRUE(expected.wake_helpers());
+      expected.record(false);
+      parallel_tasks(8, 2, [](std::int64_t) {});
+    }
+    // Calls to come run on the caller alone: the helper, let go and asleep again once it has found
+    // nothing left of the calls it missed, could take tasks only if woken.
+    release = true;
+    ASSERT_TRUE(eventually([] { return !held; }));
+    ASSERT_TRUE(eventually([&] { return thread_state(helper) == 'S'; })) << "the helper never went to sleep";
+    const auto here = std::this_thread::get_id();
+    std::int64_t serial = 0;
+    for (; !expected.wake_helpers(); ++serial) {
+      std::atomic<int> started{0};
+      std::vector<std::thread::id> ran_on(2);
+      parallel_tasks(2, 2, [&](std::int64_t k) {
+        ran_on[std::size_t(k)] = std::this_thread::get_id();
+        ++started;
+        // Long enough for a woken helper to take the other task.
+        for (int i = 0; i < 20 && started < 2; ++i) std::this_thread::sleep_for(1ms);
+      });
+      ASSERT_EQ(ran_on[0], here) << "serial call " << serial;
+      ASSERT_EQ(ran_on[1], here) << "serial call " << serial;
+    }
+    EXPECT_GT(serial, 0) << "the missed calls started a serial stretch";
+    // The probe's first call wakes the helper: each of its two tasks waits for the other to start.
+    std::atomic<int> started{0};
+    std::atomic<int> elsewhere{0};
+    parallel_tasks(2, 2, [&](std::int64_t) {
+      elsewhere += std::this_thread::get_id() != here;
+      ++started;
+      eventually([&] { return started == 2; });
+    });
+    EXPECT_EQ(elsewhere, 1) << "the probe's call was shared with the helper";
+  });
+  caller.join();
 }
 
 TEST(ParallelTasks, RethrowsATasksExceptionOnceEveryTaskHasRun) {

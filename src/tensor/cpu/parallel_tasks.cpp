@@ -10,10 +10,10 @@
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <thread>
 #include <utility>
 #include <vector>
 
+#include "tensor/cpu/helper_backoff.hpp"
 #include "variate/core/error.hpp"
 
 namespace variate::cpu {
@@ -32,9 +32,10 @@ constexpr auto kSpin = std::chrono::microseconds(50);
 // late never reads memory the caller has since moved.
 constexpr int kMaxThreads = 256;
 
-// Spins until ready() or kSpin has passed; returns ready(). The spinner yields now and then, so
-// that a thread waiting for this core (another process's, or with more threads than cores the one
-// this spinner waits for) gets it at once.
+// Spins until ready() or kSpin has passed; returns ready(). The spinner does not yield: a thread
+// that yields goes behind the others on its core (Linux's EEVDF scheduler pushes its deadline
+// back), and with another process's busy loop there it lost a whole tick (4 ms) each time, where
+// one that sleeps and is woken runs again at once.
 template <class Ready>
 bool spin_until(Ready ready) {
   const auto deadline = Clock::now() + kSpin;
@@ -43,10 +44,7 @@ bool spin_until(Ready ready) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
-    if (i % 64 == 0) {
-      if (Clock::now() > deadline) return ready();
-      std::this_thread::yield();
-    }
+    if (i % 64 == 0 && Clock::now() > deadline) return ready();
   }
 }
 
@@ -79,9 +77,12 @@ class Pool {
     for (const pthread_t helper : helpers_) pthread_join(helper, nullptr);
   }
 
-  // Runs call(task, k) for every k in [0, tasks) on this thread and threads - 1 helpers.
+  // Runs call(task, k) for every k in [0, tasks) on this thread and threads - 1 helpers, or on this
+  // thread alone while the helpers have been missing the calls that woke them (HelperBackoff).
   void run(std::int64_t tasks, int threads, Call call, const void* task) {
     start_helpers(threads - 1);
+    const bool wake_helpers = backoff_.wake_helpers();
+    if (!wake_helpers) threads = 1;
     // Every share is empty between calls; the stores below publish the call to any helper that
     // claims one of its tasks (release, paired with the claim's acquire).
     call_ = call;
@@ -93,9 +94,10 @@ class Pool {
                                          std::memory_order_release);
     for (int h = 1; h < threads; ++h) wake(h);
     in_task = true;
-    work(0, threads);
+    const std::int64_t ran_here = work(0, threads);
     in_task = false;
     wait_for_started_tasks();
+    if (wake_helpers) backoff_.record(ran_here < tasks);
     if (failed_.load(std::memory_order_relaxed)) {
       failed_.store(false, std::memory_order_relaxed);
       std::rethrow_exception(std::exchange(error_, nullptr));
@@ -162,12 +164,15 @@ class Pool {
     }
   }
 
-  // Runs share `self` front to back, then takes tasks from the back of the other shares.
-  void work(int self, int threads) {
-    if (self >= threads) return;  // a helper woken for an earlier call that used more threads
-    for (std::int64_t k; (k = claim(self, true)) >= 0;) execute(k);
+  // Runs share `self` front to back, then takes tasks from the back of the other shares; returns
+  // how many tasks it ran.
+  std::int64_t work(int self, int threads) {
+    if (self >= threads) return 0;  // a helper woken for an earlier call that used more threads
+    std::int64_t ran = 0;
+    for (std::int64_t k; (k = claim(self, true)) >= 0; ++ran) execute(k);
     for (int other = 1; other < threads; ++other)
-      for (std::int64_t k; (k = claim((self + other) % threads, false)) >= 0;) execute(k);
+      for (std::int64_t k; (k = claim((self + other) % threads, false)) >= 0; ++ran) execute(k);
+    return ran;
   }
 
   // Claims one task of share t, from its front or its back, with one compare-and-swap, so that the
@@ -211,6 +216,7 @@ class Pool {
   std::atomic<bool> failed_{false};          // set by the first task that throws, which sets error_
   std::exception_ptr error_;
   std::atomic<bool> stopping_{false};
+  HelperBackoff backoff_;           // touched by the calling thread only
   std::vector<pthread_t> helpers_;  // helper i is helpers_[i - 1]
 };
 

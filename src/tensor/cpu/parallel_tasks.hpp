@@ -8,6 +8,7 @@
 // 3x slower than on 1 while another process held a core. Here a helper that starts late finds its
 // share taken by the others and has nothing to do, and the caller waits only for tasks a running
 // helper has started, spinning briefly and then sleeping so that the core goes to the late thread.
+// Helpers that keep missing the calls that wake them are left asleep for a while (HelperBackoff).
 #include <cstdint>
 #include <type_traits>
 
