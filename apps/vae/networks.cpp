@@ -21,7 +21,7 @@ nn::Sequential tanh_trunk(std::int64_t in, const Architecture& a, random::Key ke
   return net;
 }
 
-dist::AutoregressiveFlowOptions iaf_options(const Architecture& a, nn::Degrees order) {
+dist::ConditionalIafOptions iaf_options(const Architecture& a, nn::Degrees order) {
   return {.hidden = {2 * a.latent, 2 * a.latent},
           .order = std::move(order),
           .activation = nn::ActivationKind::tanh,
@@ -39,14 +39,14 @@ GaussianPosterior::GaussianPosterior(const Architecture& a, random::Key key)
       loc_(a.hidden, a.latent, random::fold_in(key, "loc"), a.dtype),
       log_scale_(a.hidden, a.latent, random::fold_in(key, "log_scale"), a.dtype) {}
 
-std::pair<Tensor, Tensor> GaussianPosterior::loc_and_scale(const Tensor& x) const {
+GaussianPosterior::Encoding GaussianPosterior::encode(const Tensor& x) const {
   const Tensor h = trunk_(x);
-  return {loc_(h), exp(log_scale_(h))};
+  return {loc_(h), exp(log_scale_(h)), h};
 }
 
 tracing::Program GaussianPosterior::guide(const Tensor& x) const {
-  auto [loc, scale] = loc_and_scale(x);
-  return [loc, scale] { Normal(loc, scale, "z"); };
+  const Encoding q = encode(x);
+  return [loc = q.loc, scale = q.scale] { Normal(loc, scale, "z"); };
 }
 
 void GaussianPosterior::visit_parameters(const nn::ParameterVisitor& visit) {
@@ -64,26 +64,32 @@ IafPosterior::IafPosterior(const Architecture& a, random::Key key, const FlowLay
   VARIATE_CHECK(layout.layers >= 1, "variate train", "the IAF posterior needs at least 1 flow layer, got ",
                 layout.layers);
   for (int k = 0; k < layout.layers; ++k)
-    layers_.push_back(std::make_shared<dist::InverseAutoregressiveFlow>(
-        a.latent, random::fold_in(key, "iaf " + std::to_string(k + 1)),
+    layers_.push_back(std::make_shared<dist::ConditionalInverseAutoregressiveFlow>(
+        a.latent, a.hidden, random::fold_in(key, "iaf " + std::to_string(k + 1)),
         iaf_options(a, k % 2 == 0 ? nn::Degrees{} : nn::made_reversed_degrees(a.latent))));
-  const std::vector<BijectorPtr> in_order(layers_.begin(), layers_.end());
-  if (layout.devices.empty()) {
-    flows_ = std::make_shared<dist::Chain>(std::vector<BijectorPtr>(in_order.rbegin(), in_order.rend()));
-  } else {
-    pipelined_ = std::make_shared<distribute::PipelinedFlow>(in_order, layout.devices, kModelAxis);
-    flows_ = pipelined_;
-  }
+  if (!layout.devices.empty())
+    pipelined_ = std::make_shared<distribute::PipelinedFlow>(
+        std::vector<ConditionalBijectorPtr>(layers_.begin(), layers_.end()), layout.devices, kModelAxis);
+}
+
+BijectorPtr IafPosterior::flows_at(const Tensor& features) const {
+  if (pipelined_) return pipelined_->given(features);
+  std::vector<BijectorPtr> last_first;
+  for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) last_first.push_back((*it)->given(features));
+  return std::make_shared<dist::Chain>(std::move(last_first));
 }
 
 tracing::Program IafPosterior::guide(const Tensor& x) const {
-  auto [loc, scale] = gaussian_.loc_and_scale(x);
-  const auto base = std::make_shared<dist::Independent>(std::make_shared<dist::Normal>(loc, scale), 1);
-  const auto q = std::make_shared<dist::DrawCachingTransformedDistribution>(base, flows_);
+  const GaussianPosterior::Encoding e = gaussian_.encode(x);
+  const auto base = std::make_shared<dist::Independent>(std::make_shared<dist::Normal>(e.loc, e.scale), 1);
+  const auto q = std::make_shared<dist::DrawCachingTransformedDistribution>(base, flows_at(e.features));
   return [q] { RandomVariable(q, "z"); };
 }
 
-Tensor IafPosterior::typical_latent(const Tensor& x) const { return flows_->forward(gaussian_.typical_latent(x)); }
+Tensor IafPosterior::typical_latent(const Tensor& x) const {
+  const GaussianPosterior::Encoding e = gaussian_.encode(x);
+  return flows_at(e.features)->forward(e.loc);
+}
 
 void IafPosterior::visit_parameters(const nn::ParameterVisitor& visit) {
   nn::visit_child("gaussian", gaussian_, visit);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "variate/distribute/pipelined_flow.hpp"
-#include "variate/distributions/inverse_autoregressive_flow.hpp"
+#include "variate/distributions/conditional_inverse_autoregressive_flow.hpp"
 #include "variate/nn/nn.hpp"
 #include "variate/tracing/program.hpp"
 
@@ -56,8 +56,12 @@ class GaussianPosterior final : public Posterior {
  public:
   GaussianPosterior(const Architecture& architecture, random::Key key);
   tracing::Program guide(const Tensor& x) const override;
-  /// q's base: loc(x) and scale(x), each (batch, latent).
-  std::pair<Tensor, Tensor> loc_and_scale(const Tensor& x) const;
+  /// q's base, loc(x) and scale(x), each (batch, latent), and the trunk's output (batch, hidden)
+  /// they come from.
+  struct Encoding {
+    Tensor loc, scale, features;
+  };
+  Encoding encode(const Tensor& x) const;
   Tensor typical_latent(const Tensor& x) const override { return loc_(trunk_(x)); }
   void visit_parameters(const nn::ParameterVisitor& visit) override;
   std::string describe() const override;
@@ -78,11 +82,13 @@ struct FlowLayout {
 /// The mesh axis of a model-parallel VAE.
 inline constexpr const char* kModelAxis = "model";
 
-/// Kingma et al. 2016's inverse autoregressive flow posterior, in its context-free form:
+/// Kingma et al. 2016's inverse autoregressive flow posterior (section 4, with a context):
 /// z0 ~ N(loc(x), diag(scale(x)^2)) from GaussianPosterior's networks, then z = IAF_L(...IAF_1(z0)),
-/// each IAF a MADE (two tanh layers of 2 * latent units) over z alone, every other one in the
-/// reverse order (two layers by default). log q(z) of the guide's own draw comes from the forward
-/// pass (dist::DrawCachingTransformedDistribution), so that the ELBO needs no D-pass inverse.
+/// each IAF a dist::ConditionalInverseAutoregressiveFlow at the context h(x), the encoder trunk's
+/// output: a MADE (two tanh layers of 2 * latent units) over z whose hidden layers also see all of
+/// h, every other one in the reverse order (two layers by default). log q(z) of the guide's own
+/// draw comes from the forward pass (dist::DrawCachingTransformedDistribution), so that the ELBO
+/// needs no D-pass inverse.
 class IafPosterior final : public Posterior {
  public:
   IafPosterior(const Architecture& architecture, random::Key key, const FlowLayout& layout = {});
@@ -95,10 +101,12 @@ class IafPosterior final : public Posterior {
   const distribute::PipelinedFlow* pipelined_flow() const { return pipelined_.get(); }
 
  private:
+  // The flows at the context of `features` (the encoder trunk's output).
+  BijectorPtr flows_at(const Tensor& features) const;
+
   GaussianPosterior gaussian_;
-  std::vector<std::shared_ptr<dist::InverseAutoregressiveFlow>> layers_;  // in the order they apply
-  std::shared_ptr<distribute::PipelinedFlow> pipelined_;
-  BijectorPtr flows_;  // pipelined_, or Chain(layers_ reversed)
+  std::vector<std::shared_ptr<dist::ConditionalInverseAutoregressiveFlow>> layers_;  // in the order they apply
+  std::shared_ptr<distribute::PipelinedFlow> pipelined_;  // null when every layer runs on one device
 };
 
 enum class PosteriorKind { gaussian, iaf };

@@ -13,9 +13,12 @@ using RunRecord = std::map<std::string, std::string>;
 /// Writes `record` as a JSON object.
 void write_run_record(const std::filesystem::path& path, const RunRecord& record);
 
-/// Throws variate::Error naming the first option whose value differs from the one in the file (or
-/// a missing or unreadable file) and the checkpoint it protects.
-void check_run_record(const std::filesystem::path& path, const RunRecord& record,
-                      const std::filesystem::path& checkpoint);
+/// The record in `path`, which protects `checkpoint`; throws variate::Error naming both when it is
+/// missing or not a record.
+RunRecord read_run_record(const std::filesystem::path& path, const std::filesystem::path& checkpoint);
+
+/// Throws variate::Error naming the first option whose value differs between `saved` (read with
+/// read_run_record) and `record`, and the checkpoint `saved` protects.
+void check_run_record(const RunRecord& saved, const RunRecord& record, const std::filesystem::path& checkpoint);
 
 }  // namespace variate::cli::vae

@@ -22,6 +22,9 @@ namespace variate::cli::vae {
 namespace {
 
 constexpr const char* kJob = "variate train";
+// The record's mark of an IAF posterior whose flows take the encoder's context; the records of runs
+// with the context-free one (earlier versions) lack it.
+constexpr const char* kIafContext = "posterior context";
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -124,6 +127,7 @@ RunRecord run_record(const TrainJobOptions& o) {
   record["--bound"] = o.bound;
   record["--particles"] = std::to_string(parse_bound(o).particles);
   record["--posterior"] = o.posterior;
+  if (o.posterior == "iaf") record[kIafContext] = "encoder trunk";
   // Recorded only when not the default, so that the records of earlier runs still match. The
   // devices and the placement fix which parameters each device's checkpoint holds.
   if (o.flow_layers != 2) record["--flow-layers"] = std::to_string(o.flow_layers);
@@ -145,7 +149,16 @@ RunRecord run_record(const TrainJobOptions& o) {
 // a mismatch stops all of them before the first collective.
 void check_resumable(const std::filesystem::path& dir, const RunRecord& record) {
   const std::filesystem::path checkpoint = dir / "checkpoint";
-  if (std::filesystem::exists(checkpoint)) check_run_record(dir / "run.json", record, checkpoint);
+  if (!std::filesystem::exists(checkpoint)) return;
+  const RunRecord saved = read_run_record(dir / "run.json", checkpoint);
+  const auto posterior = saved.find("--posterior");
+  VARIATE_CHECK(!record.contains(kIafContext) || saved.contains(kIafContext) || posterior == saved.end() ||
+                    posterior->second != "iaf",
+                kJob, "resuming from '", checkpoint.string(),
+                "': the checkpoint holds the context-free IAF posterior of earlier versions of variate; "
+                "--posterior iaf now conditions its flows on the encoder's context and cannot continue it; "
+                "use another --output-dir to start afresh");
+  check_run_record(saved, record, checkpoint);
 }
 
 // Creates `dir` and, for a run that starts afresh, writes the record the runs that resume it check.

@@ -49,6 +49,8 @@
 #include "variate/distributions/chain.hpp"
 #include "variate/distributions/chi2.hpp"
 #include "variate/distributions/cholesky_outer_product.hpp"
+#include "variate/distributions/conditional_bijector.hpp"
+#include "variate/distributions/conditional_inverse_autoregressive_flow.hpp"
 #include "variate/distributions/constraint.hpp"
 #include "variate/distributions/corr_cholesky.hpp"
 #include "variate/distributions/corr_matrix.hpp"

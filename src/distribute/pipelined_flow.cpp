@@ -20,24 +20,51 @@ std::vector<int> place_layers(int layers, int devices, LayerPlacement placement)
 }
 
 PipelinedFlow::PipelinedFlow(std::vector<BijectorPtr> layers, std::vector<int> placement, std::string axis, int home)
-    : layers_(std::move(layers)), placement_(std::move(placement)), axis_(std::move(axis)), home_(home) {
-  VARIATE_CHECK(!layers_.empty(), "PipelinedFlow", "needs at least one layer");
-  VARIATE_CHECK(placement_.size() == layers_.size(), "PipelinedFlow", layers_.size(), " layers but a placement of ",
-                placement_.size(), "; the placement names one device per layer");
+    : PipelinedFlow(std::move(layers), {}, std::move(placement), std::move(axis), home) {}
+
+PipelinedFlow::PipelinedFlow(std::vector<ConditionalBijectorPtr> layers, std::vector<int> placement, std::string axis,
+                             int home)
+    : PipelinedFlow({}, std::move(layers), std::move(placement), std::move(axis), home) {}
+
+PipelinedFlow::PipelinedFlow(std::vector<BijectorPtr> layers, std::vector<ConditionalBijectorPtr> conditional_layers,
+                             std::vector<int> placement, std::string axis, int home)
+    : layers_(std::move(layers)),
+      conditional_layers_(std::move(conditional_layers)),
+      placement_(std::move(placement)),
+      axis_(std::move(axis)),
+      home_(home) {
+  const std::size_t count = conditional() ? conditional_layers_.size() : layers_.size();
+  VARIATE_CHECK(count > 0, "PipelinedFlow", "needs at least one layer");
+  VARIATE_CHECK(placement_.size() == count, "PipelinedFlow", count, " layers but a placement of ", placement_.size(),
+                "; the placement names one device per layer");
   VARIATE_CHECK(home_ >= 0, "PipelinedFlow", "home device must be >= 0, got ", home_);
-  event_ndims_ = layers_[0]->forward_event_ndims();
-  for (std::size_t k = 0; k < layers_.size(); ++k) {
-    VARIATE_CHECK(layers_[k] != nullptr, "PipelinedFlow", "layer ", k, " is null");
+  for (std::size_t k = 0; k < count; ++k) {
+    VARIATE_CHECK(conditional() ? conditional_layers_[k] != nullptr : layers_[k] != nullptr, "PipelinedFlow", "layer ",
+                  k, " is null");
     VARIATE_CHECK(placement_[k] >= 0, "PipelinedFlow", "layer ", k, " is placed on device ", placement_[k],
                   "; devices are numbered from 0");
+  }
+  if (conditional()) {
+    event_ndims_ = conditional_layers_[0]->forward_event_ndims();
+    for (std::size_t k = 0; k < count; ++k)
+      VARIATE_CHECK(conditional_layers_[k]->forward_event_ndims() == event_ndims_, "PipelinedFlow", "layer ", k,
+                    " acts on ", conditional_layers_[k]->forward_event_ndims(), " trailing axes but layer 0 on ",
+                    event_ndims_, "; the layers must agree");
+    return;
+  }
+  event_ndims_ = layers_[0]->forward_event_ndims();
+  for (std::size_t k = 0; k < count; ++k)
     VARIATE_CHECK(
         layers_[k]->forward_event_ndims() == event_ndims_ && layers_[k]->inverse_event_ndims() == event_ndims_,
         "PipelinedFlow", "layer ", k, " (", layers_[k]->name(), ") acts on ", layers_[k]->forward_event_ndims(),
         " trailing axes but layer 0 on ", event_ndims_, "; the layers must agree");
-  }
 }
 
-PipelinedFlow::Pass PipelinedFlow::run_pass(Tensor z, Tensor log_det) const {
+BijectorPtr PipelinedFlow::layer(std::size_t k, const Tensor& context) const {
+  return conditional() ? conditional_layers_[k]->given(context) : layers_[k];
+}
+
+PipelinedFlow::Pass PipelinedFlow::run_pass(Tensor z, Tensor log_det, Tensor context) const {
   // Outside a mesh of this axis every layer runs here, as in a Chain.
   const std::string* running = running_axis();
   const bool local = running == nullptr || *running != axis_;
@@ -48,25 +75,34 @@ PipelinedFlow::Pass PipelinedFlow::run_pass(Tensor z, Tensor log_det) const {
     VARIATE_CHECK(highest < devices, "PipelinedFlow", "places a layer (or its home) on device ", highest, " but axis '",
                   axis_, "' has ", devices, " devices");
   }
-  int at = home_;  // the device holding the activation
+  int at = home_;  // the device holding the activation (and the context, which no layer changes)
   const auto move_to = [&](int device) {
     const Transfer transfer[] = {{at, device}};
     z = ppermute(z, axis_, transfer);
     log_det = ppermute(log_det, axis_, transfer);
+    if (conditional() && device != home_) {
+      // The home device keeps its own context (the encoder's); the others take the one they receive.
+      // Every device's copy also enters the log-determinant with weight 0, so that every device's
+      // backward sweep reaches this transfer's transpose, whether or not a layer used the copy.
+      const Tensor received = ppermute(context, axis_, transfer);
+      log_det = log_det + sum(received) * 0.0;
+      if (me != home_) context = received;
+    }
     at = device;
   };
-  for (std::size_t k = 0; k < layers_.size(); ++k) {
+  for (std::size_t k = 0; k < placement_.size(); ++k) {
     const int owner = local ? home_ : placement_[k];
     if (owner != at) move_to(owner);
     if (me != at) continue;
-    log_det = log_det + layers_[k]->forward_log_det_jacobian(z);
-    z = layers_[k]->forward(z);
+    const BijectorPtr layer_k = layer(k, context);
+    log_det = log_det + layer_k->forward_log_det_jacobian(z);
+    z = layer_k->forward(z);
   }
   if (at != home_) move_to(home_);
   return {z, log_det};
 }
 
-PipelinedFlow::Pass PipelinedFlow::home_pass(const Tensor& x) const {
+PipelinedFlow::Pass PipelinedFlow::home_pass(const Tensor& x, const Tensor& context) const {
   const std::string* running = running_axis();
   if (running != nullptr && *running == axis_)
     VARIATE_CHECK(axis_index(axis_) == home_, "PipelinedFlow", "forward runs on the home device ", home_, " of axis '",
@@ -75,37 +111,88 @@ PipelinedFlow::Pass PipelinedFlow::home_pass(const Tensor& x) const {
                 " trailing event axes, got shape ", x.shape());
   Shape batch = x.shape();
   for (int i = 0; i < event_ndims_; ++i) batch.erase(batch.rank() - 1);
-  Pass pass = run_pass(x, Tensor::zeros(batch, float_type(x.dtype()), x.device()));
+  Pass pass = run_pass(x, Tensor::zeros(batch, float_type(x.dtype()), x.device()), context);
   const std::lock_guard lock(mutex_);
-  last_ = {x, pass.log_det, x.write_count()};
+  last_ = {x, context, pass.log_det, x.write_count()};
   return pass;
 }
 
-Tensor PipelinedFlow::forward(const Tensor& x) const { return home_pass(x).y; }
+namespace {
 
-Tensor PipelinedFlow::forward_log_det_jacobian(const Tensor& x) const {
-  {
-    // The same tensor on the same tape, unwritten since: the remembered pass is this one's.
-    const std::lock_guard lock(mutex_);
-    const Tensor& seen = last_.x;
-    if (seen.defined() && x.defined() && seen.raw() == x.raw() && seen.shape() == x.shape() &&
-        seen.dtype() == x.dtype() && x.write_count() == last_.writes && seen.tape_ref().epoch == x.tape_ref().epoch &&
-        seen.tape_ref().slot == x.tape_ref().slot)
-      return last_.log_det;
-  }
-  return home_pass(x).log_det;
+// Whether a and b are the same tensor on the same tape (both undefined counts).
+bool same_tensor(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined()) return a.defined() == b.defined();
+  return a.raw() == b.raw() && a.shape() == b.shape() && a.dtype() == b.dtype() &&
+         a.tape_ref().epoch == b.tape_ref().epoch && a.tape_ref().slot == b.tape_ref().slot;
 }
 
-Tensor PipelinedFlow::inverse(const Tensor& y) const {
+}  // namespace
+
+Tensor PipelinedFlow::log_det_at(const Tensor& x, const Tensor& context) const {
+  {
+    // The same tensors, x unwritten since: the remembered pass is this one's.
+    const std::lock_guard lock(mutex_);
+    if (x.defined() && same_tensor(last_.x, x) && x.write_count() == last_.writes &&
+        same_tensor(last_.context, context))
+      return last_.log_det;
+  }
+  return home_pass(x, context).log_det;
+}
+
+Tensor PipelinedFlow::inverse_at(const Tensor& y, const Tensor& context) const {
   const std::string* running = running_axis();
   VARIATE_CHECK(running == nullptr || *running != axis_, "PipelinedFlow", "inverse runs outside Mesh::run of axis '",
                 axis_, "' only (every layer on one device)");
   Tensor x = y;
-  for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) x = (*it)->inverse(x);
+  for (std::size_t k = placement_.size(); k-- > 0;) x = layer(k, context)->inverse(x);
   return x;
 }
 
+// The flow of conditional layers at one context: what given() returns.
+class PipelinedFlow::AtContext final : public Bijector {
+ public:
+  AtContext(std::shared_ptr<const PipelinedFlow> flow, Tensor context)
+      : flow_(std::move(flow)), context_(std::move(context)) {}
+  const char* name() const override { return "PipelinedFlow"; }
+  Tensor forward(const Tensor& x) const override { return flow_->home_pass(x, context_).y; }
+  Tensor inverse(const Tensor& y) const override { return flow_->inverse_at(y, context_); }
+  Tensor forward_log_det_jacobian(const Tensor& x) const override { return flow_->log_det_at(x, context_); }
+  int forward_event_ndims() const override { return flow_->event_ndims_; }
+  Constraint forward_image(const Constraint& domain) const override {
+    Constraint c = domain;
+    for (std::size_t k = 0; k < flow_->placement_.size(); ++k) c = flow_->layer(k, context_)->forward_image(c);
+    return c;
+  }
+
+ private:
+  std::shared_ptr<const PipelinedFlow> flow_;
+  Tensor context_;
+};
+
+BijectorPtr PipelinedFlow::given(const Tensor& context) const {
+  VARIATE_CHECK(conditional(), "PipelinedFlow", "given() needs conditional layers; this flow's map with forward()");
+  std::shared_ptr<const PipelinedFlow> self = weak_from_this().lock();
+  VARIATE_CHECK(self != nullptr, "PipelinedFlow", "given() needs the flow held by a std::shared_ptr");
+  return std::make_shared<AtContext>(std::move(self), context);
+}
+
+Tensor PipelinedFlow::forward(const Tensor& x) const {
+  VARIATE_CHECK(!conditional(), "PipelinedFlow", "its layers are conditional; map with given(context)");
+  return home_pass(x, Tensor()).y;
+}
+
+Tensor PipelinedFlow::forward_log_det_jacobian(const Tensor& x) const {
+  VARIATE_CHECK(!conditional(), "PipelinedFlow", "its layers are conditional; map with given(context)");
+  return log_det_at(x, Tensor());
+}
+
+Tensor PipelinedFlow::inverse(const Tensor& y) const {
+  VARIATE_CHECK(!conditional(), "PipelinedFlow", "its layers are conditional; map with given(context)");
+  return inverse_at(y, Tensor());
+}
+
 Constraint PipelinedFlow::forward_image(const Constraint& domain) const {
+  VARIATE_CHECK(!conditional(), "PipelinedFlow", "its layers are conditional; map with given(context)");
   Constraint c = domain;
   for (const BijectorPtr& layer : layers_) c = layer->forward_image(c);
   return c;
@@ -120,7 +207,7 @@ Tensor PipelinedFlow::serve(DType dtype) const {
   // What this device holds before the pass reaches it; it never reaches a layer (a device runs
   // layers only on what it received), and what it holds after the pass is zeros again.
   const Tensor placeholder = Tensor::zeros({}, dtype);
-  const Pass pass = run_pass(placeholder, placeholder);
+  const Pass pass = run_pass(placeholder, placeholder, conditional() ? placeholder : Tensor());
   return cast(sum(pass.y), dtype) + cast(sum(pass.log_det), dtype);
 }
 

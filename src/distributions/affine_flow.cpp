@@ -16,7 +16,7 @@ void check_flow_event(const std::string& flow, const char* method, const Tensor&
 }
 
 nn::Made autoregressive_made(const char* flow, std::int64_t dims, random::Key key,
-                             const AutoregressiveFlowOptions& options) {
+                             const AutoregressiveFlowOptions& options, std::int64_t context) {
   VARIATE_CHECK(dims >= 1, flow, "the event size must be >= 1, got ", dims);
   VARIATE_CHECK(options.order.empty() || std::int64_t(options.order.size()) == dims, flow,
                 "the order must have one degree per coordinate (", dims, "), got ", options.order.size());
@@ -26,8 +26,9 @@ nn::Made autoregressive_made(const char* flow, std::int64_t dims, random::Key ke
     VARIATE_CHECK(sorted == nn::made_input_degrees(dims), flow, "the order must be a permutation of 1..", dims);
   }
   VARIATE_CHECK(options.log_scale_bound > 0, flow, "log_scale_bound must be > 0, got ", options.log_scale_bound);
-  return nn::Made(options.order.empty() ? nn::made_input_degrees(dims) : options.order, options.hidden, key,
-                  {.outputs_per_input = 2, .activation = options.activation, .dtype = options.dtype});
+  return nn::Made(
+      options.order.empty() ? nn::made_input_degrees(dims) : options.order, options.hidden, key,
+      {.outputs_per_input = 2, .activation = options.activation, .dtype = options.dtype, .context = context});
 }
 
 ShiftAndLogScale made_shift_and_log_scale(const nn::Made& made, const Tensor& c, double bound) {

@@ -19,9 +19,10 @@ void check_flow_event(const std::string& flow, const char* method, const Tensor&
 struct ShiftAndLogScale {
   Tensor shift, log_scale;
 };
-/// The MADE of a MAF or IAF (`flow`, for errors): two outputs per coordinate, in options.order.
+/// The MADE of a MAF or IAF (`flow`, for errors): two outputs per coordinate, in options.order,
+/// with a context of `context` inputs (0 for none; see nn::Made).
 nn::Made autoregressive_made(const char* flow, std::int64_t dims, random::Key key,
-                             const AutoregressiveFlowOptions& options);
+                             const AutoregressiveFlowOptions& options, std::int64_t context = 0);
 
 /// The MADE's two outputs per coordinate of c (..., D): shift first, then the bounded log-scale;
 /// coordinate d of each depends only on the coordinates of c earlier in the MADE's order.

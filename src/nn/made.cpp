@@ -37,7 +37,7 @@ Tensor made_mask(const Degrees& in, const Degrees& out, bool output_layer, DType
 }
 
 Made::Made(Degrees input_degrees, const std::vector<std::int64_t>& hidden, random::Key key, Options options)
-    : input_degrees_(std::move(input_degrees)), activation_(options.activation) {
+    : input_degrees_(std::move(input_degrees)), context_size_(options.context), activation_(options.activation) {
   const auto d = std::int64_t(input_degrees_.size());
   Degrees sorted = input_degrees_;
   std::sort(sorted.begin(), sorted.end());
@@ -45,6 +45,7 @@ Made::Made(Degrees input_degrees, const std::vector<std::int64_t>& hidden, rando
                 ", got ", d, " degrees");
   VARIATE_CHECK(options.outputs_per_input >= 1, "Made", "outputs_per_input must be >= 1, got ",
                 options.outputs_per_input);
+  VARIATE_CHECK(options.context >= 0, "Made", "the context size must be >= 0, got ", options.context);
   Degrees previous = input_degrees_;
   for (std::size_t i = 0; i < hidden.size(); ++i) {
     Degrees next = made_hidden_degrees(d, hidden[i]);
@@ -56,26 +57,51 @@ Made::Made(Degrees input_degrees, const std::vector<std::int64_t>& hidden, rando
     output.insert(output.end(), input_degrees_.begin(), input_degrees_.end());
   layers_.emplace_back(made_mask(previous, output, true, options.dtype), random::fold_in(key, hidden.size()),
                        options.dtype);
+  if (options.context > 0)
+    for (std::size_t i = 0; i < layers_.size(); ++i)
+      context_layers_.emplace_back(options.context, layers_[i].linear.out_features(),
+                                   random::fold_in(random::fold_in(key, "context"), i), options.dtype, /*bias=*/false);
 }
 
-Tensor Made::forward(const Tensor& x) const {
+void Made::check_input(const Tensor& x) const {
   VARIATE_CHECK(x.defined() && x.rank() >= 1 && x.dim(-1) == std::int64_t(input_degrees_.size()), describe(),
                 "the input's last dim must be ", input_degrees_.size(), ", got shape ",
                 x.defined() ? x.shape().str() : std::string("undefined"));
+}
+
+Tensor Made::forward(const Tensor& x) const {
+  check_input(x);
+  VARIATE_CHECK(context_size_ == 0, describe(), "takes a context of size ", context_size_,
+                "; call forward(x, context)");
   Tensor h = x;
   for (std::size_t i = 0; i + 1 < layers_.size(); ++i) h = activate(activation_, layers_[i](h));
   return layers_.back()(h);
 }
 
+Tensor Made::forward(const Tensor& x, const Tensor& context) const {
+  check_input(x);
+  VARIATE_CHECK(context_size_ > 0, describe(), "takes no context; call forward(x)");
+  VARIATE_CHECK(context.defined() && context.rank() >= 1 && context.dim(-1) == context_size_, describe(),
+                "the context's last dim must be ", context_size_, ", got shape ",
+                context.defined() ? context.shape().str() : std::string("undefined"));
+  Tensor h = x;
+  for (std::size_t i = 0; i + 1 < layers_.size(); ++i)
+    h = activate(activation_, layers_[i](h) + context_layers_[i](context));
+  return layers_.back()(h) + context_layers_.back()(context);
+}
+
 void Made::visit_parameters(const ParameterVisitor& visit) {
   for (std::size_t i = 0; i < layers_.size(); ++i) visit_child("layers." + std::to_string(i), layers_[i], visit);
+  for (std::size_t i = 0; i < context_layers_.size(); ++i)
+    visit_child("context." + std::to_string(i), context_layers_[i], visit);
 }
 
 std::string Made::describe() const {
   std::string out = "Made(inputs=" + std::to_string(input_degrees_.size()) + ", widths=[";
   for (std::size_t i = 0; i < layers_.size(); ++i)
     out += (i ? ", " : "") + std::to_string(layers_[i].linear.out_features());
-  return out + "])";
+  out += "]";
+  return context_size_ > 0 ? out + ", context=" + std::to_string(context_size_) + ")" : out + ")";
 }
 
 }  // namespace variate::nn

@@ -10,7 +10,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -133,14 +135,27 @@ TEST(TrainCli, AnIafPosteriorRaisesTheBoundAndResumesBitForBit) {
 
   const auto a = variate::nn::load_tensors(whole + "/checkpoint"), b = variate::nn::load_tensors(split + "/checkpoint");
   ASSERT_EQ(a.size(), b.size());
-  int flow_parameters = 0;
+  int flow_parameters = 0, context_weights = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a[i].name, b[i].name);
     ASSERT_EQ(a[i].value.shape(), b[i].value.shape()) << a[i].name;
     EXPECT_EQ(std::memcmp(a[i].value.raw(), b[i].value.raw(), a[i].value.nbytes()), 0) << a[i].name << " differs";
     flow_parameters += a[i].name.starts_with("param.encoder.iaf1.") || a[i].name.starts_with("param.encoder.iaf2.");
+    context_weights += a[i].name.starts_with("param.") && a[i].name.find(".made.context.") != std::string::npos;
   }
   EXPECT_GE(flow_parameters, 4) << "both flows' MADE weights and biases are trained and saved";
+  EXPECT_EQ(context_weights, 6) << "each flow's three layers see the encoder's context";
+
+  // A run of the context-free IAF posterior (earlier versions, whose record lacks the context) is
+  // refused, not continued with other parameters.
+  auto record = nlohmann::json::parse(variate::testing::read_text(split + "/run.json"));
+  ASSERT_EQ(record.erase("posterior context"), 1u);
+  std::ofstream(split + "/run.json") << record.dump(2);
+  const auto old = run_cli(iaf + "--epochs 4 --output-dir " + split);
+  EXPECT_EQ(old.exit_code, 1) << old.output;
+  EXPECT_NE(old.output.find("the checkpoint holds the context-free IAF posterior of earlier versions of variate"),
+            std::string::npos)
+      << old.output;
 
   // The training bound of the third epoch is above the first's (rows "epoch,train,test,seconds").
   std::istringstream curve(variate::testing::read_text(whole + "/curve.csv"));

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
 #include "support/mesh_testing.hpp"
 #include "support/pipelined_vae_case.hpp"
@@ -83,19 +84,39 @@ TEST(PipelinedFlow, MismatchedPlacementIsAnError) {
                "PipelinedFlow: places a layer (or its home) on device 2 but axis 'model' has 2 devices");
 }
 
-// devices, placement, IWAE (else the ELBO), particles.
-using Setting = std::tuple<int, LayerPlacement, bool, int>;
+TEST(PipelinedFlow, ConditionalLayersMapOnlyAtAContext) {
+  const pipelined::FlowVae with_context({0, 1}, true), without({0, 1});
+  const Tensor z = Tensor::zeros(Shape{2, pipelined::kLatent});
+  EXPECT_ERROR(with_context.flow->forward(z), "PipelinedFlow: its layers are conditional; map with given(context)");
+  EXPECT_ERROR(without.flow->given(Tensor::zeros(Shape{2, pipelined::kHidden})),
+               "PipelinedFlow: given() needs conditional layers");
+  // Outside a mesh, at a context: the layers in order, there and back.
+  const Tensor h = variate::testing::random_tensor(Shape{2, pipelined::kHidden}, 5);
+  const BijectorPtr at_h = with_context.flow->given(h);
+  const Tensor x = variate::testing::random_tensor(Shape{2, pipelined::kLatent}, 6);
+  const auto layer = [&](std::size_t k) {
+    return std::dynamic_pointer_cast<const dist::ConditionalInverseAutoregressiveFlow>(with_context.layers[k]);
+  };
+  const Tensor by_layers = layer(1)->forward(layer(0)->forward(x, h), h);
+  EXPECT_TRUE(bitwise_equal(at_h->forward(x), by_layers));
+  EXPECT_LT(max(abs(at_h->inverse(at_h->forward(x)) - x)).item(), 1e-12);
+}
+
+// devices, placement, IWAE (else the ELBO), particles, flows with the encoder's context.
+using Setting = std::tuple<int, LayerPlacement, bool, int, bool>;
 class ModelParallelVae : public ::testing::TestWithParam<Setting> {};
 INSTANTIATE_TEST_SUITE_P(Settings, ModelParallelVae,
-                         ::testing::Values(Setting{2, LayerPlacement::contiguous, false, 1},
-                                           Setting{2, LayerPlacement::round_robin, false, 1},
-                                           Setting{3, LayerPlacement::round_robin, false, 2},
-                                           Setting{2, LayerPlacement::contiguous, true, 3},
-                                           Setting{4, LayerPlacement::contiguous, true, 2}));
+                         ::testing::Values(Setting{2, LayerPlacement::contiguous, false, 1, false},
+                                           Setting{2, LayerPlacement::round_robin, false, 1, false},
+                                           Setting{3, LayerPlacement::round_robin, false, 2, false},
+                                           Setting{2, LayerPlacement::contiguous, true, 3, false},
+                                           Setting{4, LayerPlacement::contiguous, true, 2, false},
+                                           Setting{2, LayerPlacement::round_robin, false, 1, true},
+                                           Setting{3, LayerPlacement::contiguous, true, 2, true}));
 
 TEST_P(ModelParallelVae, LossAndGradientsEqualTheOneDeviceRun) {
-  const auto [devices, placement, iwae, particles] = GetParam();
-  pipelined::FlowVae vae(place_layers(4, devices, placement));
+  const auto [devices, placement, iwae, particles, context] = GetParam();
+  pipelined::FlowVae vae(place_layers(4, devices, placement), context);
   const Tensor x = pipelined::pixels();
   const random::Key key(11);
   Mesh mesh(devices, pipelined::kAxis);

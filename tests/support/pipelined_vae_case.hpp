@@ -1,6 +1,7 @@
 #pragma once
 // A small VAE whose posterior is a Gaussian followed by inverse autoregressive flow layers placed on
-// the devices of the axis "model" (distribute::PipelinedFlow), shared by the thread-device tests
+// the devices of the axis "model" (distribute::PipelinedFlow), with or without the encoder's
+// context h (dist::ConditionalInverseAutoregressiveFlow, which the context follows), shared by the thread-device tests
 // (tests/distribute/pipelined_flow_test.cpp) and the MPI tests (mpi_test.cpp): its loss and
 // gradients on a mesh are compared with the same VAE's without one (model-parallel equals
 // one-device, issue 22).
@@ -15,6 +16,7 @@
 #include "variate/distribute/local_program.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distribute/pipelined_flow.hpp"
+#include "variate/distributions/conditional_inverse_autoregressive_flow.hpp"
 #include "variate/distributions/draw_caching_transformed_distribution.hpp"
 #include "variate/distributions/independent.hpp"
 #include "variate/distributions/inverse_autoregressive_flow.hpp"
@@ -32,19 +34,34 @@ struct FlowVae : nn::Module {
   nn::Linear enc{kPixels, kHidden, random::Key(1)}, loc{kHidden, kLatent, random::Key(2)},
       log_scale{kHidden, kLatent, random::Key(3)}, dec{kLatent, kHidden, random::Key(4)},
       out{kHidden, kPixels, random::Key(5)};
-  std::vector<std::shared_ptr<dist::InverseAutoregressiveFlow>> layers;
+  std::vector<std::shared_ptr<nn::Module>> layers;
   std::shared_ptr<distribute::PipelinedFlow> flow;
+  bool with_context;
 
-  // Layers alternate between the natural and the reversed autoregressive order.
-  explicit FlowVae(std::vector<int> placement) {
+  // Layers alternate between the natural and the reversed autoregressive order; with a context,
+  // each sees the encoder's hidden layer.
+  explicit FlowVae(std::vector<int> placement, bool context = false) : with_context(context) {
     std::vector<BijectorPtr> bijectors;
+    std::vector<ConditionalBijectorPtr> conditional;
     for (std::size_t k = 0; k < placement.size(); ++k) {
-      dist::AutoregressiveFlowOptions options{.hidden = {8, 8}, .activation = nn::ActivationKind::tanh};
-      if (k % 2 == 1) options.order = nn::made_reversed_degrees(kLatent);
-      layers.push_back(std::make_shared<dist::InverseAutoregressiveFlow>(kLatent, random::Key(100 + k), options));
-      bijectors.push_back(layers.back());
+      const nn::Degrees order = k % 2 == 1 ? nn::made_reversed_degrees(kLatent) : nn::Degrees{};
+      const random::Key key(100 + k);
+      if (context) {
+        auto layer = std::make_shared<dist::ConditionalInverseAutoregressiveFlow>(
+            kLatent, kHidden, key,
+            dist::ConditionalIafOptions{.hidden = {8, 8}, .order = order, .activation = nn::ActivationKind::tanh});
+        conditional.push_back(layer);
+        layers.push_back(layer);
+      } else {
+        auto layer = std::make_shared<dist::InverseAutoregressiveFlow>(
+            kLatent, key,
+            dist::AutoregressiveFlowOptions{.hidden = {8, 8}, .order = order, .activation = nn::ActivationKind::tanh});
+        bijectors.push_back(layer);
+        layers.push_back(layer);
+      }
     }
-    flow = std::make_shared<distribute::PipelinedFlow>(bijectors, std::move(placement), kAxis);
+    flow = context ? std::make_shared<distribute::PipelinedFlow>(conditional, std::move(placement), kAxis)
+                   : std::make_shared<distribute::PipelinedFlow>(bijectors, std::move(placement), kAxis);
   }
 
   void visit_parameters(const nn::ParameterVisitor& visit) override {
@@ -76,7 +93,8 @@ struct FlowVae : nn::Module {
     };
     const Tensor h = tanh(enc(x));
     const auto base = std::make_shared<dist::Independent>(std::make_shared<dist::Normal>(loc(h), exp(log_scale(h))), 1);
-    const auto q = std::make_shared<dist::DrawCachingTransformedDistribution>(base, flow);
+    const auto q = std::make_shared<dist::DrawCachingTransformedDistribution>(
+        base, with_context ? flow->given(h) : BijectorPtr(flow));
     auto guide = [&] { RandomVariable(q, "z"); };
     if (iwae) return -inference::iwae_bound(model, guide, key, {.particles = particles, .batch_ndims = 1}).surrogate;
     return -inference::elbo(model, guide, key, {.particles = particles, .analytic_kl = true, .batch_ndims = 1})

@@ -27,12 +27,18 @@
 // (tests/support/pipelined_vae_case.hpp is a complete small VAE written this way; `variate train
 // --posterior iaf --devices N` trains the IWAE paper's VAE so.)
 // Outside Mesh::run over its axis it is the plain flow: every layer runs on the calling thread.
+//
+// Its layers may instead be conditional (ConditionalBijector, such as an inverse autoregressive
+// flow with a context from the encoder): the home device then maps with given(h), and the context h
+// passes from device to device with the activation (its gradients back with theirs).
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "variate/distributions/bijector.hpp"
+#include "variate/distributions/conditional_bijector.hpp"
 
 namespace variate::distribute {
 
@@ -45,9 +51,13 @@ std::vector<int> place_layers(int layers, int devices, LayerPlacement placement)
 
 /// `layers` applied in order (layers[0] first, unlike Chain), layers[k] on device placement[k] of
 /// `axis`. The layers must keep the shape of their input and have one forward_event_ndims.
-class PipelinedFlow final : public Bijector {
+class PipelinedFlow final : public Bijector,
+                            public ConditionalBijector,
+                            public std::enable_shared_from_this<PipelinedFlow> {
  public:
   PipelinedFlow(std::vector<BijectorPtr> layers, std::vector<int> placement, std::string axis, int home = 0);
+  /// Conditional layers: the flow maps only at a context, through given().
+  PipelinedFlow(std::vector<ConditionalBijectorPtr> layers, std::vector<int> placement, std::string axis, int home = 0);
   const char* name() const override { return "PipelinedFlow"; }
 
   /// On the home device (or outside a mesh): y after every layer. Remembers x and the summed
@@ -56,6 +66,10 @@ class PipelinedFlow final : public Bijector {
   /// Outside a mesh only: the layers' inverses in reverse order.
   Tensor inverse(const Tensor& y) const override;
   Tensor forward_log_det_jacobian(const Tensor& x) const override;
+  /// A flow of conditional layers at `context`: forward, forward_log_det_jacobian and inverse as
+  /// above, each layer at the context. Throws unless the layers are conditional and this flow is
+  /// held by a std::shared_ptr.
+  BijectorPtr given(const Tensor& context) const override;
   int forward_event_ndims() const override { return event_ndims_; }
   Constraint forward_image(const Constraint& domain) const override;
 
@@ -68,25 +82,34 @@ class PipelinedFlow final : public Bijector {
   Tensor serve(DType dtype = DType::f64) const;
 
   const std::vector<BijectorPtr>& layers() const { return layers_; }
+  bool conditional() const { return !conditional_layers_.empty(); }
   const std::vector<int>& placement() const { return placement_; }
   const std::string& axis() const { return axis_; }
   int home() const { return home_; }
 
  private:
+  class AtContext;
   struct Pass {
     Tensor y, log_det;
   };
-  Pass run_pass(Tensor x, Tensor log_det) const;
-  Pass home_pass(const Tensor& x) const;
+  PipelinedFlow(std::vector<BijectorPtr> layers, std::vector<ConditionalBijectorPtr> conditional_layers,
+                std::vector<int> placement, std::string axis, int home);
+  // Layer k at the context (undefined for plain layers).
+  BijectorPtr layer(std::size_t k, const Tensor& context) const;
+  Pass run_pass(Tensor x, Tensor log_det, Tensor context) const;
+  Pass home_pass(const Tensor& x, const Tensor& context) const;
+  Tensor log_det_at(const Tensor& x, const Tensor& context) const;
+  Tensor inverse_at(const Tensor& y, const Tensor& context) const;
 
-  std::vector<BijectorPtr> layers_;
+  std::vector<BijectorPtr> layers_;                         // plain layers, or
+  std::vector<ConditionalBijectorPtr> conditional_layers_;  // conditional ones
   std::vector<int> placement_;
   std::string axis_;
   int home_;
   int event_ndims_;
-  // The last home pass: its input (storage and write count) and summed log-determinant.
+  // The last home pass: its input (storage and write count), context and summed log-determinant.
   struct Last {
-    Tensor x, log_det;
+    Tensor x, context, log_det;
     std::uint64_t writes = 0;
   };
   mutable std::mutex mutex_;

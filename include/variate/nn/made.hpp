@@ -31,6 +31,12 @@ Tensor made_mask(const Degrees& in, const Degrees& out, bool output_layer, DType
 /// and an output layer of outputs_per_input * D units, unit p * D + d having the degree of input d
 /// (so reshaping the output to (..., outputs_per_input, D) gives one vector per parameter, such
 /// as a shift and a log-scale). Parameters "layers.<i>.weight", "layers.<i>.bias".
+///
+/// With a context of C > 0 (Kingma et al. 2016's h, section 4: an extra input of inverse
+/// autoregressive flow's networks), every layer, the output layer included, also sees the whole
+/// context through an unmasked linear map without bias, "context.<i>.weight" (width, C): the outputs
+/// then depend on the inputs autoregressively, as before, and every one on the context (even those
+/// of the first input in the order, which no hidden unit reaches).
 class Made : public Layer {
  public:
   /// The MADE's outputs per input, activation and dtype.
@@ -38,6 +44,8 @@ class Made : public Layer {
     std::int64_t outputs_per_input = 1;
     ActivationKind activation = ActivationKind::relu;
     DType dtype = DType::f64;
+    /// The context's size C; 0 for none (forward(x) only).
+    std::int64_t context = 0;
   };
   /// `input_degrees`: a permutation of 1..D (the autoregressive order); hidden widths may be empty.
   Made(Degrees input_degrees, const std::vector<std::int64_t>& hidden, random::Key key, Options options);
@@ -46,15 +54,23 @@ class Made : public Layer {
       : Made(made_input_degrees(inputs), hidden, key, options) {}
   Made(std::int64_t inputs, const std::vector<std::int64_t>& hidden, random::Key key)
       : Made(made_input_degrees(inputs), hidden, key, Options{}) {}
+  /// Without a context (Options::context == 0).
   Tensor forward(const Tensor& x) const override;
+  /// With a context (..., C) whose batch axes broadcast against x's (one h for several draws of x).
+  Tensor forward(const Tensor& x, const Tensor& context) const;
   void visit_parameters(const ParameterVisitor& visit) override;
   std::string describe() const override;
 
   const Degrees& input_degrees() const { return input_degrees_; }
+  std::int64_t context_size() const { return context_size_; }
 
  private:
+  void check_input(const Tensor& x) const;
+
   Degrees input_degrees_;
   std::vector<MaskedLinear> layers_;
+  std::vector<Linear> context_layers_;  // one per layer, when there is a context
+  std::int64_t context_size_;
   ActivationKind activation_;
 };
 
