@@ -283,6 +283,13 @@ Checkpoint decode(Decoder& in, const std::filesystem::path& path) {
 
 }  // namespace
 
+std::string encode_checkpoint(const Checkpoint& checkpoint) { return encode(checkpoint); }
+
+Checkpoint decode_checkpoint(std::string_view payload, const std::filesystem::path& source) {
+  Decoder in(source, payload.data(), payload.size());
+  return decode(in, source);
+}
+
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
   const std::string payload = encode(checkpoint);
   Encoder body;

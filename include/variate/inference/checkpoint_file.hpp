@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,12 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& check
 /// Reads a checkpoint; throws variate::Error naming the file when it is missing or unreadable, is
 /// not a checkpoint, has a newer version, is truncated, or fails its checksum.
 Checkpoint read_checkpoint(const std::filesystem::path& path);
+
+/// A checkpoint's payload (the part between the file's header and its checksum) as bytes, and
+/// back: how the devices of a mesh send their chains' states to the device that writes them.
+/// decode_checkpoint throws variate::Error naming `source` when the bytes are not such a payload.
+std::string encode_checkpoint(const Checkpoint& checkpoint);
+Checkpoint decode_checkpoint(std::string_view payload, const std::filesystem::path& source);
 
 /// Throws variate::Error unless `recorded` (a checkpoint's identity) has every entry of
 /// `expected` with the same value, naming the file and the first entry that differs, with both values.
