@@ -1,7 +1,8 @@
 #pragma once
 // A checkpoint on disk: one chain's state between two iterations (chain_state.hpp), or a batch's
 // whose chains run in lockstep (vectorized chains, ChEES-HMC's among them: they must all restart
-// from the same iteration, so one file holds them all), and what identifies the run that made it,
+// from the same iteration, so one file holds them all), each chain's as every device's part when
+// the parameters are sharded over a mesh, and what identifies the run that made it,
 // so that a resume with another model, other data or other options is refused instead of
 // continuing someone else's chain. docs/inference.md describes it:
 //
@@ -45,7 +46,7 @@ using CheckpointEntries = std::vector<std::pair<std::string, std::string>>;
 struct Checkpoint {
   CheckpointEntries identity;      // must match the resuming run's (check_identity)
   CheckpointEntries notes;         // the caller's own bookkeeping, not compared
-  std::vector<ChainState> chains;  // one, or a lockstep batch's (at least one)
+  std::vector<ChainState> chains;  // one, or a lockstep batch's (at least one); a chain's device parts in a row
 };
 
 /// Writes `checkpoint` to `path` atomically (see above). Throws variate::Error naming the file and
