@@ -204,8 +204,9 @@ TEST(CheckpointCli, DeviceRunsResumeToTheUninterruptedDraws) {
   // Warm starts from a run on two devices, on two devices or on one (the parameters are replicated).
   for (const auto& [more, name] : {std::pair{" --devices 2", "warm-2"}, std::pair{"", "warm-1"}}) {
     const std::string warm = dir / name;
-    const CliOutcome r = run_cli(std::string("sample --model eight-schools --chains 2 --warmup 0 --draws 20 --seed 9") +
-                                 more + " --init-from " + (dir / "reference") + " --output " + warm);
+    const CliOutcome r =
+        run_cli(std::string("sample --model eight-schools --metric diag --chains 2 --warmup 0 --draws 20 --seed 9") +
+                more + " --init-from " + (dir / "reference") + " --output " + warm);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     expect_warm_started(dir / "reference", warm, "eight-schools", 2);
   }
