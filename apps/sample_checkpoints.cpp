@@ -77,6 +77,7 @@ std::string run_parameter_layout(const SampleContext& job) {
 }
 
 std::string as_bytes(const std::vector<double>& values) {
+  if (values.empty()) return {};  // its data() may be null
   return {reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double)};
 }
 

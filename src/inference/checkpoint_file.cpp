@@ -59,7 +59,8 @@ class Decoder {
     const auto n = get<std::uint64_t>(what);
     if (n > (size_ - pos_) / sizeof(double)) fail_file(path_, std::string("corrupt: ") + what + " is cut short");
     std::vector<double> v(n);
-    std::memcpy(v.data(), take(n * sizeof(double), what), n * sizeof(double));
+    const char* bytes = take(n * sizeof(double), what);
+    if (n > 0) std::memcpy(v.data(), bytes, n * sizeof(double));  // an empty vector's data() may be null
     return v;
   }
   CheckpointEntries get_entries(const char* what) {
