@@ -5,6 +5,13 @@
 // Vectorized chains (NUTS's, HMC's, ChEES-HMC's) run in lockstep, ChEES's sharing their
 // adaptation, so they restart together: one checkpoint <model>-chains.ckpt holds them all, written
 // after every chain's draw log.
+// On a mesh of devices (--devices N, or MPI ranks) device 0 writes every file, so that one file
+// holds each checkpoint and a crash cannot leave the devices' checkpoints at different
+// iterations: at each checkpoint the devices send it their states and the draws logged since the
+// last one. With sharded parameters each device's state differs (its own coordinates): the
+// checkpoint holds all of them in device order, and a draw log record all devices' coordinates.
+// Otherwise they are replicated, which the checkpoint checks, and it holds one. On --resume every
+// device reads the files and takes its part; the devices check they read the same checkpoints.
 // The sampling threads only copy: each checkpoint's state and the draws logged before it go to a
 // thread of their own (background_writes.hpp), which appends the draws to the log, flushes it to
 // the disk, then writes the checkpoint with the log's checksum (computed there too), so the draws
@@ -79,6 +86,8 @@ class SampleCheckpoints {
     std::mutex mutex;               // guards `unwritten`, which the writing thread empties
     std::vector<double> unwritten;  // records logged but not yet written: the next checkpoint writes them
     std::vector<double> spare;      // the writing thread's: the buffer `unwritten` swaps with next
+    std::vector<double> local;      // on a mesh, the sampling thread's: its records until the next checkpoint
+    std::int64_t kept = 0;          // resumed: the draws logged up to the checkpoint
   };
   std::filesystem::path checkpoint_path(int chain) const;
   std::filesystem::path batch_path() const;
@@ -89,26 +98,35 @@ class SampleCheckpoints {
   void load_batch();
   void load_log(int chain, const std::filesystem::path& checkpoint, const inference::CheckpointEntries& notes,
                 const std::string& crc_note, inference::ChainState state);
+  void check_devices_agree() const;
   void save(const inference::ChainState& state);
+  std::vector<inference::ChainState> gather(const inference::ChainState& state);
   // On the writing thread: the draw logs and then the checkpoint, each to the disk.
-  std::uint32_t append_log(const inference::ChainState& state);
-  void write_durably(const inference::ChainState& state);
+  std::uint32_t append_log(int chain, std::int64_t iteration);
+  void write_durably(const std::vector<inference::ChainState>& parts);
   void write_batch_durably(const std::vector<inference::ChainState>& states);
   std::size_t record_size() const;
+  std::size_t local_record_size() const;
 
   const SampleContext& job_;
   std::filesystem::path folder_;
+  // On a mesh: its axis, and the coordinates of each device whose state the checkpoints hold (each
+  // device's when the parameters are sharded, else device 0's alone), in device order.
+  std::string axis_;
+  bool sharded_;
+  std::vector<std::int64_t> widths_;
+  std::size_t offset_ = 0;  // where this device's coordinates start in a draw log record's position
   inference::CheckpointEntries identity_;
   std::int64_t every_ = 0;
   bool lockstep_;  // vectorized chains: one checkpoint for the batch
   std::vector<ChainLog> chains_;
-  std::vector<inference::ChainState> batch_;  // lockstep: the chains saved so far for the next checkpoint
+  std::vector<inference::ChainState> batch_;  // lockstep: the chains' parts saved so far for the next checkpoint
   // A test hook: VARIATE_TEST_KILL_AT_CHECKPOINT=<chain>:<iteration> (1-based chain) ends the
   // process with SIGKILL right after that checkpoint is on the disk, as a crash or `kill -9` would
   // (a lockstep batch's: the one holding that chain).
   int kill_chain_ = -1;
   std::int64_t kill_iteration_ = -1;
-  std::unique_ptr<BackgroundWrites> writes_;  // set by attach
+  std::unique_ptr<BackgroundWrites> writes_;  // set by attach, on the device that writes
 };
 
 }  // namespace variate::cli

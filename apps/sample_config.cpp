@@ -43,10 +43,6 @@ void check_chees_options(const SampleJobOptions& o) {
 void check_checkpoint_options(const SampleJobOptions& o) {
   VARIATE_CHECK(o.checkpoint_every >= 0, "sample", "--checkpoint-every must be at least 0 (0: no checkpoints), got ",
                 o.checkpoint_every);
-  const char* which = !o.resume.empty() ? "--resume" : o.checkpoint_every > 0 ? "--checkpoint-every" : nullptr;
-  if (!which) return;
-  VARIATE_CHECK(o.devices == 1, "sample", which, " is not supported yet with --devices ", o.devices,
-                "; checkpoints need the chains on one device");
 }
 
 std::string chosen_metric(const SampleJobOptions& o) {

@@ -226,9 +226,6 @@ int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostr
   StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   const bool mpi = distribute::launched_with_mpi();
   VARIATE_CHECK(o.init == "random" || !mpi, "sample", "--init pathfinder is not supported under mpirun");
-  VARIATE_CHECK(!mpi || (o.checkpoint_every == 0 && o.resume.empty()), "sample",
-                "--checkpoint-every and --resume are not supported yet under mpirun; checkpoints need threaded chains "
-                "on one device");
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     const inference::Unconstrained space(model.program);

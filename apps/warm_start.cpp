@@ -39,7 +39,16 @@ void add_warm_starts(const SampleContext& job, const fs::path& path, std::vector
   inference::Checkpoint saved = inference::read_checkpoint(path);
   inference::check_identity(path, saved.identity, needed);
   const std::int64_t warmup = recorded_warmup(path, saved.identity);
-  for (inference::ChainState& state : saved.chains) {
+  // A run on a mesh with sharded parameters saved each chain as its devices' parts, one after
+  // another; the parameter layout matched, so this run has as many devices and takes its own part.
+  std::vector<inference::ChainState> mine;
+  for (std::size_t i = 0; i < saved.chains.size();) {
+    std::size_t parts = 1;
+    while (i + parts < saved.chains.size() && saved.chains[i + parts].chain == saved.chains[i].chain) ++parts;
+    mine.push_back(std::move(saved.chains[i + std::size_t(job.at.device) % parts]));
+    i += parts;
+  }
+  for (inference::ChainState& state : mine) {
     VARIATE_CHECK(state.iteration > warmup, "sample", "--init-from ", job.options.init_from, ": chain ",
                   state.chain + 1, " had not finished its warm-up (checkpoint '", path.string(), "' is at iteration ",
                   state.iteration, " of ", warmup, " warm-up iterations), so its metric is not adapted yet");

@@ -59,7 +59,8 @@ class Decoder {
     const auto n = get<std::uint64_t>(what);
     if (n > (size_ - pos_) / sizeof(double)) fail_file(path_, std::string("corrupt: ") + what + " is cut short");
     std::vector<double> v(n);
-    std::memcpy(v.data(), take(n * sizeof(double), what), n * sizeof(double));
+    const char* bytes = take(n * sizeof(double), what);
+    if (n > 0) std::memcpy(v.data(), bytes, n * sizeof(double));  // an empty vector's data() may be null
     return v;
   }
   CheckpointEntries get_entries(const char* what) {
@@ -282,6 +283,13 @@ Checkpoint decode(Decoder& in, const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+std::string encode_checkpoint(const Checkpoint& checkpoint) { return encode(checkpoint); }
+
+Checkpoint decode_checkpoint(std::string_view payload, const std::filesystem::path& source) {
+  Decoder in(source, payload.data(), payload.size());
+  return decode(in, source);
+}
 
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
   const std::string payload = encode(checkpoint);

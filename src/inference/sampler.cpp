@@ -72,7 +72,7 @@ class ChainBatch {
         welford_.emplace_back(o.metric, d_);
       if (o.warm_start.empty()) continue;
       const WarmStart& w = o.warm_start[std::size_t(ids_[std::size_t(c)]) % o.warm_start.size()];
-      metrics_[std::size_t(c)] = w.metric;
+      metrics_[std::size_t(c)] = shard(w.metric);
       step_[std::size_t(c)] = w.step_size;
     }
     prior_.resize(std::size_t(n_));
@@ -234,7 +234,7 @@ class ChainBatch {
     std::copy(s.gradient.begin(), s.gradient.end(), state_.grad_of(c));
     state_.log_density[std::size_t(c)] = s.log_density;
     step_[std::size_t(c)] = s.step_size;
-    metrics_[std::size_t(c)] = s.metric;
+    metrics_[std::size_t(c)] = shard(s.metric);
     dual_[std::size_t(c)].restore(s.dual_averaging);
     if (fisher())
       fisher_[std::size_t(c)].restore(*s.fisher);
@@ -600,10 +600,6 @@ void check_checkpointing(const Target& target, const SamplerOptions& o) {
   VARIATE_CHECK(o.checkpoint_every >= 0, "sample", "checkpoint_every must be >= 0 (0: none), got ", o.checkpoint_every);
   VARIATE_CHECK(o.checkpoint_every == 0 || o.on_checkpoint, "sample", "checkpoint_every is ", o.checkpoint_every,
                 " but on_checkpoint is not set");
-  const bool checkpoints = o.checkpoint_every > 0 || !o.resume.empty();
-  VARIATE_CHECK(!checkpoints || !(!target.shard_axis.empty() || distribute::running_axis()), "sample",
-                "checkpoints and resuming are not supported yet for chains on a mesh of devices; run them on one "
-                "device");
   VARIATE_CHECK(o.resume.empty() || std::int64_t(o.resume.size()) == o.chains, "sample",
                 "resume needs one entry per chain (", o.chains, "), got ", o.resume.size());
   for (std::size_t c = 0; c < o.resume.size(); ++c)

@@ -1,7 +1,9 @@
 // End-to-end tests of `variate sample --checkpoint-every`, `--resume` and `--init-from`: a run
 // killed with SIGKILL (right after a given checkpoint, by the tool's test hook) in warm-up or in
 // sampling and then resumed, even twice, writes the files of an uninterrupted run; corrupt or
-// mismatched checkpoints are one clear error; warm starts sample with the earlier adaptation.
+// mismatched checkpoints are one clear error; warm starts sample with the earlier adaptation. The
+// same on a mesh of devices (--devices), with replicated or sharded parameters; under mpirun, see
+// mpi_checkpoint.sh.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -140,31 +142,98 @@ TEST(CheckpointCli, CorruptOrMismatchedCheckpointsAreOneClearError) {
   expect_one_error(run_cli(args + " --resume " + out), {"eight-schools-1.ckpt", "truncated"});
   EXPECT_EQ(variate::testing::read_text(csv), before) << "a refused resume must leave the files alone";
 
-  expect_one_error(run_cli(kRun + " --devices 2 --checkpoint-every 10 --output " + (dir / "devices")),
-                   {"--checkpoint-every is not supported yet with --devices 2"});
   expect_one_error(run_cli(kRun + " --resume " + (dir / "nowhere")), {"no folder", "nowhere"});
 }
 
-// Kills the run `options` (with --checkpoint-every 10) after chain 1's checkpoint at each of
+// Kills the run `options` (with --checkpoint-every `every`) after chain 1's checkpoint at each of
 // `iterations`, resumes it, and expects the files of an uninterrupted run with checkpoints, which
 // must be those of one without.
 void expect_resumes_bit_for_bit(const TempDir& dir, const std::string& options, std::initializer_list<int> iterations,
-                                std::initializer_list<const char*> files) {
+                                std::initializer_list<const char*> files, int every = 10) {
   const std::string reference = dir / "reference", plain = dir / "plain";
-  const CliOutcome full = run_cli(options + " --checkpoint-every 10 --output " + reference);
+  const std::string checkpoints = " --checkpoint-every " + std::to_string(every);
+  const CliOutcome full = run_cli(options + checkpoints + " --output " + reference);
   ASSERT_EQ(full.exit_code, 0) << full.output;
   ASSERT_EQ(run_cli(options + " --output " + plain).exit_code, 0);
   expect_same_files(plain, reference, files);
   for (const int iteration : iterations) {
     SCOPED_TRACE("killed after the checkpoint at " + std::to_string(iteration));
     const std::string out = dir / ("killed-" + std::to_string(iteration));
-    run_killed_at(options + " --checkpoint-every 10 --output " + out, 1, iteration);
+    run_killed_at(options + checkpoints + " --output " + out, 1, iteration);
     const CliOutcome resumed = run_cli(options + " --resume " + out);
     ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
     EXPECT_NE(resumed.output.find("chain 1 at iteration " + std::to_string(iteration)), std::string::npos)
         << resumed.output;
     expect_same_files(reference, out, files);
   }
+}
+
+// The step size of every draw of `warm`'s chains is the adapted one of `earlier`'s.
+void expect_warm_started(const std::string& earlier, const std::string& warm, const std::string& model, int chains) {
+  for (int c = 1; c <= chains; ++c) {
+    const std::string name = "/" + model + "-" + std::to_string(c) + ".csv";
+    const double adapted = variate::data::read_stan_csv(earlier + name).adaptation.step_size;
+    const auto steps = variate::data::read_stan_csv(warm + name).column("stepsize__");
+    ASSERT_FALSE(steps.empty());
+    for (double s : steps) ASSERT_EQ(s, adapted) << warm << " chain " << c;
+  }
+}
+
+// Eight schools' data split over two devices, its parameters replicated: each checkpoint holds
+// device 0's state, checked to be every device's. The chains run one after another on the mesh.
+TEST(CheckpointCli, DeviceRunsResumeToTheUninterruptedDraws) {
+  const TempDir dir("devices");
+  const std::string devices = "sample --model eight-schools --devices 2 --chains 2 --warmup 100 --draws 60 --seed 5";
+  // Chain 1 killed in warm-up and while sampling (chain 2 not begun).
+  expect_resumes_bit_for_bit(dir, devices, {40, 130}, {"eight-schools-1.csv", "eight-schools-2.csv", "summary.csv"});
+  // Chain 2 killed in warm-up, chain 1 done.
+  const std::string out = dir / "killed-chain-2";
+  run_killed_at(devices + " --checkpoint-every 10 --output " + out, 2, 70);
+  // The draws depend on the device count (sums over devices, the streams of sharded coordinates).
+  expect_one_error(run_cli("sample --model eight-schools --devices 3 --chains 2 --warmup 100 --draws 60 --seed 5 "
+                           "--resume " +
+                           out),
+                   {"eight-schools-1.ckpt", "its --devices is '2', this run's is '3'"});
+  expect_one_error(run_cli("sample --model eight-schools --chains 2 --warmup 100 --draws 60 --seed 5 --resume " + out),
+                   {"eight-schools-1.ckpt", "its --devices is '2', this run's is '1'"});
+  const CliOutcome resumed = run_cli(devices + " --resume " + out);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("chain 1 at iteration 160, chain 2 at iteration 70"), std::string::npos)
+      << resumed.output;
+  expect_same_files(dir / "reference", out);
+  // Warm starts from a run on two devices, on two devices or on one (the parameters are replicated).
+  for (const auto& [more, name] : {std::pair{" --devices 2", "warm-2"}, std::pair{"", "warm-1"}}) {
+    const std::string warm = dir / name;
+    const CliOutcome r =
+        run_cli(std::string("sample --model eight-schools --metric diag --chains 2 --warmup 0 --draws 20 --seed 9") +
+                more + " --init-from " + (dir / "reference") + " --output " + warm);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    expect_warm_started(dir / "reference", warm, "eight-schools", 2);
+  }
+}
+
+// MovieLens with users sharded over two devices: each device's chain state differs (its users'
+// coordinates), so a checkpoint holds both, and a draw log record both devices' coordinates.
+TEST(CheckpointCli, ShardedParametersResumeToTheUninterruptedDraws) {
+  const std::string data = VARIATE_SOURCE_DIR "/../shared/data/movielens-100k";
+  if (!fs::exists(data)) GTEST_SKIP() << "no MovieLens-100K files in " << data;
+  const std::string sharded = "sample --model movielens --data " + data +
+                              " --devices 2 --chains 1 --sampler hmc --leapfrog-steps 2 --warmup 4 --draws 6 --seed 2";
+  const TempDir dir("sharded");
+  expect_resumes_bit_for_bit(dir, sharded, {2, 6}, {"movielens-1.csv", "summary.csv"}, 2);
+  // A warm start takes each device's part; another device count has another parameter layout.
+  const std::string warm = dir / "warm";
+  const CliOutcome r = run_cli("sample --model movielens --data " + data +
+                               " --devices 2 --chains 1 --sampler hmc --leapfrog-steps 2 --warmup 0 --draws 3 "
+                               "--seed 3 --init-from " +
+                               (dir / "reference") + " --output " + warm);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_warm_started(dir / "reference", warm, "movielens", 1);
+  expect_one_error(run_cli("sample --model movielens --data " + data +
+                           " --devices 3 --chains 1 --sampler hmc --leapfrog-steps 2 --warmup 0 --draws 3 "
+                           "--init-from " +
+                           (dir / "reference") + " --output " + (dir / "three")),
+                   {"movielens-1.ckpt", "parameter layout"});
 }
 
 // Fisher-divergence adaptation keeps its windows and its low-rank metric in the checkpoints: killed

@@ -1,7 +1,8 @@
 #pragma once
 // A checkpoint on disk: one chain's state between two iterations (chain_state.hpp), or a batch's
 // whose chains run in lockstep (vectorized chains, ChEES-HMC's among them: they must all restart
-// from the same iteration, so one file holds them all), and what identifies the run that made it,
+// from the same iteration, so one file holds them all), each chain's as every device's part when
+// the parameters are sharded over a mesh, and what identifies the run that made it,
 // so that a resume with another model, other data or other options is refused instead of
 // continuing someone else's chain. docs/inference.md describes it:
 //
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,7 +46,7 @@ using CheckpointEntries = std::vector<std::pair<std::string, std::string>>;
 struct Checkpoint {
   CheckpointEntries identity;      // must match the resuming run's (check_identity)
   CheckpointEntries notes;         // the caller's own bookkeeping, not compared
-  std::vector<ChainState> chains;  // one, or a lockstep batch's (at least one)
+  std::vector<ChainState> chains;  // one, or a lockstep batch's (at least one); a chain's device parts in a row
 };
 
 /// Writes `checkpoint` to `path` atomically (see above). Throws variate::Error naming the file and
@@ -54,6 +56,12 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& check
 /// Reads a checkpoint; throws variate::Error naming the file when it is missing or unreadable, is
 /// not a checkpoint, has a newer version, is truncated, or fails its checksum.
 Checkpoint read_checkpoint(const std::filesystem::path& path);
+
+/// A checkpoint's payload (the part between the file's header and its checksum) as bytes, and
+/// back: how the devices of a mesh send their chains' states to the device that writes them.
+/// decode_checkpoint throws variate::Error naming `source` when the bytes are not such a payload.
+std::string encode_checkpoint(const Checkpoint& checkpoint);
+Checkpoint decode_checkpoint(std::string_view payload, const std::filesystem::path& source);
 
 /// Throws variate::Error unless `recorded` (a checkpoint's identity) has every entry of
 /// `expected` with the same value, naming the file and the first entry that differs, with both values.
