@@ -67,7 +67,7 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_option("--metric", o->metric,
                   "the inverse metric and how warm-up learns it: diag or dense (Stan's windowed adaptation), "
                   "fisher-diag or fisher-low-rank (nutpie's Fisher-divergence adaptation from draws and gradients); "
-                  "auto: fisher-low-rank, or diag with --sampler chees and --devices")
+                  "auto: fisher-low-rank, or diag with --sampler chees, --devices and under mpirun")
       ->check(CLI::IsMember({"auto", "diag", "dense", "fisher-diag", "fisher-low-rank"}))
       ->capture_default_str();
   cmd->add_option("--precision", o->precision, "f64 or f32: the dtype the log density computes in")

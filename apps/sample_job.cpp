@@ -67,16 +67,21 @@ void check_model(const SampleContext& job) {
 void check_memory(const SampleContext& job, const DrawLayout& layout) {
   const SampleJobOptions& o = job.options;
   const std::optional<double> available = inference::available_memory_bytes();
+  const inference::MetricKind metric = job.sampler.metric;
   const inference::SampleMemory need = inference::estimate_sample_memory(
-      o.chains, o.draws, job.space.dimension(), std::int64_t(layout.columns.size()), o.metric == "dense");
+      o.chains, o.draws, job.space.dimension(), std::int64_t(layout.columns.size()), metric, job.sampler.fisher);
   if (!available || need.total() <= *available) return;
   using inference::byte_text;
+  const std::string why = metric == inference::MetricKind::dense
+                              ? "a dense metric is dimension^2 per chain"
+                              : "the low-rank metric's warm-up keeps about " +
+                                    std::to_string(std::int64_t(inference::low_rank_rows(job.sampler.fisher))) +
+                                    " x dimension numbers per chain";
   detail::fail("sample: the run needs about ", byte_text(need.total()), " of memory (", byte_text(need.draws),
                " for the kept draws, ", byte_text(need.metric), " for the metric) but the machine has ",
                byte_text(*available), " available; ",
-               need.metric > need.draws
-                   ? "use --metric diag (a dense metric is dimension^2 per chain) or fewer --chains"
-                   : "lower --draws or --chains (every kept draw is held in memory)");
+               need.metric > need.draws ? "use --metric diag (" + why + ") or fewer --chains"
+                                        : std::string("lower --draws or --chains (every kept draw is held in memory)"));
 }
 
 // The run's description, before the files are opened.

@@ -144,7 +144,8 @@ variable, a wrong shape or type) raises ValueError naming what was wrong.)")
           py::arg("sampler") = tool.sampler, py::arg("metric") = tool.metric, py::arg("max_depth") = tool.max_depth,
           py::arg("adapt_delta") = tool.adapt_delta, py::arg("leapfrog_steps") = tool.leapfrog_steps,
           py::arg("vectorize") = tool.vectorize,
-          R"(NUTS (or static HMC) with Stan's warm-up, as `variate sample` with the same options.
+          R"(NUTS (or static HMC), as `variate sample` with the same options and defaults (metric="auto": the
+low-rank Fisher metric).
 
 The chains run with the GIL released. Ctrl-C stops them after their current iteration, as it stops
 the tool: the fit returned holds the draws made so far (Fit.interrupted is True, and a

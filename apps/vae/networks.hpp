@@ -85,7 +85,7 @@ inline constexpr const char* kModelAxis = "model";
 /// Kingma et al. 2016's inverse autoregressive flow posterior (section 4, with a context):
 /// z0 ~ N(loc(x), diag(scale(x)^2)) from GaussianPosterior's networks, then z = IAF_L(...IAF_1(z0)),
 /// each IAF a dist::ConditionalInverseAutoregressiveFlow at the context h(x), the encoder trunk's
-/// output: a MADE (two tanh layers of 2 * latent units) over z whose hidden layers also see all of
+/// output: a MADE (two tanh layers of 2 * latent units) over z whose layers all also see all of
 /// h, every other one in the reverse order (two layers by default). log q(z) of the guide's own
 /// draw comes from the forward pass (dist::DrawCachingTransformedDistribution), so that the ELBO
 /// needs no D-pass inverse.

@@ -85,7 +85,7 @@ PipelinedFlow::Pass PipelinedFlow::run_pass(Tensor z, Tensor log_det, Tensor con
       // Every device's copy also enters the log-determinant with weight 0, so that every device's
       // backward sweep reaches this transfer's transpose, whether or not a layer used the copy.
       const Tensor received = ppermute(context, axis_, transfer);
-      log_det = log_det + sum(received) * 0.0;
+      log_det = log_det + sum(received * 0.0);  // zero even where the sum would overflow
       if (me != home_) context = received;
     }
     at = device;

@@ -13,13 +13,23 @@
 
 namespace variate::inference {
 
+double low_rank_rows(const FisherOptions& fisher) {
+  // FisherAdaptation: a foreground window of up to 2w draws and a background one of w, each draw
+  // with its gradient (6w); the estimate's scaled draws and gradients and the basis of their span
+  // (2 x 4w); up to 4w directions.
+  return 18 * double(fisher.switch_interval);
+}
+
 SampleMemory estimate_sample_memory(std::int64_t chains, std::int64_t draws, std::int64_t dimension,
-                                    std::int64_t columns, bool dense_metric) {
+                                    std::int64_t columns, MetricKind metric, const FisherOptions& fisher) {
   const double c = double(chains), p = double(dimension);
   const double per_draw = 8 * p + double(sizeof(TransitionStats)) + 8 * double(columns);
   SampleMemory m;
   m.draws = c * double(draws) * per_draw;
-  m.metric = c * 3 * 8 * (dense_metric ? p * p : p);
+  const double vectors = metric == MetricKind::dense      ? 3 * p
+                         : metric == MetricKind::low_rank ? 3 + low_rank_rows(fisher)
+                                                          : 3;
+  m.metric = c * 8 * vectors * p;
   return m;
 }
 

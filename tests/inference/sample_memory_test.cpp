@@ -14,15 +14,21 @@ namespace {
 TEST(SampleMemory, CountsKeptDrawsAndTheMetric) {
   const double stats = double(sizeof(TransitionStats));
   // 4 chains x 1000 draws, 650 coordinates written as 657 columns.
-  const SampleMemory diag = estimate_sample_memory(4, 1000, 650, 657, false);
+  const SampleMemory diag = estimate_sample_memory(4, 1000, 650, 657, MetricKind::diagonal);
   EXPECT_DOUBLE_EQ(diag.draws, 4 * 1000 * (8 * 650 + stats + 8 * 657));
   EXPECT_DOUBLE_EQ(diag.metric, 4 * 3 * 8 * 650);
-  const SampleMemory dense = estimate_sample_memory(4, 1000, 650, 657, true);
+  const SampleMemory dense = estimate_sample_memory(4, 1000, 650, 657, MetricKind::dense);
   EXPECT_DOUBLE_EQ(dense.draws, diag.draws);
   EXPECT_DOUBLE_EQ(dense.metric, 4 * 3 * 8 * 650.0 * 650.0);
   EXPECT_DOUBLE_EQ(dense.total(), dense.draws + dense.metric);
   // The metric grows as the dimension squared: 100000 coordinates take 960 GB for 4 chains.
-  EXPECT_DOUBLE_EQ(estimate_sample_memory(4, 1, 100000, 1, true).metric, 9.6e11);
+  EXPECT_DOUBLE_EQ(estimate_sample_memory(4, 1, 100000, 1, MetricKind::dense).metric, 9.6e11);
+  // A low-rank metric's warm-up keeps its windows' draws and gradients: 18 x 80 vectors more per
+  // chain with the default windows of 80 draws, 1443 x 8 x 100000 bytes = 1.15 GB.
+  EXPECT_DOUBLE_EQ(estimate_sample_memory(1, 1, 100000, 1, MetricKind::low_rank).metric, 1443 * 8 * 1e5);
+  FisherOptions shorter;
+  shorter.switch_interval = 10;
+  EXPECT_DOUBLE_EQ(estimate_sample_memory(1, 1, 100, 1, MetricKind::low_rank, shorter).metric, 183 * 8 * 100);
 }
 
 TEST(SampleMemory, AvailableMemoryIsKnownOnLinux) {

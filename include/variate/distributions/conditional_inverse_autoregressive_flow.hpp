@@ -11,7 +11,7 @@ namespace variate::dist {
 
 /// The shape of a ConditionalInverseAutoregressiveFlow.
 struct ConditionalIafOptions {
-  /// The MADE's hidden widths (at least one: the context enters through them), each at least D - 1.
+  /// The MADE's hidden widths, each at least D - 1 (every layer, the output one too, sees the context).
   std::vector<std::int64_t> hidden{32, 32};
   /// The autoregressive order, as MADE input degrees; empty for 1..D (see AutoregressiveFlowOptions).
   nn::Degrees order{};

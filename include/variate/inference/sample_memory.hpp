@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "variate/inference/fisher_adaptation.hpp"
+#include "variate/inference/metric.hpp"
+
 namespace variate::inference {
 
 /// Bytes a run will allocate, by cause.
@@ -18,10 +21,17 @@ struct SampleMemory {
 
 /// The estimate for `chains` chains of `draws` kept draws each on a space of `dimension`
 /// coordinates, kept as rows of `columns` values (DrawFile): per draw 8 bytes a coordinate and a
-/// column and the sampler's statistics; per chain three dimension^2 matrices of doubles for a
-/// dense metric, three vectors for a diagonal one.
+/// column and the sampler's statistics; per chain three vectors of doubles for a diagonal metric,
+/// three dimension^2 matrices for a dense one, and for a low-rank one (Fisher adaptation, windows
+/// of `fisher.switch_interval` draws) the three vectors and 18 x switch_interval more: the windows'
+/// draws and gradients (up to 3 windows' worth), the estimate's scaled copies and basis, and the
+/// directions (low_rank_rows).
 SampleMemory estimate_sample_memory(std::int64_t chains, std::int64_t draws, std::int64_t dimension,
-                                    std::int64_t columns, bool dense_metric);
+                                    std::int64_t columns, MetricKind metric, const FisherOptions& fisher = {});
+
+/// The vectors of `dimension` doubles a low-rank Fisher metric's adaptation holds per chain, beyond
+/// the three of a diagonal metric.
+double low_rank_rows(const FisherOptions& fisher);
 
 /// The memory the machine can give new allocations without swapping: MemAvailable in
 /// /proc/meminfo, else the free pages sysconf reports, and no more than the process's cgroups
