@@ -46,20 +46,25 @@ TEST(ParallelBlocks, RunsEveryBlockOnceWithItsBounds) {
 }
 
 TEST(ParallelBlocks, AFinishedThreadTakesBlocksOfASlowShare) {
-  const ThreadCount use(2);
-  // Blocks 0-3 are the calling thread's share and each takes 100 ms; the helper's share, blocks
-  // 4-7, takes no time, so the helper goes on to take blocks from the back of the caller's share
-  // while the caller is still in its first block (unless the helper starts 300 ms late).
-  constexpr int kBlocks = 8;
-  std::vector<std::thread::id> ran_on(kBlocks);
-  parallel_blocks(kBlocks, 1, [&](std::int64_t begin, std::int64_t) {
-    ran_on[static_cast<std::size_t>(begin)] = std::this_thread::get_id();
-    if (begin < kBlocks / 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // On a thread of its own: its pool's helpers have missed no call yet, so the call wakes them
+  // (a pool whose helpers missed earlier calls may run the next ones alone: HelperBackoff).
+  std::thread caller([] {
+    const ThreadCount use(2);
+    // Blocks 0-3 are the calling thread's share and each takes 100 ms; the helper's share, blocks
+    // 4-7, takes no time, so the helper goes on to take blocks from the back of the caller's share
+    // while the caller is still in its first block (unless the helper starts 300 ms late).
+    constexpr int kBlocks = 8;
+    std::vector<std::thread::id> ran_on(kBlocks);
+    parallel_blocks(kBlocks, 1, [&](std::int64_t begin, std::int64_t) {
+      ran_on[static_cast<std::size_t>(begin)] = std::this_thread::get_id();
+      if (begin < kBlocks / 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    });
+    const auto self = std::this_thread::get_id();
+    EXPECT_EQ(ran_on[0], self);  // a share's owner starts at its front
+    EXPECT_NE(ran_on[3], self);  // the last block of the slow share was taken by the helper
+    for (int k = kBlocks / 2; k < kBlocks; ++k) EXPECT_EQ(ran_on[std::size_t(k)], ran_on[3]) << "block " << k;
   });
-  const auto caller = std::this_thread::get_id();
-  EXPECT_EQ(ran_on[0], caller);  // a share's owner starts at its front
-  EXPECT_NE(ran_on[3], caller);  // the last block of the slow share was taken by the helper
-  for (int k = kBlocks / 2; k < kBlocks; ++k) EXPECT_EQ(ran_on[std::size_t(k)], ran_on[3]) << "block " << k;
+  caller.join();
 }
 
 }  // namespace
