@@ -1,7 +1,8 @@
 // Collectives a sharded program calls itself (distribute/sharded_program.hpp): a replicated value
 // made by psum, pmean, pmax or all_gather from the devices' rows and used in replicated and sharded
 // terms gives the unsharded program's log joint and gradient on 1-4 thread devices, through
-// make_log_joint and through the samplers' target (one deferred psum per gradient, kernels replayed). An explicit
+// make_log_joint (ShardedPrograms.LogJointAndGradientEqualTheUnshardedProgram, sharded_test.cpp)
+// and through the samplers' target (one deferred psum per gradient, kernels replayed). An explicit
 // pbroadcast there is an error, since it would count a gradient once per device.
 #include <gtest/gtest.h>
 
@@ -23,28 +24,6 @@ using namespace variate::testing::sharded;
 
 class CollectivesInShardedPrograms : public ::testing::TestWithParam<int> {};
 INSTANTIATE_TEST_SUITE_P(Devices, CollectivesInShardedPrograms, ::testing::Values(1, 2, 3, 4));
-
-TEST_P(CollectivesInShardedPrograms, GiveTheUnshardedLogJointAndGradient) {
-  const int n = GetParam();
-  Mesh mesh(n, "data");
-  const std::vector<std::string> names{"mu", "z"};
-  for (const Case& c : collective_cases()) {
-    SCOPED_TRACE(c.name);
-    const LogJointAndGrad want = log_joint_and_grad(c, all_values(c), names);
-    const auto got = mesh.run([&] {
-      Values local = c.replicated;
-      for (const auto& [name, v] : c.sharded) local.emplace(name, shard(v, "data"));
-      return log_joint_and_grad(c, local, names);
-    });
-    for (int d = 0; d < n; ++d) {
-      SCOPED_TRACE("device " + std::to_string(d));
-      const ShardRange r = shard_range(statistic_rows, d, n);
-      expect_close(got[std::size_t(d)].value, want.value, "log joint");
-      expect_close(got[std::size_t(d)].grads[0], want.grads[0], "gradient of mu");
-      expect_close(got[std::size_t(d)].grads[1], slice(want.grads[1], 0, r.begin, r.end), "gradient of z");
-    }
-  }
-}
 
 // The samplers' path: latent values from the unconstrained space, the log density and the
 // gradient summed over the devices by one psum after the sweep.

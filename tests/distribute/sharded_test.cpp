@@ -38,7 +38,9 @@ INSTANTIATE_TEST_SUITE_P(Devices, ShardedPrograms, ::testing::Values(1, 2, 3, 4)
 TEST_P(ShardedPrograms, LogJointAndGradientEqualTheUnshardedProgram) {
   const int n = GetParam();
   Mesh mesh(n, "data");
-  for (const Case& c : cases()) {
+  std::vector<Case> all = cases();
+  for (Case& c : collective_cases()) all.push_back(std::move(c));  // programs that call collectives
+  for (const Case& c : all) {
     SCOPED_TRACE(c.name);
     const Values values = all_values(c);
     const auto names = names_of(values);
