@@ -64,6 +64,12 @@ void FisherWindow::restart() {
   gradients_.clear();
 }
 
+void FisherWindow::release() {
+  restart();
+  draws_ = {};
+  gradients_ = {};
+}
+
 void FisherWindow::restore(FisherWindowState state) {
   const auto d = std::size_t(dimension_);
   // The count comes from a file: a low-rank window's is checked against its stored draws by
@@ -208,6 +214,17 @@ std::optional<Metric> FisherAdaptation::add(std::int64_t iteration, std::span<co
     std::swap(foreground_, background_);
     background_.restart();
   }
+  std::optional<Metric> metric = estimate(iteration, current);
+  // The metric is fixed from here on: a low-rank window's draws (up to 2 x switch_interval x
+  // dimension doubles each) would otherwise stay in memory and in every checkpoint of the sampling.
+  if (iteration + 1 == final_start_) {
+    foreground_.release();
+    background_.release();
+  }
+  return metric;
+}
+
+std::optional<Metric> FisherAdaptation::estimate(std::int64_t iteration, const Metric& current) const {
   // Three draws at least: two give a variance of one difference, whatever the posterior.
   if (foreground_.count() < 3) return std::nullopt;
   if (kind_ == MetricKind::low_rank && (iteration + 1) % options_.low_rank_update_interval != 0) return std::nullopt;

@@ -271,7 +271,11 @@ TEST(FisherSchedule, UpdatesUntilTheFinalWindow) {
   std::vector<std::int64_t> diag_updates, low_rank_updates, ends;
   for (std::int64_t it = 0; it < 100; ++it) {
     const std::vector<double> x{std::sin(double(it))}, g{-std::sin(double(it)) / 4};
-    if (diag.add(it, x, g, unit)) diag_updates.push_back(it);
+    if (const std::optional<Metric> m = diag.add(it, x, g, unit)) {
+      diag_updates.push_back(it);
+      // Every estimate is exact here (x and g proportional): 4 = sqrt(Var x / Var g).
+      EXPECT_NEAR(m->inverse()[0], 4.0, 1e-12) << "iteration " << it;
+    }
     if (low_rank.add(it, x, g, Metric::unit(MetricKind::low_rank, 1))) low_rank_updates.push_back(it);
     if (diag.ends_metric_adaptation(it)) ends.push_back(it);
   }
@@ -280,8 +284,31 @@ TEST(FisherSchedule, UpdatesUntilTheFinalWindow) {
   EXPECT_EQ(diag_updates.back(), 84);
   EXPECT_EQ(low_rank_updates, (std::vector<std::int64_t>{9, 19, 29, 39, 49, 59, 69, 79}));
   EXPECT_EQ(ends, std::vector<std::int64_t>{84});
-  // Every estimate is exact here (x and g proportional): 4 = sqrt(Var x / Var g).
-  EXPECT_DOUBLE_EQ(diag.add(50, std::vector<double>{0.3}, std::vector<double>{-0.3 / 4}, unit)->inverse()[0], 4.0);
+}
+
+// Once the metric is fixed the windows are emptied, so that the sampling's memory and checkpoints
+// do not carry a low-rank window's draws and gradients.
+TEST(FisherSchedule, EmptiesTheWindowsWhenTheMetricIsFixed) {
+  FisherAdaptation adaptation(MetricKind::low_rank, 3, 100);
+  const Metric unit = Metric::unit(MetricKind::low_rank, 3);
+  const auto stored = [&adaptation] {
+    const FisherState s = adaptation.state();
+    return s.foreground.draws.size() + s.background.draws.size() + s.foreground.gradients.size() +
+           s.background.gradients.size();
+  };
+  for (std::int64_t it = 0; it < 100; ++it) {
+    const std::vector<double> x{std::sin(double(it)), std::cos(double(it)), double(it % 7)}, g{-x[0], -x[1], -x[2]};
+    adaptation.add(it, x, g, unit);
+    if (it == 83) {
+      EXPECT_GT(stored(), 0u);
+    } else if (it >= 84) {
+      EXPECT_EQ(stored(), 0u) << "iteration " << it;
+      EXPECT_EQ(adaptation.state().foreground.count, 0);
+    }
+  }
+  // A checkpoint of the sampling restores.
+  FisherAdaptation resumed(MetricKind::low_rank, 3, 100);
+  resumed.restore(adaptation.state());
 }
 
 // A checkpoint's window count is checked before it is used: a count whose product with the

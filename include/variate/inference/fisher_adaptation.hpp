@@ -69,6 +69,8 @@ class FisherWindow {
   void add(std::span<const double> x, std::span<const double> gradient);
   std::int64_t count() const { return count_; }
   void restart();
+  /// restart(), and the memory of the stored draws and gradients is given back.
+  void release();
   FisherWindowState state() const { return {count_, mean_x_, m2_x_, mean_g_, m2_g_, draws_, gradients_}; }
   /// Continues from `state` (a checkpoint's); throws unless its sizes fit this window.
   void restore(FisherWindowState state);
@@ -106,6 +108,8 @@ class FisherAdaptation {
   void restore(FisherState state);
 
  private:
+  // The foreground window's metric after iteration `iteration`, when this iteration updates it.
+  std::optional<Metric> estimate(std::int64_t iteration, const Metric& current) const;
   MetricKind kind_;
   FisherOptions options_;
   std::int64_t early_end_, final_start_;
