@@ -33,8 +33,11 @@ inference::Metric metric_of_variances(inference::MetricKind kind, const std::vec
 
 void init_from_pathfinder(const Model& model, std::uint64_t seed, inference::SamplerOptions& sampler,
                           std::ostream& out) {
-  const inference::PathfinderResult r =
-      inference::pathfinder(model.program, {.key = random::fold_in(random::Key(seed), "pathfinder init")});
+  const inference::PathfinderOptions options{.key = random::fold_in(random::Key(seed), "pathfinder init")};
+  // Its paths print nothing until they end, which takes minutes on a large model.
+  out << "init: running Pathfinder (" << options.paths << " paths of up to " << options.iterations
+      << " L-BFGS iterations, an ELBO of " << options.elbo_draws << " draws at each)" << std::endl;
+  const inference::PathfinderResult r = inference::pathfinder(model.program, options);
   const std::vector<std::vector<double>> starts = distinct_rows(r.unconstrained_draws);
   sampler.initial_positions.clear();
   for (int c = 0; c < sampler.chains; ++c) {

@@ -228,15 +228,18 @@ int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostr
                 "--report reads the CSV files: use it with --output-format csv or both");
   inference::SamplerOptions so = sampler_options(o);
   const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = dtype_of(o)});
-  StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   const bool mpi = distribute::launched_with_mpi();
   VARIATE_CHECK(o.init == "random" || !mpi, "sample", "--init pathfinder is not supported under mpirun");
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     const inference::Unconstrained space(model.program);
+    // Before the stop handlers: Pathfinder does not poll their flag, and until the chains start
+    // there is nothing to keep, so a stop signal ends the run at once.
     if (o.init == "pathfinder") init_from_pathfinder(model, o.seed, so, out);
+    const StopSignalScope stop_signals;  // the sampler polls the flag
     return sample_on_device({o, model, so, space, {.threads = threads}}, out, progress_out, terminal, wall_start);
   }
+  const StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   // Devices (threads, or MPI ranks x threads under mpirun), each running the whole job on its shard of
   // the data; the kernels of a device get --threads threads, or its share of the cores. Device 0
   // (on rank 0) writes.

@@ -563,6 +563,19 @@ TEST(SampleCli, SigtermAndSighupStopTheRunAsCtrlCDoes) {
   }
 }
 
+// Pathfinder does not poll the stop flag and there are no draws yet to keep: a stop signal during
+// `--init pathfinder` ends the run at once (on MNIST its paths take many minutes).
+TEST(SampleCli, AStopSignalDuringPathfinderEndsTheRunAtOnce) {
+  const TempDir dir("stop_pathfinder");
+  const std::string log = dir / "log.txt";
+  const auto stopped = variate::testing::interrupt_when(
+      {"sample", "--model", "digits-softmax", "--init", "pathfinder", "--output", dir / "out"}, log,
+      [&] { return variate::testing::read_text(log).find("init: running Pathfinder") != std::string::npos; }, SIGTERM);
+  ASSERT_TRUE(stopped.stopped) << stopped.log;
+  EXPECT_EQ(stopped.signal, SIGTERM) << "exit code " << stopped.exit_code << ": " << stopped.log;
+  EXPECT_EQ(stopped.log.find("init: Pathfinder, "), std::string::npos) << "Pathfinder ran to its end: " << stopped.log;
+}
+
 // Memory: a run the machine cannot hold fails at once, with the figure and the option to change.
 TEST(SampleCli, ARunTooLargeForTheMachineFailsUpFront) {
   const TempDir dir("too_large");

@@ -65,15 +65,16 @@ inline int draw_rows(const std::string& path) {
 struct InterruptedRun {
   bool stopped;     // exited within 20 s of the signal (otherwise it was killed)
   int exit_code;    // -1 unless it exited normally
+  int signal;       // the signal that ended it; 0 when it exited
   std::string log;  // stdout and stderr together
 };
 
-/// Runs `variate args...` with its output in `log`, sends `signal` once `watched` holds `rows` rows
-/// of draws (or after 30 s), and waits for it to stop.
-inline InterruptedRun interrupt_after_rows(const std::vector<std::string>& args, const std::string& log,
-                                           const std::string& watched, int rows, int signal = SIGINT) {
+/// Runs `variate args...` with its output in `log`, sends `signal` once `ready()` is true (or after
+/// 30 s), and waits for it to stop.
+template <class Ready>
+InterruptedRun interrupt_when(const std::vector<std::string>& args, const std::string& log, Ready ready, int signal) {
   const pid_t pid = fork();
-  if (pid < 0) return {false, -1, "fork failed"};
+  if (pid < 0) return {false, -1, 0, "fork failed"};
   if (pid == 0) {
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
@@ -85,7 +86,7 @@ inline InterruptedRun interrupt_after_rows(const std::vector<std::string>& args,
     _exit(127);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (draw_rows(watched) < rows && std::chrono::steady_clock::now() < deadline)
+  while (!ready() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   kill(pid, signal);
   int status = 0;
@@ -100,7 +101,15 @@ inline InterruptedRun interrupt_after_rows(const std::vector<std::string>& args,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return {stopped, WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
+  return {stopped, WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+          read_text(log)};
+}
+
+/// interrupt_when `watched` holds `rows` rows of draws.
+inline InterruptedRun interrupt_after_rows(const std::vector<std::string>& args, const std::string& log,
+                                           const std::string& watched, int rows, int signal = SIGINT) {
+  return interrupt_when(
+      args, log, [&] { return draw_rows(watched) >= rows; }, signal);
 }
 
 }  // namespace variate::testing
