@@ -90,6 +90,10 @@ TEST(PipelinedFlow, ConditionalLayersMapOnlyAtAContext) {
   EXPECT_ERROR(with_context.flow->forward(z), "PipelinedFlow: its layers are conditional; map with given(context)");
   EXPECT_ERROR(without.flow->given(Tensor::zeros(Shape{2, pipelined::kHidden})),
                "PipelinedFlow: given() needs conditional layers");
+  EXPECT_EQ(with_context.flow->conditional_layers().size(), 2u);
+  EXPECT_TRUE(with_context.flow->layers().empty());
+  EXPECT_EQ(without.flow->layers().size(), 2u);
+  EXPECT_TRUE(without.flow->conditional_layers().empty());
   // Outside a mesh, at a context: the layers in order, there and back.
   const Tensor h = variate::testing::random_tensor(Shape{2, pipelined::kHidden}, 5);
   const BijectorPtr at_h = with_context.flow->given(h);

@@ -81,7 +81,9 @@ class PipelinedFlow final : public Bijector,
   /// makes (one per particle of an ELBO or IWAE bound).
   Tensor serve(DType dtype = DType::f64) const;
 
+  /// The plain layers; empty for a flow of conditional layers, which conditional_layers() holds.
   const std::vector<BijectorPtr>& layers() const { return layers_; }
+  const std::vector<ConditionalBijectorPtr>& conditional_layers() const { return conditional_layers_; }
   bool conditional() const { return !conditional_layers_.empty(); }
   const std::vector<int>& placement() const { return placement_; }
   const std::string& axis() const { return axis_; }
