@@ -195,7 +195,7 @@ Metric FisherAdaptation::initial_metric(std::span<const double> gradient) const 
   return Metric::low_rank(std::move(diag), {}, {});
 }
 
-void FisherAdaptation::restore(FisherState state) {
+void FisherAdaptation::restore(FisherState state, std::int64_t next_iteration) {
   // A window holds draws of metric-adapting iterations only, so no more than final_start_: a
   // larger count (from a file) would silently freeze or skew the estimates.
   for (const FisherWindowState* w : {&state.foreground, &state.background})
@@ -203,6 +203,12 @@ void FisherAdaptation::restore(FisherState state) {
                   " draws (the metric-adapting warm-up iterations), got a count of ", w->count);
   foreground_.restore(std::move(state.foreground));
   background_.restore(std::move(state.background));
+  if (next_iteration >= final_start_) release_windows();
+}
+
+void FisherAdaptation::release_windows() {
+  foreground_.release();
+  background_.release();
 }
 
 std::optional<Metric> FisherAdaptation::add(std::int64_t iteration, std::span<const double> x,
@@ -215,12 +221,10 @@ std::optional<Metric> FisherAdaptation::add(std::int64_t iteration, std::span<co
     background_.restart();
   }
   std::optional<Metric> metric = estimate(iteration, current);
-  // The metric is fixed from here on: a low-rank window's draws (up to 2 x switch_interval x
-  // dimension doubles each) would otherwise stay in memory and in every checkpoint of the sampling.
-  if (iteration + 1 == final_start_) {
-    foreground_.release();
-    background_.release();
-  }
+  // The metric is fixed from here on: the low-rank windows' draws and gradients (up to
+  // 3 x switch_interval of each over the two) would otherwise stay in memory and in every
+  // checkpoint of the sampling.
+  if (iteration + 1 == final_start_) release_windows();
   return metric;
 }
 

@@ -237,7 +237,7 @@ class ChainBatch {
     metrics_[std::size_t(c)] = shard(s.metric);
     dual_[std::size_t(c)].restore(s.dual_averaging);
     if (fisher())
-      fisher_[std::size_t(c)].restore(*s.fisher);
+      fisher_[std::size_t(c)].restore(*s.fisher, s.iteration);
     else
       welford_[std::size_t(c)].restore(s.welford);
     search_count_[std::size_t(c)] = s.step_size_searches;
@@ -533,7 +533,7 @@ void check_resume(const Target& target, const SamplerOptions& o, int c, const Ch
                 s.fisher ? "Fisher-divergence" : "Stan's windowed", " metric adaptation, this run uses ",
                 fisher ? "Fisher-divergence" : "Stan's windowed", " adaptation");
   // The windows' sizes, here rather than when the chain restores them, so that no chain starts.
-  if (s.fisher) FisherAdaptation(o.metric, d, o.num_warmup, o.fisher).restore(*s.fisher);
+  if (s.fisher) FisherAdaptation(o.metric, d, o.num_warmup, o.fisher).restore(*s.fisher, s.iteration);
 }
 
 // What makes a ChEES state unusable: a non-positive or non-finite step size or trajectory length,

@@ -572,6 +572,8 @@ TEST(SampleCli, AStopSignalDuringPathfinderEndsTheRunAtOnce) {
       {"sample", "--model", "digits-softmax", "--init", "pathfinder", "--output", dir / "out"}, log,
       [&] { return variate::testing::read_text(log).find("init: running Pathfinder") != std::string::npos; }, SIGTERM);
   ASSERT_TRUE(stopped.stopped) << stopped.log;
+  ASSERT_NE(stopped.log.find("init: running Pathfinder"), std::string::npos) << "Pathfinder never started";
+  EXPECT_FALSE(fs::exists(dir / "out")) << "a run stopped before sampling leaves no output folder";
   EXPECT_EQ(stopped.signal, SIGTERM) << "exit code " << stopped.exit_code << ": " << stopped.log;
   EXPECT_EQ(stopped.log.find("init: Pathfinder, "), std::string::npos) << "Pathfinder ran to its end: " << stopped.log;
 }

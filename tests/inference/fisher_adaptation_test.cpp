@@ -306,9 +306,19 @@ TEST(FisherSchedule, EmptiesTheWindowsWhenTheMetricIsFixed) {
       EXPECT_EQ(adaptation.state().foreground.count, 0);
     }
   }
-  // A checkpoint of the sampling restores.
+  // A checkpoint of the sampling restores; one with full windows (from an earlier build) is emptied.
   FisherAdaptation resumed(MetricKind::low_rank, 3, 100);
-  resumed.restore(adaptation.state());
+  resumed.restore(adaptation.state(), 90);
+  FisherAdaptation midway(MetricKind::low_rank, 3, 100);
+  for (std::int64_t it = 0; it < 50; ++it)
+    midway.add(it, std::vector<double>{double(it % 3), double(it % 5), double(it % 7)},
+               std::vector<double>{-double(it % 3), -double(it % 5), -double(it % 7)}, unit);
+  const FisherState full = midway.state();
+  ASSERT_GT(full.foreground.draws.size(), 0u);
+  resumed.restore(full, 50);
+  EXPECT_EQ(resumed.state().foreground.draws.size(), full.foreground.draws.size()) << "still adapting at 50";
+  resumed.restore(full, 90);
+  EXPECT_TRUE(resumed.state().foreground.draws.empty() && resumed.state().background.draws.empty());
 }
 
 // A checkpoint's window count is checked before it is used: a count whose product with the
@@ -329,7 +339,7 @@ TEST(FisherRestore, RejectsCountsThatDoNotFitTheWindow) {
   FisherState too_many{adaptation.state()};
   too_many.background.count = 1000;
   try {
-    adaptation.restore(too_many);
+    adaptation.restore(too_many, 0);
     ADD_FAILURE() << "a window count of 1000 over 100 warm-up iterations was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("at most"), std::string::npos) << e.what();

@@ -82,6 +82,7 @@ InterruptedRun interrupt_when(const std::vector<std::string>& args, const std::s
     std::vector<char*> argv{const_cast<char*>("variate")};
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
+    ::signal(signal, SIG_DFL);  // an ignored signal would stay ignored across execv
     execv(VARIATE_CLI_PATH, argv.data());
     _exit(127);
   }

@@ -104,12 +104,15 @@ class FisherAdaptation {
   /// dual averaging starts over for the final window.
   bool ends_metric_adaptation(std::int64_t iteration) const { return iteration + 1 == final_start_; }
   FisherState state() const { return {foreground_.state(), background_.state()}; }
-  /// Continues from `state` (a checkpoint's); throws unless its windows fit this adaptation.
-  void restore(FisherState state);
+  /// Continues from `state` (a checkpoint's) before iteration `next_iteration`; throws unless its
+  /// windows fit this adaptation. Past the metric-adapting iterations the windows are emptied, as
+  /// add() empties them (a checkpoint of an earlier build kept them through the sampling).
+  void restore(FisherState state, std::int64_t next_iteration);
 
  private:
   // The foreground window's metric after iteration `iteration`, when this iteration updates it.
   std::optional<Metric> estimate(std::int64_t iteration, const Metric& current) const;
+  void release_windows();
   MetricKind kind_;
   FisherOptions options_;
   std::int64_t early_end_, final_start_;
