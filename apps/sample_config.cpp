@@ -35,8 +35,8 @@ void check_chees_options(const SampleJobOptions& o) {
                 "--sampler chees learns a diagonal metric from the chains' cross-chain variance; --metric ", o.metric,
                 " is not supported with it (use --metric diag)");
   VARIATE_CHECK(o.init == "random" && o.init_from.empty(), "sample",
-                "--init pathfinder and --init-from are not supported with --sampler chees: its warm-up learns the "
-                "metric from chains that start spread out");
+                "--init pathfinder, --init laplace and --init-from are not supported with --sampler chees: its "
+                "warm-up learns the metric from chains that start spread out");
   VARIATE_CHECK(o.devices == 1, "sample", "--sampler chees runs on one device, got --devices ", o.devices);
 }
 
@@ -76,13 +76,16 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& options) {
   VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
   VARIATE_CHECK(o.sharded_draws == "gather" || o.sharded_draws == "per-device", "sample",
                 "--sharded-draws must be gather or per-device, got ", quote_input(o.sharded_draws));
-  VARIATE_CHECK(o.init == "random" || o.init == "pathfinder", "sample", "--init must be random or pathfinder, got ",
-                quote_input(o.init));
-  VARIATE_CHECK(o.init == "random" || o.devices == 1, "sample",
-                "--init pathfinder needs the whole data set on one device; it is not supported with --devices ",
-                o.devices);
-  VARIATE_CHECK(o.init == "random" || (o.init_from.empty() && o.resume.empty()), "sample",
-                "--init pathfinder starts a run afresh; it cannot be combined with --init-from or --resume");
+  VARIATE_CHECK(o.init == "random" || o.init == "pathfinder" || o.init == "laplace", "sample",
+                "--init must be random, pathfinder or laplace, got ", quote_input(o.init));
+  VARIATE_CHECK(o.init == "random" || o.devices == 1, "sample", "--init ", o.init,
+                " needs the whole data set on one device; it is not supported with --devices ", o.devices);
+  VARIATE_CHECK(o.init == "random" || (o.init_from.empty() && o.resume.empty()), "sample", "--init ", o.init,
+                " starts a run afresh; it cannot be combined with --init-from or --resume");
+  // A checkpoint holds whitened positions, which mean nothing without the approximation.
+  VARIATE_CHECK(o.init != "laplace" || o.checkpoint_every == 0, "sample",
+                "--checkpoint-every is not supported with --init laplace (the chains run on coordinates that only "
+                "this run's Laplace approximation maps back)");
   check_chees_options(o);
   check_checkpoint_options(o);
   inference::SamplerOptions s;

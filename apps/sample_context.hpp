@@ -3,6 +3,7 @@
 // sampler's options, the space the chains move on and where the device runs.
 #include "models.hpp"
 #include "sample_job.hpp"
+#include "variate/inference/laplace.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/unconstrained.hpp"
 
@@ -20,6 +21,8 @@ struct SampleContext {
   const inference::SamplerOptions& sampler;
   const inference::Unconstrained& space;
   Placement at;
+  /// --init laplace: the chains run on the coordinates it whitens.
+  const inference::LaplaceApproximation* laplace = nullptr;
   bool nuts() const { return sampler.algorithm == inference::Algorithm::nuts; }
 };
 

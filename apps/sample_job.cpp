@@ -9,6 +9,7 @@
 #include "draw_layout.hpp"
 #include "draw_writer.hpp"
 #include "held_out_report.hpp"
+#include "laplace_init.hpp"
 #include "models.hpp"
 #include "netcdf_draws.hpp"
 #include "pathfinder_init.hpp"
@@ -162,7 +163,8 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
                      Clock::time_point wall_start) {
   const SampleJobOptions& o = job.options;
   const bool writer = job.at.writer();
-  const inference::Target target = inference::make_target(job.space, dtype_of(o));
+  const inference::Target model_target = inference::make_target(job.space, dtype_of(o));
+  const inference::Target target = job.laplace ? job.laplace->whiten(model_target) : model_target;
   check_model(job);
   const DrawLayout layout = plan_draw_layout(job);
   VARIATE_CHECK(!layout.per_device || !writes_netcdf(o.output_format), "sample", "--output-format ", o.output_format,
@@ -185,11 +187,15 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
 
   Progress progress(progress_out, progress_style(o.progress, o.quiet, terminal), o.chains, o.warmup, o.draws);
   sampler.stop = StopSignalScope::flag();
-  inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& d) {
+  std::optional<LaplaceDraws> whitened;
+  if (job.laplace) whitened.emplace(*job.laplace, o.chains);
+  inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& z) {
+    const inference::Draw d = whitened ? whitened->to_model(z) : z;
     draws.write(d);
     if (checkpoints) checkpoints->log(d);
     if (d.warmup || writer) progress.update(d);
   });
+  if (whitened) whitened->to_model(result);
   if (checkpoints) {
     checkpoints->finish();
     checkpoints->prepend_replayed(result);
@@ -229,15 +235,18 @@ int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostr
   inference::SamplerOptions so = sampler_options(o);
   const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = dtype_of(o)});
   const bool mpi = distribute::launched_with_mpi();
-  VARIATE_CHECK(o.init == "random" || !mpi, "sample", "--init pathfinder is not supported under mpirun");
+  VARIATE_CHECK(o.init == "random" || !mpi, "sample", "--init ", o.init, " is not supported under mpirun");
   if (o.devices == 1 && !mpi) {
     const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     const inference::Unconstrained space(model.program);
-    // Before the stop handlers: Pathfinder does not poll their flag, and until the chains start
-    // there is nothing to keep, so a stop signal ends the run at once.
+    // Before the stop handlers: Pathfinder and the Laplace approximation do not poll their flag, and
+    // until the chains start there is nothing to keep, so a stop signal ends the run at once.
     if (o.init == "pathfinder") init_from_pathfinder(model, o.seed, so, out);
+    std::optional<inference::LaplaceApproximation> laplace;
+    if (o.init == "laplace") laplace = init_from_laplace(o, so, out);
     const StopSignalScope stop_signals;  // the sampler polls the flag
-    return sample_on_device({o, model, so, space, {.threads = threads}}, out, progress_out, terminal, wall_start);
+    return sample_on_device({o, model, so, space, {.threads = threads}, laplace ? &*laplace : nullptr}, out,
+                            progress_out, terminal, wall_start);
   }
   const StopSignalScope stop_signals;  // for every device: the sampler polls the flag, and the devices agree on it
   // Devices (threads, or MPI ranks x threads under mpirun), each running the whole job on its shard of

@@ -285,7 +285,8 @@ TEST(SampleCli, CheesRefusesWhatItCannotDo) {
            {"--vectorize --chains 1", "--chains of at least 2"},
            {"--vectorize --chains 8 --metric dense", "--metric dense is not supported"},
            {"--vectorize --chains 8 --metric fisher-diag", "--metric fisher-diag is not supported"},
-           {"--vectorize --chains 8 --init pathfinder", "--init pathfinder and --init-from are not supported"},
+           {"--vectorize --chains 8 --init pathfinder",
+            "--init pathfinder, --init laplace and --init-from are not supported"},
            {"--vectorize --chains 8 --leapfrog-steps 5", "--leapfrog-steps applies to --sampler hmc only"},
        }) {
     const Outcome r = run("sample --model eight-schools --sampler chees " + args + out);

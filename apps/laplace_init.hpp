@@ -1,0 +1,39 @@
+#pragma once
+// `variate sample --init laplace`: L-BFGS to the mode of the unconstrained density, the Laplace
+// approximation there (inference::LaplaceApproximation), and the chains run on the coordinates it
+// whitens, each starting at its own draw from the approximation. Warm-up then adapts the step size
+// and a metric on those coordinates, which the approximation has already made close to the unit
+// one; every draw is mapped back before it is written.
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "models.hpp"
+#include "sample_job.hpp"
+#include "variate/inference/laplace.hpp"
+#include "variate/inference/sampler.hpp"
+
+namespace variate::cli {
+
+/// Finds the mode of `options`' model in f64 (whatever --precision says: the differences need it),
+/// builds the approximation and sets `sampler`'s initial positions (whitened, drawn from `seed`);
+/// prints a line for each step with its cost. Throws as inference::optimize and
+/// inference::LaplaceApproximation::at do.
+inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& options, inference::SamplerOptions& sampler,
+                                                  std::ostream& out);
+
+/// Maps a whitened run's draws to the model's unconstrained space as they are delivered, one buffer
+/// per chain (threaded chains deliver concurrently, each its own chain).
+class LaplaceDraws {
+ public:
+  LaplaceDraws(const inference::LaplaceApproximation& laplace, int chains);
+  inference::Draw to_model(const inference::Draw& whitened);
+  /// Every chain's kept draws in `result`, in place.
+  void to_model(inference::SampleResult& result) const;
+
+ private:
+  const inference::LaplaceApproximation& laplace_;
+  std::vector<std::vector<double>> positions_;
+};
+
+}  // namespace variate::cli

@@ -1,0 +1,62 @@
+#pragma once
+// The Laplace approximation N(mode, H⁻¹) of a posterior (H: the negative Hessian of the log density
+// on the unconstrained space at its mode, from central differences of the gradient), and sampling in
+// the coordinates it whitens: q = mode + A z with A Aᵀ = H⁻¹, so that the sampler moves on z, where
+// the posterior is close to N(0, I) when the approximation is good.
+//
+// This is a dense preconditioner for posteriors whose correlations no diagonal or low-rank metric
+// captures (softmax regression: every feature's weights are free to shift together across the
+// classes, and correlated features' weights trade off). A dense metric of the same matrix would cost
+// three O(d²) products per chain per leapfrog step (the velocity, the kinetic energy and the
+// no-U-turn criterion's momentum); here one triangular product maps a whole batch of chains to the
+// model's space and another maps their gradients back. The same idea as NeuTra (Hoffman et al.
+// 2019, "NeuTra-lizing bad geometry in Hamiltonian Monte Carlo using neural transport") with an
+// affine map, and the approximation Stan's `laplace` method draws from.
+//
+//   LaplaceApproximation laplace = LaplaceApproximation::at(target, mode);
+//   Target whitened = laplace.whiten(target);   // sample this, then
+//   laplace.to_position(z, batch, q);           // map its draws back
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "variate/inference/target.hpp"
+
+namespace variate::inference {
+
+struct LaplaceOptions {
+  /// Forward-difference step on each unconstrained coordinate, relative to its size where that is
+  /// above 1.
+  double step = 1e-6;
+  /// Gradients evaluated per target call while differencing.
+  std::int64_t batch = 16;
+};
+
+class LaplaceApproximation {
+ public:
+  struct Factor;  // its storage (laplace.cpp)
+
+  /// Differences `target`'s gradient around `mode` (dimension + 1 gradients) and factors the negative
+  /// Hessian. Throws variate::Error when a gradient there is not finite or the negative Hessian is not
+  /// positive definite (the mode is not a strict maximum, or the density is not locally Gaussian).
+  static LaplaceApproximation at(const Target& target, std::span<const double> mode, const LaplaceOptions& options = {});
+
+  std::int64_t dimension() const;
+  /// Gradients the differencing used.
+  std::int64_t gradients() const;
+  /// The approximation's marginal variances: the diagonal of H⁻¹.
+  std::vector<double> variances() const;
+  /// q = mode + A z for a batch of (batch × dimension) whitened points, row-major.
+  void to_position(std::span<const double> z, std::int64_t batch, std::span<double> q) const;
+  /// The target on z: log p(mode + A z) (the map's Jacobian is constant) and gradient Aᵀ ∇log p.
+  /// Unsharded targets only. The result shares this approximation.
+  Target whiten(Target target) const;
+
+ private:
+  /// g ← Aᵀ g for a batch of gradients (batch × dimension).
+  void to_whitened_gradient(std::span<double> gradient, std::int64_t batch) const;
+  std::shared_ptr<const Factor> factor_;
+};
+
+}  // namespace variate::inference
