@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iomanip>
+#include <optional>
 
 #include "variate/inference/optimize.hpp"
 #include "variate/inference/target.hpp"
@@ -17,17 +18,20 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 }  // namespace
 
-inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& o, inference::SamplerOptions& sampler,
-                                                  std::ostream& out) {
-  const Model model = make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = DType::f64});
+inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& o, const Model& sampled,
+                                                  inference::SamplerOptions& sampler, std::ostream& out) {
+  std::optional<Model> made;
+  if (o.precision != "f64")
+    made.emplace(make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = DType::f64}));
+  const Model& model = made ? *made : sampled;
   const random::Key key = random::fold_in(random::Key(o.seed), "laplace init");
   out << "init: finding the mode by L-BFGS (f64)" << std::endl;
   auto start = Clock::now();
   const inference::OptimizeResult mode = inference::optimize(
       model.program, {.jacobian = inference::Jacobian::included, .key = random::fold_in(key, "optimize")});
-  out << "init: " << (mode.converged ? "converged" : "stopped at the iteration limit") << " after "
-      << mode.iterations << " iterations (" << mode.message << "), log p " << std::setprecision(8)
-      << mode.log_density << ", " << std::setprecision(3) << seconds_since(start) << " s" << std::endl;
+  out << "init: " << (mode.converged ? "converged" : "stopped at the iteration limit") << " after " << mode.iterations
+      << " iterations (" << mode.message << "), log p " << std::setprecision(8) << mode.log_density << ", "
+      << std::setprecision(3) << seconds_since(start) << " s" << std::endl;
 
   start = Clock::now();
   const inference::Unconstrained space(model.program);

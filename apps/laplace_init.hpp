@@ -15,12 +15,12 @@
 
 namespace variate::cli {
 
-/// Finds the mode of `options`' model in f64 (whatever --precision says: the differences need it),
-/// builds the approximation and sets `sampler`'s initial positions (whitened, drawn from `seed`);
-/// prints a line for each step with its cost. Throws as inference::optimize and
-/// inference::LaplaceApproximation::at do.
-inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& options, inference::SamplerOptions& sampler,
-                                                  std::ostream& out);
+/// Finds the mode of `options`' model in f64 (`model` itself when its precision is f64, else the
+/// model made again in f64: the differences need it), builds the approximation and sets `sampler`'s
+/// initial positions (whitened, drawn from --seed); prints a line for each step with its cost.
+/// Throws as inference::optimize and inference::LaplaceApproximation::at do.
+inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& options, const Model& model,
+                                                  inference::SamplerOptions& sampler, std::ostream& out);
 
 /// Maps a whitened run's draws to the model's unconstrained space as they are delivered, one buffer
 /// per chain (threaded chains deliver concurrently, each its own chain).

@@ -117,9 +117,9 @@ Command add_sample_command(CLI::App& app) {
                   "random: each chain starts uniform in (-2, 2) on the unconstrained space; pathfinder: run multi-path "
                   "Pathfinder first, start each chain at its own resampled draw and the metric at the approximation's "
                   "variances (warm-up still runs, and may be shortened); laplace: find the mode (L-BFGS), take the "
-                  "Laplace approximation there (its Hessian from 2 x dimension gradients) and run the chains on the "
+                  "Laplace approximation there (its Hessian from dimension + 1 gradients) and run the chains on the "
                   "coordinates it whitens, each starting at its own draw from it (for strongly correlated posteriors "
-                  "near Gaussian, such as mnist-softmax; no --checkpoint-every)")
+                  "near Gaussian, such as digits-softmax; no --checkpoint-every)")
       ->check(CLI::IsMember({"random", "pathfinder", "laplace"}))
       ->capture_default_str();
   cmd->add_flag("--vectorize", o->vectorize, "run all chains in one lockstep batch (one target call per step)");

@@ -16,6 +16,7 @@ std::vector<std::pair<std::string, std::string>> config_lines(const SampleJobOpt
       s, {.model = m.name, .data_file = m.data_file, .chain = chain, .path = path, .thin = o.thin});
   c.emplace_back("precision", o.precision);
   c.emplace_back("vectorized", o.vectorize ? "1" : "0");
+  c.emplace_back("initialization", o.init);  // laplace: the adaptation block's metric is on whitened coordinates
   c.emplace_back("threads", std::to_string(threads));
   c.emplace_back("devices", std::to_string(devices));
   if (devices > 1) c.emplace_back("sharded_draws", sharded_draws);

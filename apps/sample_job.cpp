@@ -190,7 +190,8 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
   std::optional<LaplaceDraws> whitened;
   if (job.laplace) whitened.emplace(*job.laplace, o.chains);
   inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& z) {
-    const inference::Draw d = whitened ? whitened->to_model(z) : z;
+    // Warm-up positions are neither written nor shown: only kept draws are mapped back.
+    const inference::Draw d = whitened && !z.warmup ? whitened->to_model(z) : z;
     draws.write(d);
     if (checkpoints) checkpoints->log(d);
     if (d.warmup || writer) progress.update(d);
@@ -243,7 +244,7 @@ int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostr
     // until the chains start there is nothing to keep, so a stop signal ends the run at once.
     if (o.init == "pathfinder") init_from_pathfinder(model, o.seed, so, out);
     std::optional<inference::LaplaceApproximation> laplace;
-    if (o.init == "laplace") laplace = init_from_laplace(o, so, out);
+    if (o.init == "laplace") laplace = init_from_laplace(o, model, so, out);
     const StopSignalScope stop_signals;  // the sampler polls the flag
     return sample_on_device({o, model, so, space, {.threads = threads}, laplace ? &*laplace : nullptr}, out,
                             progress_out, terminal, wall_start);

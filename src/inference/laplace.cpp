@@ -1,12 +1,12 @@
 #include "variate/inference/laplace.hpp"
 
+#include <omp.h>
+
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-
-#include <omp.h>
 
 #include "tensor/cpu/parallel_tasks.hpp"
 #include "variate/core/error.hpp"
@@ -30,12 +30,29 @@ namespace {
 constexpr const char* kOp = "Laplace approximation";
 // Row blocks per product: enough for every thread to find work when others are late.
 constexpr std::int64_t kBlocks = 64;
-// The products' vectors: 8 f32 entries widened to f64, times 8 f64 coordinates of up to kGroup
+// The products' vectors: 4 f32 entries widened to f64, times 4 f64 coordinates of up to kGroup
 // points at a time (each row chunk is widened once per group).
-constexpr int kLanes = 8;
+constexpr int kLanes = 4;
 constexpr std::int64_t kGroup = 4;
 typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
 typedef double Doubles __attribute__((vector_size(kLanes * sizeof(double))));
+
+// Evaluates a batch of points, or each alone when the model does not take a batch (a model written
+// for one point at a time, which threaded chains sample as well).
+void evaluate_points(const Target& target, std::span<const double> points, std::int64_t batch, std::span<double> lp,
+                     std::span<double> grad) {
+  const std::int64_t d = target.dimension;
+  if (batch > 1) {
+    try {
+      target.evaluate(points, batch, lp, grad);
+      return;
+    } catch (const std::exception&) {
+    }
+  }
+  for (std::int64_t k = 0; k < batch; ++k)
+    target.evaluate(points.subspan(std::size_t(k * d), std::size_t(d)), 1, lp.subspan(std::size_t(k), 1),
+                    grad.subspan(std::size_t(k * d), std::size_t(d)));
+}
 
 // The negative Hessian of the log density at `mode` by forward differences of the gradient (one
 // gradient per coordinate and one at the mode), its lower triangle symmetrized; `gradients` counts
@@ -48,6 +65,8 @@ Eigen::MatrixXd negative_hessian(const Target& target, std::span<const double> m
   target.evaluate(mode, 1, lp, at_mode);
   gradients = 1;
   VARIATE_CHECK(std::isfinite(lp[0]), kOp, "the log density at the mode is ", lp[0]);
+  VARIATE_CHECK(std::all_of(at_mode.begin(), at_mode.end(), [](double g) { return std::isfinite(g); }), kOp,
+                "the gradient at the mode is not finite");
   for (std::int64_t first = 0; first < d; first += o.batch) {
     const std::int64_t batch = std::min(o.batch, d - first);
     points.resize(std::size_t(batch * d));
@@ -57,7 +76,7 @@ Eigen::MatrixXd negative_hessian(const Target& target, std::span<const double> m
       std::copy(mode.begin(), mode.end(), points.begin() + k * d);
       points[std::size_t(k * d + first + k)] += o.step * std::max(1.0, std::abs(mode[std::size_t(first + k)]));
     }
-    target.evaluate(points, batch, lp, grad);
+    evaluate_points(target, points, batch, lp, grad);
     gradients += batch;
     for (std::int64_t k = 0; k < batch; ++k) {
       const std::int64_t j = first + k;
@@ -65,8 +84,7 @@ Eigen::MatrixXd negative_hessian(const Target& target, std::span<const double> m
                     " next to the mode (coordinate ", j,
                     " moved); the mode must be inside the model's support with a finite gradient around it");
       const double step = points[std::size_t(k * d + j)] - mode[std::size_t(j)];
-      for (std::int64_t i = 0; i < d; ++i)
-        h(i, j) = -(grad[std::size_t(k * d + i)] - at_mode[std::size_t(i)]) / step;
+      for (std::int64_t i = 0; i < d; ++i) h(i, j) = -(grad[std::size_t(k * d + i)] - at_mode[std::size_t(i)]) / step;
     }
   }
   VARIATE_CHECK(h.allFinite(), kOp, "the gradient is not finite next to the mode");
@@ -74,6 +92,30 @@ Eigen::MatrixXd negative_hessian(const Target& target, std::span<const double> m
   for (std::int64_t j = 0; j < d; ++j)
     for (std::int64_t i = j + 1; i < d; ++i) h(i, j) = 0.5 * (h(i, j) + h(j, i));
   return h;
+}
+
+// o[b·d] = Σ_j row[j] · v[b·d + j] for b < G: each chunk of the row is widened once for the G
+// points, whose accumulators stay in registers.
+template <int G>
+void row_dots(const float* row, std::int64_t n, const double* v, std::int64_t d, double* o) {
+  Doubles acc[G] = {};
+  std::int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    Floats f;
+    std::memcpy(&f, row + j, sizeof f);
+    const Doubles entries = __builtin_convertvector(f, Doubles);
+    for (int b = 0; b < G; ++b) {
+      Doubles xs;
+      std::memcpy(&xs, v + b * d + j, sizeof xs);
+      acc[b] += entries * xs;
+    }
+  }
+  for (int b = 0; b < G; ++b) {
+    double sum = 0;
+    for (int l = 0; l < kLanes; ++l) sum += acc[b][l];
+    for (std::int64_t t = j; t < n; ++t) sum += double(row[t]) * v[b * d + t];
+    o[b * d] = sum;
+  }
 }
 
 // out_b = T x_b for every b in the batch (rows of `batch` × d), where T is a triangle packed row
@@ -93,26 +135,13 @@ void triangle_products(const std::vector<float>& packed, std::int64_t d, bool lo
       const float* row = packed.data() + entries_before(r);
       const std::int64_t first = lower ? 0 : r, n = lower ? r + 1 : d - r;
       for (std::int64_t b0 = 0; b0 < batch; b0 += kGroup) {
-        const std::int64_t group = std::min(kGroup, batch - b0);
-        const double* v[kGroup];
-        Doubles acc[kGroup] = {};
-        for (std::int64_t b = 0; b < group; ++b) v[b] = x.data() + (b0 + b) * d + first;
-        std::int64_t j = 0;
-        for (; j + kLanes <= n; j += kLanes) {
-          Floats f;
-          std::memcpy(&f, row + j, sizeof f);
-          const Doubles entries = __builtin_convertvector(f, Doubles);
-          for (std::int64_t b = 0; b < group; ++b) {
-            Doubles xs;
-            std::memcpy(&xs, v[b] + j, sizeof xs);
-            acc[b] += entries * xs;
-          }
-        }
-        for (std::int64_t b = 0; b < group; ++b) {
-          double sum = 0;
-          for (int l = 0; l < kLanes; ++l) sum += acc[b][l];
-          for (std::int64_t t = j; t < n; ++t) sum += double(row[t]) * v[b][t];
-          out[std::size_t((b0 + b) * d + r)] = sum;
+        const double* v = x.data() + b0 * d + first;
+        double* o = out.data() + b0 * d + r;
+        switch (std::min(kGroup, batch - b0)) {
+          case 1: row_dots<1>(row, n, v, d, o); break;
+          case 2: row_dots<2>(row, n, v, d, o); break;
+          case 3: row_dots<3>(row, n, v, d, o); break;
+          default: row_dots<4>(row, n, v, d, o); break;
         }
       }
     }
@@ -121,7 +150,7 @@ void triangle_products(const std::vector<float>& packed, std::int64_t d, bool lo
 
 // R⁻¹ from R (the lower triangle of `llt`) into f's two packings. Column block [c0, c1) of R⁻¹
 // is zero above row c0, so it solves only R's trailing block: the blocks are independent (threads
-// take them), and together cost d³/6 instead of a full triangular solve's d³/3.
+// take them), and together cost about d³/3 flops instead of a full triangular solve's d³.
 void pack_inverse(const Eigen::MatrixXd& llt, LaplaceApproximation::Factor& f) {
   const std::int64_t d = f.dimension(), width = 128, blocks = (d + width - 1) / width;
   f.by_columns.resize(std::size_t(d * (d + 1) / 2));
@@ -158,6 +187,13 @@ LaplaceApproximation LaplaceApproximation::at(const Target& target, std::span<co
   VARIATE_CHECK(llt.info() == Eigen::Success, kOp,
                 "the negative Hessian at the mode is not positive definite: the point is not a strict maximum, or "
                 "the density is flat or not log-concave there; start from random points or Pathfinder instead");
+  // A nearly flat direction (a parameter the model does not identify) would send the draws from the
+  // approximation, and so the chains' starts, absurdly far.
+  const double rcond = llt.rcond();
+  VARIATE_CHECK(rcond > 1e-12, kOp, "the negative Hessian at the mode is nearly singular (reciprocal condition number ",
+                rcond,
+                "): some direction is almost flat, which a Gaussian cannot approximate; start from random "
+                "points or Pathfinder instead");
   pack_inverse(h, *f);
   LaplaceApproximation out;
   out.factor_ = std::move(f);
@@ -203,8 +239,8 @@ Target LaplaceApproximation::whiten(Target target) const {
                 " coordinates; the approximation has ", dimension());
   Target out = target;
   out.evaluate = [self = *this, inner = std::move(target.evaluate)](std::span<const double> z, std::int64_t batch,
-                                                                     std::span<double> log_density,
-                                                                     std::span<double> gradient) {
+                                                                    std::span<double> log_density,
+                                                                    std::span<double> gradient) {
     std::vector<double> q(z.size());  // per call: threaded chains evaluate concurrently
     self.to_position(z, batch, q);
     inner(q, batch, log_density, gradient);

@@ -36,6 +36,7 @@ TEST(LaplaceInitCli, SamplesTheBetaBernoulliPosteriorOnItsOwnScale) {
     const variate::data::StanCsv csv =
         variate::data::read_stan_csv(dir / ("out/beta-bernoulli-" + std::to_string(chain) + ".csv"));
     ASSERT_EQ(csv.draws.size(), 1000u);
+    EXPECT_EQ(*csv.config_value("initialization"), "laplace");
     const std::vector<double> t = csv.column("theta"), lp = csv.column("lp__");
     for (std::size_t s = 0; s < t.size(); ++s) {
       ASSERT_TRUE(t[s] > 0 && t[s] < 1) << t[s];
@@ -51,6 +52,19 @@ TEST(LaplaceInitCli, SamplesTheBetaBernoulliPosteriorOnItsOwnScale) {
     for (double v : chain) sum += v;
   EXPECT_NEAR(sum / 2000, 0.25, 4 * variate::inference::mcse_mean(theta));
   EXPECT_LT(variate::inference::rhat(theta), 1.01);
+}
+
+// The held-out accuracy is scored from the run's kept positions, which must be mapped back too: on
+// whitened coordinates the weights would be near 0 and the accuracy near chance (0.1).
+TEST(LaplaceInitCli, ScoresHeldOutDigitsFromTheModelsOwnCoordinates) {
+  const TempDir dir("laplace_digits");
+  const Outcome r =
+      run("sample --model digits-softmax --init laplace --chains 2 --warmup 100 --draws 100 --output " + (dir / "out"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string label = "test accuracy: Bayesian model averaging ";
+  const auto at = r.output.find(label);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_GT(std::stod(r.output.substr(at + label.size())), 0.9) << r.output;
 }
 
 TEST(LaplaceInitCli, RefusesWhatItCannotDo) {

@@ -1,5 +1,5 @@
 // The Laplace approximation and its whitened target, on Gaussians whose answers are known exactly:
-// central differences are exact for a quadratic log density up to rounding.
+// differences of the gradient are exact for a quadratic log density up to rounding.
 #include "variate/inference/laplace.hpp"
 
 #include <gtest/gtest.h>
@@ -42,7 +42,8 @@ TEST(Laplace, VariancesAreTheInverseHessiansDiagonal) {
   const double det = 4.0 * (1.0 * 1e-2 - 0.01 * 0.01) - 1.9 * (1.9 * 1e-2);
   const std::vector<double> expected{(1.0 * 1e-2 - 1e-4) / det, 4.0 * 1e-2 / det, (4.0 - 1.9 * 1.9) / det};
   const std::vector<double> got = laplace.variances();
-  for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[std::size_t(i)], expected[std::size_t(i)], 1e-6 * expected[std::size_t(i)]);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(got[std::size_t(i)], expected[std::size_t(i)], 1e-6 * expected[std::size_t(i)]);
 }
 
 TEST(Laplace, TheWhitenedGaussianIsStandardNormal) {
@@ -94,6 +95,35 @@ TEST(Laplace, WhitensAGaussianOfManyCoordinates) {
   for (std::size_t i = 0; i < z.size(); ++i) EXPECT_NEAR(grad[i], -z[i], 1e-3) << i;
 }
 
+// A model written for one point at a time refuses a batch; the differences then go point by point.
+TEST(Laplace, DifferencesAModelThatTakesOnePointAtATime) {
+  Target t = gaussian();
+  t.evaluate = [inner = t.evaluate](std::span<const double> q, std::int64_t batch, std::span<double> lp,
+                                    std::span<double> grad) {
+    if (batch > 1) throw Error("one point at a time");
+    inner(q, batch, lp, grad);
+  };
+  const LaplaceApproximation laplace = LaplaceApproximation::at(t, kMean);
+  const std::vector<double> expected = LaplaceApproximation::at(gaussian(), kMean).variances();
+  const std::vector<double> got = laplace.variances();
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(got[i], expected[i]);
+}
+
+TEST(Laplace, RefusesANearlySingularHessian) {
+  Target t = gaussian();
+  // A second coordinate the density does not depend on but for a curvature of 1e-14.
+  t.dimension = 2;
+  t.evaluate = [](std::span<const double> q, std::int64_t batch, std::span<double> lp, std::span<double> grad) {
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const double x = q[std::size_t(2 * b)], y = q[std::size_t(2 * b + 1)];
+      lp[std::size_t(b)] = -0.5 * x * x - 0.5e-14 * y * y;
+      grad[std::size_t(2 * b)] = -x;
+      grad[std::size_t(2 * b + 1)] = -1e-14 * y;
+    }
+  };
+  EXPECT_ERROR(LaplaceApproximation::at(t, std::vector<double>{0.0, 0.0}), "nearly singular");
+}
+
 TEST(Laplace, RefusesAPointThatIsNotAMaximum) {
   EXPECT_ERROR(LaplaceApproximation::at(gaussian(-1.0), kMean), "not positive definite");
 }
@@ -111,7 +141,7 @@ TEST(Laplace, RefusesANonFiniteDensityAtOrNextToTheMode) {
 
 TEST(Laplace, RefusesAModeOfTheWrongSize) {
   EXPECT_ERROR(LaplaceApproximation::at(gaussian(), std::vector<double>{1.0, 2.0}),
-                        "the mode has 2 coordinates; the target has 3");
+               "the mode has 2 coordinates; the target has 3");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #pragma once
 // The Laplace approximation N(mode, H⁻¹) of a posterior (H: the negative Hessian of the log density
-// on the unconstrained space at its mode, from central differences of the gradient), and sampling in
+// on the unconstrained space at its mode, from forward differences of the gradient), and sampling in
 // the coordinates it whitens: q = mode + A z with A Aᵀ = H⁻¹, so that the sampler moves on z, where
 // the posterior is close to N(0, I) when the approximation is good.
 //
@@ -40,7 +40,8 @@ class LaplaceApproximation {
   /// Differences `target`'s gradient around `mode` (dimension + 1 gradients) and factors the negative
   /// Hessian. Throws variate::Error when a gradient there is not finite or the negative Hessian is not
   /// positive definite (the mode is not a strict maximum, or the density is not locally Gaussian).
-  static LaplaceApproximation at(const Target& target, std::span<const double> mode, const LaplaceOptions& options = {});
+  static LaplaceApproximation at(const Target& target, std::span<const double> mode,
+                                 const LaplaceOptions& options = {});
 
   std::int64_t dimension() const;
   /// Gradients the differencing used.
