@@ -4,11 +4,6 @@
 #include <iomanip>
 #include <optional>
 
-#include "variate/inference/optimize.hpp"
-#include "variate/inference/target.hpp"
-#include "variate/inference/unconstrained.hpp"
-#include "variate/random/samplers.hpp"
-
 namespace variate::cli {
 namespace {
 
@@ -24,28 +19,20 @@ inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& o, con
   if (o.precision != "f64")
     made.emplace(make_model(o.model, {.data_path = o.data, .model_file = o.model_file, .dtype = DType::f64}));
   const Model& model = made ? *made : sampled;
-  const random::Key key = random::fold_in(random::Key(o.seed), "laplace init");
-  out << "init: finding the mode by L-BFGS (f64)" << std::endl;
-  auto start = Clock::now();
-  const inference::OptimizeResult mode = inference::optimize(
-      model.program, {.jacobian = inference::Jacobian::included, .key = random::fold_in(key, "optimize")});
-  out << "init: " << (mode.converged ? "converged" : "stopped at the iteration limit") << " after " << mode.iterations
-      << " iterations (" << mode.message << "), log p " << std::setprecision(8) << mode.log_density << ", "
-      << std::setprecision(3) << seconds_since(start) << " s" << std::endl;
-
-  start = Clock::now();
-  const inference::Unconstrained space(model.program);
-  const std::vector<double> at = mode.point.to_vector<double>();
-  const inference::LaplaceApproximation laplace =
-      inference::LaplaceApproximation::at(inference::make_target(space, DType::f64), at);
-  out << "init: Laplace approximation at the mode, its Hessian from " << laplace.gradients()
-      << " gradients and factored, " << seconds_since(start)
-      << " s; the chains sample the coordinates it whitens, each starting at its own draw from it" << std::endl;
-
-  const std::int64_t d = laplace.dimension();
-  const Tensor z = random::normal(key, Shape{sampler.chains, d}, DType::f64);
-  sampler.initial_positions = z.to_vector<double>();
-  return laplace;
+  out << "init: finding the mode by L-BFGS (f64) and the Laplace approximation there" << std::endl;
+  const auto start = Clock::now();
+  inference::LaplaceStart laplace =
+      inference::laplace_start(model.program, sampler.chains, random::fold_in(random::Key(o.seed), "laplace init"));
+  const inference::OptimizeResult& mode = laplace.mode;
+  out << "init: L-BFGS " << (mode.converged ? "converged" : "stopped at the iteration limit") << " after "
+      << mode.iterations << " iterations (" << mode.message << "), log p " << std::setprecision(8) << mode.log_density
+      << "; the Hessian from " << laplace.approximation.gradients() << " gradients, factored; " << std::setprecision(3)
+      << seconds_since(start)
+      << " s in all. The chains sample the coordinates the approximation whitens, each starting at its own draw "
+         "from it"
+      << std::endl;
+  sampler.initial_positions = std::move(laplace.starts);
+  return std::move(laplace.approximation);
 }
 
 LaplaceDraws::LaplaceDraws(const inference::LaplaceApproximation& laplace, int chains)

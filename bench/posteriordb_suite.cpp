@@ -5,7 +5,8 @@
 // and the failures.
 //
 //   build/bench/posteriordb_suite [--models a,b] [--seeds 1,2,3] [--metric diag] [--chains 4]
-//       [--warmup 1000] [--draws 1000] [--vectorized] [--threads N] [--output FILE.json] [--list]
+//       [--warmup 1000] [--draws 1000] [--vectorized] [--laplace] [--threads N] [--output FILE.json]
+//       [--list]
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   app.add_option("--draws", options.draws)->check(CLI::PositiveNumber);
   app.add_option("--threads", options.threads, "worker threads (0: one per core)")->check(CLI::NonNegativeNumber);
   app.add_flag("--vectorized", options.vectorized, "all chains in one batch");
+  app.add_flag("--laplace", options.laplace,
+               "start at the Laplace approximation and sample the coordinates it whitens (--init laplace)");
   app.add_option("--output", output, "write the runs and the summary as JSON");
   app.add_option("--data-folder", data_folder, "posteriordb's data files");
   app.add_option("--references", reference_file, "the reference table");
@@ -47,7 +50,8 @@ int main(int argc, char** argv) {
     for (const std::string& name : names) models.push_back(&find_suite_model(name));
     const ReferenceTable references = read_references(reference_file);
     std::cout << "NUTS, metric " << options.metric << ", " << options.chains << " chains x (" << options.warmup
-              << " warm-up + " << options.draws << " draws)" << (options.vectorized ? ", vectorized" : "") << "\n";
+              << " warm-up + " << options.draws << " draws)" << (options.vectorized ? ", vectorized" : "")
+              << (options.laplace ? ", Laplace start" : "") << "\n";
     print_header(std::cout);
     std::vector<RunRecord> runs;
     for (const SuiteModel* m : models) {

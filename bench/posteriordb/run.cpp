@@ -76,6 +76,7 @@ RunRecord run_posterior(const SuiteModel& model, const models::ModelData& data, 
     inference::ModelSampleOptions o;
     o.sampler = sampler_options(options, seed);
     o.name = model.posterior;
+    o.laplace = options.laplace;
     const auto start = std::chrono::steady_clock::now();
     const inference::ModelSample fit = inference::sample(definition.program, {}, o);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -88,6 +89,7 @@ RunRecord run_posterior(const SuiteModel& model, const models::ModelData& data, 
       r.max_rhat = std::max(r.max_rhat, p.rhat);
     }
     count_gradients(fit.result, r);
+    r.gradients += fit.initialization_gradients;
     if (reference != nullptr) check_means(fit, *reference, options.z_limit, r);
   } catch (const std::exception& e) {
     r.error = e.what();

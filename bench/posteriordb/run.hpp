@@ -21,6 +21,9 @@ struct RunOptions {
   std::int64_t warmup = 1000, draws = 1000;
   int threads = 0;          // 0: one per core
   bool vectorized = false;  // all chains in one batch (a many-chain sampler)
+  /// Start at the Laplace approximation and sample the coordinates it whitens (`--init laplace`);
+  /// its gradients (L-BFGS's and the Hessian's) count as warm-up.
+  bool laplace = false;
   /// A mean is off when it differs from the reference's by more than this many combined MCSEs,
   /// sqrt(MCSE^2 + reference MCSE^2).
   double z_limit = 4;
@@ -42,7 +45,8 @@ struct RunRecord {
   std::string error;            // the exception's message when the run failed; the figures are then unset
   std::int64_t parameters = 0;  // columns summarized: the parameters and generated quantities
   double min_ess_bulk = 0, min_ess_tail = 0, max_rhat = 0;
-  /// Gradients: leapfrog steps of all chains with warm-up and without (the kept draws' alone), and
+  /// Gradients: leapfrog steps of all chains with warm-up (and the Laplace start's) and without (the
+  /// kept draws' alone), and
   /// every evaluation of the target (initialization and step-size searches too; with vectorized
   /// chains one call evaluates all of them).
   std::int64_t gradients = 0, sampling_gradients = 0, target_calls = 0;

@@ -119,6 +119,7 @@
 #include "variate/inference/hamiltonian.hpp"
 #include "variate/inference/kernel.hpp"
 #include "variate/inference/kernel_density.hpp"
+#include "variate/inference/laplace.hpp"
 #include "variate/inference/metric.hpp"
 #include "variate/inference/optimize.hpp"
 #include "variate/inference/pareto_smoothing.hpp"

@@ -10,6 +10,7 @@
 
 #include "tensor/cpu/parallel_tasks.hpp"
 #include "variate/core/error.hpp"
+#include "variate/random/samplers.hpp"
 
 namespace variate::inference {
 
@@ -247,6 +248,18 @@ Target LaplaceApproximation::whiten(Target target) const {
     self.to_whitened_gradient(gradient, batch);
   };
   return out;
+}
+
+LaplaceStart laplace_start(const tracing::Program& program, int chains, random::Key key) {
+  VARIATE_CHECK(chains >= 1, kOp, "expected at least one chain, got ", chains);
+  OptimizeResult mode =
+      optimize(program, {.jacobian = Jacobian::included, .key = random::fold_in(key, "laplace mode")});
+  const Unconstrained space(program);
+  LaplaceApproximation approximation =
+      LaplaceApproximation::at(make_target(space, DType::f64), mode.point.to_vector<double>());
+  std::vector<double> starts =
+      random::normal(random::fold_in(key, "laplace starts"), Shape{chains, space.dimension()}).to_vector<double>();
+  return {std::move(mode), std::move(approximation), std::move(starts)};
 }
 
 }  // namespace variate::inference

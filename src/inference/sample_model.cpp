@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "variate/core/error.hpp"
 #include "variate/data/output_folder.hpp"
 #include "variate/inference/draw_columns.hpp"
 #include "variate/inference/draw_file.hpp"
+#include "variate/inference/laplace.hpp"
 #include "variate/inference/predictive_columns.hpp"
 #include "variate/inference/target.hpp"
 #include "variate/inference/unconstrained.hpp"
@@ -54,8 +56,24 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
   });
   const Unconstrained space(program);
   check_space(space, options.precision);
-  const Target target = make_target(space, options.precision);
   const std::int64_t dim = space.dimension();
+  ModelSample out;
+  SamplerOptions sampler = options.sampler;
+  std::optional<LaplaceApproximation> laplace;
+  if (options.laplace) {
+    VARIATE_CHECK(options.precision == DType::f64, kOp,
+                  "the Laplace start differences the gradient in f64; precision is ", name(options.precision));
+    VARIATE_CHECK(s.checkpoint_every == 0 && s.resume.empty() && s.warm_start.empty(), kOp,
+                  "the Laplace start cannot be combined with checkpoints, resuming or warm starts (they would hold "
+                  "whitened positions)");
+    LaplaceStart start = laplace_start(program, s.chains, random::fold_in(random::Key(s.seed), "laplace"));
+    out.initialization_gradients = start.gradients();
+    sampler.initial_positions = std::move(start.starts);
+    laplace = std::move(start.approximation);
+  }
+  const Target model_target = make_target(space, options.precision);
+  const Target target = laplace ? laplace->whiten(model_target) : model_target;
+  std::vector<std::vector<double>> mapped(laplace ? std::size_t(s.chains) : 0, std::vector<double>(std::size_t(dim)));
 
   const PredictiveColumns predictive(program, space.constrain(Tensor::zeros(Shape{dim})),
                                      {.predictive = options.predictive, .log_likelihood = options.log_likelihood},
@@ -63,7 +81,6 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
   std::vector<ColumnSite> sites = model_sites(space);
   sites.insert(sites.end(), predictive.sites().begin(), predictive.sites().end());
   const SiteColumns site_cols = site_columns(sites);
-  ModelSample out;
   out.columns = sampler_columns(s.algorithm);
   const std::size_t sampler_width = out.columns.size();
   out.columns.insert(out.columns.end(), site_cols.names.begin(), site_cols.names.end());
@@ -89,14 +106,19 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
   std::vector<char> adaptation_written(std::size_t(s.chains), 0);
   std::vector<std::vector<double>> rows(std::size_t(s.chains), std::vector<double>(out.columns.size()));
   // Threaded chains call this concurrently, each for its own chain: it touches only that chain's parts.
-  out.result = sample(target, s, [&](const Draw& d) {
+  out.result = sample(target, sampler, [&](const Draw& d) {
     if (d.warmup) return;
     DrawFile& file = *files[std::size_t(d.chain)];
     if (adapting && !adaptation_written[std::size_t(d.chain)]) {
       file.write_adaptation({d.stats->step_size, d.metric->reported_inverse(), d.metric->kind() == MetricKind::dense});
       adaptation_written[std::size_t(d.chain)] = 1;
     }
-    const Tensor position = Tensor::from(d.position, Shape{dim});
+    std::span<const double> q = d.position;
+    if (laplace) {
+      laplace->to_position(d.position, 1, mapped[std::size_t(d.chain)]);
+      q = mapped[std::size_t(d.chain)];
+    }
+    const Tensor position = Tensor::from(q, Shape{dim});
     tracing::Values values = space.constrain(position);
     predictive.add(values, d.chain, file.rows());
     if (!space.generated_sites().empty()) values.merge(space.generated_quantities(position));
@@ -106,8 +128,13 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
     file.write_row(row);
   });
   for (int c = 0; c < s.chains; ++c) {
-    const ChainResult& r = out.result.chains[std::size_t(c)];
+    ChainResult& r = out.result.chains[std::size_t(c)];
     files[std::size_t(c)]->close(r.warmup_seconds, r.sampling_seconds);
+    if (laplace && r.draw_count() > 0) {
+      std::vector<double> q(r.draws.size());
+      laplace->to_position(r.draws, r.draw_count(), q);
+      r.draws = std::move(q);
+    }
   }
 
   for (std::size_t j = 0; j < out.columns.size(); ++j) {

@@ -10,6 +10,7 @@
 #include "support/expect_error.hpp"
 #include "support/scratch_dir.hpp"
 #include "variate/data/stan_csv.hpp"
+#include "variate/inference/diagnostics.hpp"
 #include "variate/inference/predictive_columns.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -40,6 +41,20 @@ double mean_of(const ChainDraws& draws) {
   for (const auto& chain : draws)
     for (double x : chain) sum += x, n += 1;
   return sum / n;
+}
+
+// The Laplace start: the chains run on whitened coordinates; the draws, in memory and in the
+// result, are the model's own (here mu is unconstrained, so both must be the same numbers).
+TEST(SampleModel, LaplaceStartSamplesThePosteriorOnItsOwnScale) {
+  ModelSampleOptions o = short_run(1);
+  o.laplace = true;
+  const ModelSample fit = sample(model, {{"y", kData}}, o);
+  EXPECT_GT(fit.initialization_gradients, 2);  // L-BFGS's evaluations and the Hessian's 2
+  const ChainDraws& mu = fit.column("mu");
+  EXPECT_NEAR(mean_of(mu), 0.975, 4 * mcse_mean(mu));
+  for (int c = 0; c < 2; ++c)
+    for (std::size_t s = 0; s < mu[std::size_t(c)].size(); ++s)
+      ASSERT_DOUBLE_EQ(fit.result.chains[std::size_t(c)].draws[s], mu[std::size_t(c)][s]) << c << " " << s;
 }
 
 TEST(SampleModel, WritesStanCsvAndReturnsTheSameDrawsAndTheirSummary) {

@@ -21,7 +21,9 @@
 #include <span>
 #include <vector>
 
+#include "variate/inference/optimize.hpp"
 #include "variate/inference/target.hpp"
+#include "variate/tracing/program.hpp"
 
 namespace variate::inference {
 
@@ -59,5 +61,17 @@ class LaplaceApproximation {
   void to_whitened_gradient(std::span<double> gradient, std::int64_t batch) const;
   std::shared_ptr<const Factor> factor_;
 };
+
+/// What a sampler starts from: the mode (L-BFGS with the Jacobian, from `key`), the approximation
+/// there (of `program`'s density in f64: the program's data must be f64) and `chains` whitened
+/// starts drawn from N(0, I) with `key`, (chains × dimension) row-major.
+struct LaplaceStart {
+  OptimizeResult mode;
+  LaplaceApproximation approximation;
+  std::vector<double> starts;
+  /// L-BFGS's evaluations and the Hessian's gradients.
+  std::int64_t gradients() const { return mode.evaluations + approximation.gradients(); }
+};
+LaplaceStart laplace_start(const tracing::Program& program, int chains, random::Key key);
 
 }  // namespace variate::inference

@@ -47,6 +47,10 @@ struct ModelSampleOptions {
   /// predictive draw of each observed site as `<site>_rep`, the pointwise log-likelihood as `log_lik`.
   bool predictive = false;
   bool log_likelihood = false;
+  /// Find the mode by L-BFGS and run the chains on the coordinates that the Laplace approximation
+  /// there whitens (laplace.hpp), each starting at its own draw from it; the draws are mapped back.
+  /// Needs precision f64 (the Hessian's differences) and no checkpoints.
+  bool laplace = false;
 };
 
 /// A program's draws in Stan's column layout, their summary and the sampler's result.
@@ -65,6 +69,8 @@ struct ModelSample {
   SampleResult result;
   /// The files written, one per chain (empty without `output`).
   std::vector<std::string> files;
+  /// Gradients used before the chains started: L-BFGS's evaluations and the Hessian's (laplace).
+  std::int64_t initialization_gradients = 0;
 
   /// The kept draws of the column named `name` ("mu", "theta.3"); throws variate::Error naming it
   /// if there is no such column.
