@@ -35,25 +35,4 @@ inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& o, con
   return std::move(laplace.approximation);
 }
 
-LaplaceDraws::LaplaceDraws(const inference::LaplaceApproximation& laplace, int chains)
-    : laplace_(laplace), positions_(std::size_t(chains), std::vector<double>(std::size_t(laplace.dimension()))) {}
-
-inference::Draw LaplaceDraws::to_model(const inference::Draw& whitened) {
-  std::vector<double>& q = positions_[std::size_t(whitened.chain)];
-  laplace_.to_position(whitened.position, 1, q);
-  inference::Draw d = whitened;
-  d.position = q;
-  return d;
-}
-
-void LaplaceDraws::to_model(inference::SampleResult& result) const {
-  for (inference::ChainResult& chain : result.chains) {
-    const std::int64_t n = chain.draw_count();
-    if (n == 0) continue;
-    std::vector<double> q(chain.draws.size());
-    laplace_.to_position(chain.draws, n, q);
-    chain.draws = std::move(q);
-  }
-}
-
 }  // namespace variate::cli

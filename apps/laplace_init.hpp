@@ -4,9 +4,7 @@
 // whitens, each starting at its own draw from the approximation. Warm-up then adapts the step size
 // and a metric on those coordinates, which the approximation has already made close to the unit
 // one; every draw is mapped back before it is written.
-#include <cstdint>
 #include <ostream>
-#include <vector>
 
 #include "models.hpp"
 #include "sample_job.hpp"
@@ -21,19 +19,5 @@ namespace variate::cli {
 /// Throws as inference::optimize and inference::LaplaceApproximation::at do.
 inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& options, const Model& model,
                                                   inference::SamplerOptions& sampler, std::ostream& out);
-
-/// Maps a whitened run's draws to the model's unconstrained space as they are delivered, one buffer
-/// per chain (threaded chains deliver concurrently, each its own chain).
-class LaplaceDraws {
- public:
-  LaplaceDraws(const inference::LaplaceApproximation& laplace, int chains);
-  inference::Draw to_model(const inference::Draw& whitened);
-  /// Every chain's kept draws in `result`, in place.
-  void to_model(inference::SampleResult& result) const;
-
- private:
-  const inference::LaplaceApproximation& laplace_;
-  std::vector<std::vector<double>> positions_;
-};
 
 }  // namespace variate::cli

@@ -187,7 +187,7 @@ int sample_on_device(const SampleContext& job, std::ostream& out, std::ostream& 
 
   Progress progress(progress_out, progress_style(o.progress, o.quiet, terminal), o.chains, o.warmup, o.draws);
   sampler.stop = StopSignalScope::flag();
-  std::optional<LaplaceDraws> whitened;
+  std::optional<inference::LaplaceDraws> whitened;
   if (job.laplace) whitened.emplace(*job.laplace, o.chains);
   inference::SampleResult result = inference::sample(target, sampler, [&](const inference::Draw& z) {
     // Warm-up positions are neither written nor shown: only kept draws are mapped back.

@@ -262,4 +262,25 @@ LaplaceStart laplace_start(const tracing::Program& program, int chains, random::
   return {std::move(mode), std::move(approximation), std::move(starts)};
 }
 
+LaplaceDraws::LaplaceDraws(const LaplaceApproximation& laplace, int chains)
+    : laplace_(laplace), positions_(std::size_t(chains), std::vector<double>(std::size_t(laplace.dimension()))) {}
+
+Draw LaplaceDraws::to_model(const Draw& whitened) {
+  std::vector<double>& q = positions_[std::size_t(whitened.chain)];
+  laplace_.to_position(whitened.position, 1, q);
+  Draw d = whitened;
+  d.position = q;
+  return d;
+}
+
+void LaplaceDraws::to_model(SampleResult& result) const {
+  for (ChainResult& chain : result.chains) {
+    const std::int64_t n = chain.draw_count();
+    if (n == 0) continue;
+    std::vector<double> q(chain.draws.size());
+    laplace_.to_position(chain.draws, n, q);
+    chain.draws = std::move(q);
+  }
+}
+
 }  // namespace variate::inference

@@ -73,7 +73,8 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
   }
   const Target model_target = make_target(space, options.precision);
   const Target target = laplace ? laplace->whiten(model_target) : model_target;
-  std::vector<std::vector<double>> mapped(laplace ? std::size_t(s.chains) : 0, std::vector<double>(std::size_t(dim)));
+  std::optional<LaplaceDraws> whitened;
+  if (laplace) whitened.emplace(*laplace, s.chains);
 
   const PredictiveColumns predictive(program, space.constrain(Tensor::zeros(Shape{dim})),
                                      {.predictive = options.predictive, .log_likelihood = options.log_likelihood},
@@ -106,19 +107,15 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
   std::vector<char> adaptation_written(std::size_t(s.chains), 0);
   std::vector<std::vector<double>> rows(std::size_t(s.chains), std::vector<double>(out.columns.size()));
   // Threaded chains call this concurrently, each for its own chain: it touches only that chain's parts.
-  out.result = sample(target, sampler, [&](const Draw& d) {
-    if (d.warmup) return;
+  out.result = sample(target, sampler, [&](const Draw& z) {
+    if (z.warmup) return;
+    const Draw d = whitened ? whitened->to_model(z) : z;
     DrawFile& file = *files[std::size_t(d.chain)];
     if (adapting && !adaptation_written[std::size_t(d.chain)]) {
       file.write_adaptation({d.stats->step_size, d.metric->reported_inverse(), d.metric->kind() == MetricKind::dense});
       adaptation_written[std::size_t(d.chain)] = 1;
     }
-    std::span<const double> q = d.position;
-    if (laplace) {
-      laplace->to_position(d.position, 1, mapped[std::size_t(d.chain)]);
-      q = mapped[std::size_t(d.chain)];
-    }
-    const Tensor position = Tensor::from(q, Shape{dim});
+    const Tensor position = Tensor::from(d.position, Shape{dim});
     tracing::Values values = space.constrain(position);
     predictive.add(values, d.chain, file.rows());
     if (!space.generated_sites().empty()) values.merge(space.generated_quantities(position));
@@ -128,14 +125,10 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
     file.write_row(row);
   });
   for (int c = 0; c < s.chains; ++c) {
-    ChainResult& r = out.result.chains[std::size_t(c)];
+    const ChainResult& r = out.result.chains[std::size_t(c)];
     files[std::size_t(c)]->close(r.warmup_seconds, r.sampling_seconds);
-    if (laplace && r.draw_count() > 0) {
-      std::vector<double> q(r.draws.size());
-      laplace->to_position(r.draws, r.draw_count(), q);
-      r.draws = std::move(q);
-    }
   }
+  if (whitened) whitened->to_model(out.result);
 
   for (std::size_t j = 0; j < out.columns.size(); ++j) {
     ChainDraws column;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "variate/inference/optimize.hpp"
+#include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
 #include "variate/tracing/program.hpp"
 
@@ -73,5 +74,20 @@ struct LaplaceStart {
   std::int64_t gradients() const { return mode.evaluations + approximation.gradients(); }
 };
 LaplaceStart laplace_start(const tracing::Program& program, int chains, random::Key key);
+
+/// Maps a whitened run's draws back to the model's unconstrained space as they are delivered, one
+/// buffer per chain (threaded chains deliver concurrently, each its own chain).
+class LaplaceDraws {
+ public:
+  LaplaceDraws(const LaplaceApproximation& laplace, int chains);
+  /// `whitened` with its position mapped back (valid until the chain's next draw).
+  Draw to_model(const Draw& whitened);
+  /// Every chain's kept draws in `result`, in place.
+  void to_model(SampleResult& result) const;
+
+ private:
+  const LaplaceApproximation& laplace_;
+  std::vector<std::vector<double>> positions_;
+};
 
 }  // namespace variate::inference
