@@ -227,11 +227,12 @@ void LaplaceApproximation::to_position(std::span<const double> z, std::int64_t b
     for (std::int64_t i = 0; i < d; ++i) q[std::size_t(b * d + i)] += f.mode[std::size_t(i)];
 }
 
-void LaplaceApproximation::to_whitened_gradient(std::span<double> gradient, std::int64_t batch) const {
+void LaplaceApproximation::to_whitened_gradient(std::span<double> gradient, std::int64_t batch,
+                                                std::span<double> scratch) const {
   const Factor& f = *factor_;
   // (R⁻¹ g)_j = Σ_{i ≤ j} R⁻¹(j, i) g_i.
-  const std::vector<double> g(gradient.begin(), gradient.end());
-  triangle_products(f.by_rows, f.dimension(), true, g, batch, gradient);
+  triangle_products(f.by_rows, f.dimension(), true, gradient, batch, scratch);
+  std::copy(scratch.begin(), scratch.end(), gradient.begin());
 }
 
 Target LaplaceApproximation::whiten(Target target) const {
@@ -245,7 +246,7 @@ Target LaplaceApproximation::whiten(Target target) const {
     std::vector<double> q(z.size());  // per call: threaded chains evaluate concurrently
     self.to_position(z, batch, q);
     inner(q, batch, log_density, gradient);
-    self.to_whitened_gradient(gradient, batch);
+    self.to_whitened_gradient(gradient, batch, q);  // q is done with: the product's output
   };
   return out;
 }

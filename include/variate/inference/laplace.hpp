@@ -58,8 +58,8 @@ class LaplaceApproximation {
   Target whiten(Target target) const;
 
  private:
-  /// g ← Aᵀ g for a batch of gradients (batch × dimension).
-  void to_whitened_gradient(std::span<double> gradient, std::int64_t batch) const;
+  /// g ← Aᵀ g for a batch of gradients (batch × dimension), through `scratch` of the same size.
+  void to_whitened_gradient(std::span<double> gradient, std::int64_t batch, std::span<double> scratch) const;
   std::shared_ptr<const Factor> factor_;
 };
 
