@@ -1,6 +1,7 @@
 #include "draw_layout.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "netcdf_draws.hpp"
 #include "shard_output.hpp"
@@ -101,14 +102,25 @@ inference::SiteColumns saved_columns(const Model& model, const inference::Uncons
   return inference::site_columns(written(saved, true));
 }
 
-std::filesystem::path prepare_sample_output(const std::string& dir, const std::string& model, bool overwrite) {
-  // Device files (per-device layout) are left alone: the other devices write theirs concurrently,
-  // and the new manifest lists which belong to the new run.
-  const auto is_run_file = [&](std::string_view name) {
+namespace {
+
+// Device files (per-device layout) are not a run's: the other devices write theirs concurrently,
+// and the new manifest lists which belong to the new run.
+std::function<bool(std::string_view)> sample_run_files(const std::string& model) {
+  return [model](std::string_view name) {
     return data::is_chain_file(name, model) || name == manifest_file_name(model) || name == netcdf_file_name(model) ||
            name == "summary.csv" || name == "summary.json" || name == "report.html";
   };
-  return data::prepare_run_folder(dir, is_run_file, overwrite, "sample", "pass --overwrite");
+}
+
+}  // namespace
+
+std::filesystem::path prepare_sample_output(const std::string& dir, const std::string& model, bool overwrite) {
+  return data::prepare_run_folder(dir, sample_run_files(model), overwrite, "sample", "pass --overwrite");
+}
+
+void check_sample_output(const std::string& dir, const std::string& model, bool overwrite) {
+  data::check_run_folder(dir, sample_run_files(model), overwrite, "sample", "pass --overwrite");
 }
 
 }  // namespace variate::cli

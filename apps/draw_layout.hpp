@@ -46,5 +46,7 @@ inference::SiteColumns saved_columns(const Model& model, const inference::Uncons
 /// Creates the output folder `dir` of `variate sample` if needed. Files an earlier run of `model`
 /// left there (its chain files, manifest and summaries) are an error, or deleted with `overwrite`.
 std::filesystem::path prepare_sample_output(const std::string& dir, const std::string& model, bool overwrite);
+/// prepare_sample_output's checks, touching nothing.
+void check_sample_output(const std::string& dir, const std::string& model, bool overwrite);
 
 }  // namespace variate::cli

@@ -31,7 +31,7 @@ inference::LaplaceApproximation init_from_laplace(const SampleJobOptions& o, con
       << " s in all. The chains sample the coordinates the approximation whitens, each starting at its own draw "
          "from it"
       << std::endl;
-  sampler.initial_positions = std::move(laplace.starts);
+  laplace.place_chains(sampler);
   return std::move(laplace.approximation);
 }
 

@@ -25,6 +25,7 @@
 #include "variate/data/data_fingerprint.hpp"
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/mesh.hpp"
+#include "variate/inference/laplace.hpp"
 #include "variate/inference/sample_memory.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
@@ -69,8 +70,9 @@ void check_memory(const SampleContext& job, const DrawLayout& layout) {
   const SampleJobOptions& o = job.options;
   const std::optional<double> available = inference::available_memory_bytes();
   const inference::MetricKind metric = job.sampler.metric;
-  const inference::SampleMemory need = inference::estimate_sample_memory(
+  inference::SampleMemory need = inference::estimate_sample_memory(
       o.chains, o.draws, job.space.dimension(), std::int64_t(layout.columns.size()), metric, job.sampler.fisher);
+  if (o.init == "laplace") need.initialization = inference::LaplaceApproximation::peak_bytes(job.space.dimension());
   if (!available || need.total() <= *available) return;
   using inference::byte_text;
   const std::string why = metric == inference::MetricKind::dense
@@ -78,11 +80,16 @@ void check_memory(const SampleContext& job, const DrawLayout& layout) {
                               : "the low-rank metric's warm-up keeps about " +
                                     std::to_string(std::int64_t(inference::low_rank_rows(job.sampler.fisher))) +
                                     " x dimension numbers per chain";
+  const std::string laplace = need.initialization > 0 ? ", " + byte_text(need.initialization) +
+                                                            " for the Laplace approximation (12 x dimension^2)"
+                                                      : std::string();
   detail::fail("sample: the run needs about ", byte_text(need.total()), " of memory (", byte_text(need.draws),
-               " for the kept draws, ", byte_text(need.metric), " for the metric) but the machine has ",
+               " for the kept draws, ", byte_text(need.metric), " for the metric", laplace, ") but the machine has ",
                byte_text(*available), " available; ",
-               need.metric > need.draws ? "use --metric diag (" + why + ") or fewer --chains"
-                                        : std::string("lower --draws or --chains (every kept draw is held in memory)"));
+               need.initialization > need.draws + need.metric ? std::string("use --init random or pathfinder")
+               : need.metric > need.draws
+                   ? "use --metric diag (" + why + ") or fewer --chains"
+                   : std::string("lower --draws or --chains (every kept draw is held in memory)"));
 }
 
 // The run's description, before the files are opened.
@@ -242,6 +249,14 @@ int run_sample_job(const SampleJobOptions& options, std::ostream& out, std::ostr
     const inference::Unconstrained space(model.program);
     // Before the stop handlers: Pathfinder and the Laplace approximation do not poll their flag, and
     // until the chains start there is nothing to keep, so a stop signal ends the run at once.
+    if (o.init != "random") {
+      // The initializations take minutes on large models: what would refuse the run after them is
+      // checked first, without creating the folder.
+      const SampleContext before{o, model, so, space, {.threads = threads}, nullptr};
+      check_model(before);
+      check_memory(before, plan_draw_layout(before));
+      check_sample_output(o.output, model.name, o.overwrite || !o.resume.empty());
+    }
     if (o.init == "pathfinder") init_from_pathfinder(model, o.seed, so, out);
     std::optional<inference::LaplaceApproximation> laplace;
     if (o.init == "laplace") laplace = init_from_laplace(o, model, so, out);

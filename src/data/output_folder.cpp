@@ -9,30 +9,29 @@ namespace variate::data {
 
 namespace fs = std::filesystem;
 
-fs::path make_output_folder(const std::string& dir, const char* op) {
+namespace {
+
+void check_not_a_file(const std::string& dir, const char* op) {
   VARIATE_CHECK(!dir.empty(), op, "the output folder's name is empty");
   std::error_code ec;
   // Checked first: create_directories on a file's path fails with a less telling "Not a directory".
   const fs::file_status status = fs::status(dir, ec);
   VARIATE_CHECK(!fs::exists(status) || fs::is_directory(status), op, "the output path '", dir,
                 "' exists and is not a folder");
-  fs::create_directories(dir, ec);
-  VARIATE_CHECK(!ec, op, "cannot create the output folder '", dir, "': ", ec.message());
-  return fs::path(dir);
 }
 
-fs::path prepare_run_folder(const std::string& dir, const std::function<bool(std::string_view)>& is_run_file,
-                            bool overwrite, const char* op, std::string_view overwrite_hint) {
-  const fs::path folder = make_output_folder(dir, op);
+// The entries of `dir` that `is_run_file` accepts, sorted; refused unless `overwrite`.
+std::vector<fs::path> earlier_run_files(const std::string& dir,
+                                        const std::function<bool(std::string_view)>& is_run_file, bool overwrite,
+                                        const char* op, std::string_view overwrite_hint) {
   std::vector<fs::path> earlier;
   std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(dir), ec)) {
     if (is_run_file(entry.path().filename().string())) earlier.push_back(entry.path());
   }
   VARIATE_CHECK(!ec, op, "cannot list the output folder '", dir, "': ", ec.message());
-  if (earlier.empty()) return folder;
   std::sort(earlier.begin(), earlier.end());
-  if (!overwrite) {
+  if (!overwrite && !earlier.empty()) {
     std::string names;
     for (std::size_t i = 0; i < std::min<std::size_t>(3, earlier.size()); ++i)
       names += (i ? ", " : "") + earlier[i].filename().string();
@@ -40,7 +39,31 @@ fs::path prepare_run_folder(const std::string& dir, const std::function<bool(std
     detail::fail(op, ": the output folder '", dir, "' already holds an earlier run's files (", names,
                  "); choose another folder, or ", overwrite_hint, " to replace them");
   }
-  for (const fs::path& path : earlier) {
+  return earlier;
+}
+
+}  // namespace
+
+fs::path make_output_folder(const std::string& dir, const char* op) {
+  check_not_a_file(dir, op);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  VARIATE_CHECK(!ec, op, "cannot create the output folder '", dir, "': ", ec.message());
+  return fs::path(dir);
+}
+
+void check_run_folder(const std::string& dir, const std::function<bool(std::string_view)>& is_run_file, bool overwrite,
+                      const char* op, std::string_view overwrite_hint) {
+  check_not_a_file(dir, op);
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) earlier_run_files(dir, is_run_file, overwrite, op, overwrite_hint);
+}
+
+fs::path prepare_run_folder(const std::string& dir, const std::function<bool(std::string_view)>& is_run_file,
+                            bool overwrite, const char* op, std::string_view overwrite_hint) {
+  const fs::path folder = make_output_folder(dir, op);
+  for (const fs::path& path : earlier_run_files(dir, is_run_file, overwrite, op, overwrite_hint)) {
+    std::error_code ec;
     fs::remove(path, ec);  // a symbolic link is removed itself, not followed
     VARIATE_CHECK(!ec, op, "cannot delete the earlier run's file '", path.string(), "': ", ec.message());
   }

@@ -203,6 +203,11 @@ LaplaceApproximation LaplaceApproximation::at(const Target& target, std::span<co
 
 std::int64_t LaplaceApproximation::dimension() const { return factor_->dimension(); }
 
+double LaplaceApproximation::peak_bytes(std::int64_t dimension) {
+  const double d = double(dimension);
+  return 8 * d * d + 2 * 4 * (d * (d + 1) / 2);
+}
+
 std::int64_t LaplaceApproximation::gradients() const { return factor_->gradients; }
 
 std::vector<double> LaplaceApproximation::variances() const {
@@ -261,6 +266,11 @@ LaplaceStart laplace_start(const tracing::Program& program, int chains, random::
   std::vector<double> starts =
       random::normal(random::fold_in(key, "laplace starts"), Shape{chains, space.dimension()}).to_vector<double>();
   return {std::move(mode), std::move(approximation), std::move(starts)};
+}
+
+void LaplaceStart::place_chains(SamplerOptions& sampler) {
+  sampler.initial_positions = std::move(starts);
+  sampler.initial_metric = Metric::unit(sampler.metric, approximation.dimension());
 }
 
 LaplaceDraws::LaplaceDraws(const LaplaceApproximation& laplace, int chains)

@@ -68,7 +68,7 @@ ModelSample sample(const tracing::Program& model, const tracing::Values& data, c
                   "whitened positions)");
     LaplaceStart start = laplace_start(program, s.chains, random::fold_in(random::Key(s.seed), "laplace"));
     out.initialization_gradients = start.gradients();
-    sampler.initial_positions = std::move(start.starts);
+    start.place_chains(sampler);
     laplace = std::move(start.approximation);
   }
   const Target model_target = make_target(space, options.precision);

@@ -208,7 +208,9 @@ class ChainBatch {
     if (chees_)
       trajectory_length_ = o_.chees.initial_trajectory_length > 0 ? o_.chees.initial_trajectory_length : step_[0];
     if (!adapting) return 0;
-    if (fisher() && o_.warm_start.empty())  // nutpie starts from the gradient at the initial point
+    // nutpie starts from the gradient at the initial point; a given metric (a whitened target's
+    // unit one) is kept instead.
+    if (fisher() && o_.warm_start.empty() && !o_.initial_metric)
       for (std::int64_t c = 0; c < n_; ++c)
         metrics_[std::size_t(c)] = shard(fisher_[std::size_t(c)].initial_metric({state_.grad_of(c), std::size_t(d_)}));
     const std::vector<double> given = step_;
@@ -661,9 +663,6 @@ void check_options(const Target& target, const SamplerOptions& o) {
   VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows || o.metric != MetricKind::dense, "sample",
                 "Fisher-divergence adaptation learns a diagonal or a low-rank metric, not a dense one; use the "
                 "low-rank metric, or Stan's windows for a dense one");
-  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows || !o.initial_metric, "sample",
-                "Fisher-divergence adaptation starts from the gradient at the initial point, not from an initial "
-                "metric; use a warm start, or Stan's windowed adaptation (metric_adaptation = stan_windows)");
   const auto& a = o.step_size_adaptation;
   VARIATE_CHECK(a.target_accept > 0 && a.target_accept < 1 && a.gamma > 0 && a.t0 >= 0 && a.kappa > 0, "sample",
                 "step-size adaptation needs 0 < target_accept < 1, gamma > 0, t0 >= 0, kappa > 0; got ",

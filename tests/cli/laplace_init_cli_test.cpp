@@ -83,4 +83,18 @@ TEST(LaplaceInitCli, RefusesWhatItCannotDo) {
   EXPECT_FALSE(std::filesystem::exists(dir / "never")) << "a rejected command must not start the job";
 }
 
+// The initialization can take minutes (MNIST: about six): an output folder the run could not write
+// to is refused before it, and a fresh folder is not created until the chains start.
+TEST(LaplaceInitCli, RefusesAnOccupiedOutputFolderBeforeTheInitialization) {
+  const TempDir dir("laplace_occupied");
+  const std::string out = " --output " + (dir / "out");
+  ASSERT_EQ(run("sample --model beta-bernoulli --warmup 50 --draws 50" + out).exit_code, 0);
+  for (const std::string init : {"laplace", "pathfinder"}) {
+    const Outcome r = run("sample --model beta-bernoulli --warmup 50 --draws 50 --init " + init + out);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("already holds an earlier run's files"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("init: "), std::string::npos) << "initialized before refusing: " << r.output;
+  }
+}
+
 }  // namespace

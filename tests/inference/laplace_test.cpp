@@ -109,6 +109,13 @@ TEST(Laplace, DifferencesAModelThatTakesOnePointAtATime) {
   for (std::size_t i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(got[i], expected[i]);
 }
 
+// What `variate sample` checks against the machine before the init: for MNIST's 7,850
+// coordinates the Hessian (493 MB) and the two packed triangles (247 MB).
+TEST(Laplace, PeakMemoryIsTheHessianAndBothPackings) {
+  EXPECT_DOUBLE_EQ(LaplaceApproximation::peak_bytes(7850), 8.0 * 7850 * 7850 + 8.0 * 7850 * 7851 / 2);
+  EXPECT_DOUBLE_EQ(LaplaceApproximation::peak_bytes(1), 16.0);  // 8 + two packings of 4
+}
+
 TEST(Laplace, RefusesANearlySingularHessian) {
   Target t = gaussian();
   // A second coordinate the density does not depend on but for a curvature of 1e-14.

@@ -301,6 +301,25 @@ TEST(Sampler, StartsEachChainWhereToldWithTheGivenMetric) {
   }
 }
 
+// Fisher adaptation starts from the gradient at the initial point (nutpie), unless it is given a
+// metric: a whitened target's unit one, where the gradient near the mode is near zero.
+TEST(Sampler, FisherAdaptationStartsFromTheGivenMetricOrElseTheGradient) {
+  for (const bool given : {true, false}) {
+    SamplerOptions o = small_run(1);
+    o.metric_adaptation = MetricAdaptation::fisher;
+    o.initial_positions = {3.0, -2.0};  // gradient (-3, 0.5) on N(0, diag(1, 4))
+    if (given) o.initial_metric = Metric::diagonal({4.0, 0.25});
+    std::vector<double> first;
+    sample(gaussian_target({1.0, 2.0}), o, [&](const Draw& d) {
+      if (d.iteration == 0) first = d.metric->inverse();
+    });
+    ASSERT_EQ(first.size(), 2u);
+    const std::vector<double> expected = given ? std::vector<double>{4.0, 0.25} : std::vector<double>{1 / 3.0, 2.0};
+    EXPECT_NEAR(first[0], expected[0], 1e-12) << given;
+    EXPECT_NEAR(first[1], expected[1], 1e-12) << given;
+  }
+}
+
 TEST(Sampler, GivenStartsAndMetricsMustFit) {
   SamplerOptions o = small_run(2);
   o.initial_positions = {0.5, -1, 3};

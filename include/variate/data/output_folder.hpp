@@ -22,6 +22,12 @@ std::filesystem::path prepare_run_folder(const std::string& dir,
                                          const std::function<bool(std::string_view)>& is_run_file, bool overwrite,
                                          const char* op, std::string_view overwrite_hint);
 
+/// The checks of prepare_run_folder, without creating or deleting anything: for a run that has
+/// minutes of work to do before it may touch the folder (an initialization that a stop signal
+/// must be able to end without leaving a folder behind).
+void check_run_folder(const std::string& dir, const std::function<bool(std::string_view)>& is_run_file, bool overwrite,
+                      const char* op, std::string_view overwrite_hint);
+
 /// Whether `name` is `prefix` followed by `-`, one or more digits and `.csv`: a chain file.
 bool is_chain_file(std::string_view name, std::string_view prefix);
 

@@ -14,9 +14,10 @@ namespace variate::inference {
 
 /// Bytes a run will allocate, by cause.
 struct SampleMemory {
-  double draws = 0;   // the kept draws every chain holds: positions, statistics and file rows
-  double metric = 0;  // per chain the metric's matrix, its Cholesky factor and warm-up's estimate
-  double total() const { return draws + metric; }
+  double draws = 0;           // the kept draws every chain holds: positions, statistics and file rows
+  double metric = 0;          // per chain the metric's matrix, its Cholesky factor and warm-up's estimate
+  double initialization = 0;  // what an initialization holds at its peak (LaplaceApproximation::peak_bytes)
+  double total() const { return draws + metric + initialization; }
 };
 
 /// The estimate for `chains` chains of `draws` kept draws each on a space of `dimension`

@@ -59,7 +59,8 @@ struct SamplerOptions {
   /// c, each with a finite log density and gradient (a Pathfinder draw, say). Unsharded targets only.
   std::vector<double> initial_positions;
   /// When set, the metric warm-up starts from (and a run without adaptation keeps), instead of
-  /// the unit metric: of kind `metric` and the target's dimension. Unsharded targets only.
+  /// the unit metric (Stan's windows) or the one from the gradient at the initial point (Fisher):
+  /// of kind `metric` and the target's dimension. Unsharded targets only.
   std::optional<Metric> initial_metric;
   /// When set and true, every chain stops after its current iteration (Ctrl-C); draws made so far
   /// have been delivered and are kept in the result.
