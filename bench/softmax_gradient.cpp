@@ -2,14 +2,18 @@
 // f64, random data) on 1 and 2 threads: the composite model Categorical(logits = X W + b), which reads
 // X twice (X W, X^T G) and makes many element-wise passes, against the fused CategoricalLogitGLM,
 // which reads X once. The floor is one read of X at the read bandwidth measured in the same run
-// with the same number of threads.
+// with the same number of threads. The fused GLM runs again on a design with MNIST's share of zeros
+// (81%; each element zero with that probability), where it reads the nonzeros alone
+// (cpu/sparse_rows.hpp): its floor is one read of their values and column indices.
 //
 //   build/bench/softmax_gradient [--benchmark_min_time=2]
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <vector>
 
 #include "machine_limits.hpp"
 #include "variate/autodiff/ops.hpp"
@@ -25,8 +29,12 @@ using namespace variate;
 constexpr std::int64_t kN = 60000, kD = 784, kK = 10;
 double read_gbs[3] = {};  // by thread count, measured in main before the benchmarks
 
+constexpr double kMnistZeroShare = 0.81;
+
 struct Problem {
   Tensor x, y, w, b;
+  Tensor mostly_zero_x;          // x with a share kMnistZeroShare of its elements zero
+  double mostly_zero_bytes = 0;  // its nonzeros' values and column indices (f64 and i32)
 };
 
 const Problem& problem() {
@@ -38,6 +46,11 @@ const Problem& problem() {
     p.y = random::categorical(random::fold_in(key, 3), prim::matmul(p.x, true_w), Shape{kN});
     p.w = prim::binary(BinaryOp::mul, random::normal(random::fold_in(key, 4), Shape{kD, kK}), 0.01);
     p.b = Tensor::zeros(Shape{kK});
+    const Tensor keep = prim::cast(
+        random::bernoulli(random::fold_in(key, 5), Tensor::scalar(1 - kMnistZeroShare), Shape{kN, kD}), DType::f64);
+    p.mostly_zero_x = prim::binary(BinaryOp::mul, p.x, keep);
+    const std::vector<double> kept = keep.to_vector<double>();
+    p.mostly_zero_bytes = 12.0 * std::count(kept.begin(), kept.end(), 1.0);
     return p;
   }();
   return p;
@@ -46,7 +59,7 @@ const Problem& problem() {
 // Counters: ms per gradient, and time / floor (one read of X at the bandwidth measured in main on
 // the same number of threads).
 template <class LogLikelihood>
-void run(benchmark::State& state, LogLikelihood&& log_likelihood) {
+void run(benchmark::State& state, double floor_bytes, LogLikelihood&& log_likelihood) {
   const Problem& p = problem();
   const int threads = int(state.range(0)), saved = omp_get_max_threads();
   omp_set_num_threads(threads);
@@ -58,7 +71,7 @@ void run(benchmark::State& state, LogLikelihood&& log_likelihood) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   omp_set_num_threads(saved);
   const double per_grad = seconds / double(state.iterations());
-  const double floor = double(p.x.nbytes()) / (read_gbs[threads] * 1e9);
+  const double floor = floor_bytes / (read_gbs[threads] * 1e9);
   state.counters["ms_per_grad"] = per_grad * 1e3;
   state.counters["floor_ms"] = floor * 1e3;
   state.counters["time_over_floor"] = per_grad / floor;
@@ -67,7 +80,7 @@ void run(benchmark::State& state, LogLikelihood&& log_likelihood) {
 // The model written with generic differentiable ops.
 void BM_Composite(benchmark::State& state) {
   const Problem& p = problem();
-  run(state, [&](const Tensor& w, const Tensor& b) {
+  run(state, double(p.x.nbytes()), [&](const Tensor& w, const Tensor& b) {
     return sum(dist::Categorical::from_logits(matmul(p.x, w) + b).log_prob(p.y));
   });
 }
@@ -75,11 +88,20 @@ void BM_Composite(benchmark::State& state) {
 // The fused GLM density: one pass over X.
 void BM_FusedGLM(benchmark::State& state) {
   const Problem& p = problem();
-  run(state, [&](const Tensor& w, const Tensor& b) { return dist::CategoricalLogitGLM(p.x, w, b).log_prob(p.y); });
+  run(state, double(p.x.nbytes()),
+      [&](const Tensor& w, const Tensor& b) { return dist::CategoricalLogitGLM(p.x, w, b).log_prob(p.y); });
+}
+
+// The same on the design with MNIST's share of zeros.
+void BM_FusedGLMMostlyZeros(benchmark::State& state) {
+  const Problem& p = problem();
+  run(state, p.mostly_zero_bytes,
+      [&](const Tensor& w, const Tensor& b) { return dist::CategoricalLogitGLM(p.mostly_zero_x, w, b).log_prob(p.y); });
 }
 
 BENCHMARK(BM_Composite)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FusedGLM)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FusedGLMMostlyZeros)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -126,9 +126,13 @@ class RecordingBackend final : public Backend {
   }
   void categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Tensor& log_lik,
                              Tensor& grad_w, Tensor& grad_b) override {
-    record({&x, &w, &b, &y}, {&log_lik, &grad_w, &grad_b}, [&k = k_, x, w, b, y, log_lik, grad_w, grad_b]() mutable {
-      k.categorical_logit_glm(x, w, b, y, log_lik, grad_w, grad_b);
-    });
+    // As bernoulli_logit_glm: the kernel keeps a compressed copy of x (cpu/sparse_rows.hpp).
+    const bool x_computed = state_.depends.contains(block(x));
+    record({&x, &w, &b, &y}, {&log_lik, &grad_w, &grad_b},
+           [&k = k_, x = Tensor(x), w, b, y, log_lik, grad_w, grad_b, x_computed]() mutable {
+             if (x_computed) x.mark_written();
+             k.categorical_logit_glm(x, w, b, y, log_lik, grad_w, grad_b);
+           });
   }
   // A failed factorization is a host-visible result: a replay must see the same outcome.
   bool cholesky(const Tensor& x, Tensor& out) override {

@@ -13,6 +13,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
+#include "variate/distributions/categorical_logit_glm.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -142,6 +143,36 @@ TEST(KernelReplay, AGlmOverADesignComputedFromTheInputSeesItsNewValues) {
   ASSERT_NE(replay, nullptr) << recorder.why_not();
   for (const double first : {0.9, -1.1}) {
     const Tensor v = Tensor::vec({first, 0.4});
+    write(input, v);
+    ASSERT_TRUE(replay->run());
+    const ValueAndGradient expected = evaluate(v);
+    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << first;
+    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << first;
+  }
+}
+
+// The same for the categorical GLM's compressed copy of a mostly-zero x (cpu/sparse_rows.hpp).
+TEST(KernelReplay, ACategoricalGlmOverAMostlyZeroDesignComputedFromTheInputSeesItsNewValues) {
+  const random::Key key(10);
+  const Tensor mask = random::bernoulli(random::fold_in(key, 2), Tensor::scalar(0.2), Shape{60, 3});
+  const Tensor data = random::normal(random::fold_in(key, 0), Shape{60, 3}) * mask;
+  const Tensor labels = random::categorical(random::fold_in(key, 1), Tensor::zeros(Shape{2}), Shape{60});
+  const auto evaluate = [&](const Tensor& v) {
+    auto r = vjp(
+        [&](const Tensor& u) {
+          const Tensor x = autodiff::stop_gradient(data * exp(slice(u, 0, 0, 1)));
+          return dist::CategoricalLogitGLM(x, reshape(u, Shape{3, 2}), Tensor::zeros(Shape{2})).log_prob(labels);
+        },
+        Tensor::ones(Shape{}), v);
+    return ValueAndGradient{r.value, r.grads[0]};
+  };
+  Tensor input = Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4, 0.2});
+  KernelRecorder recorder(input);
+  const ValueAndGradient recorded = evaluate(input);
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  for (const double first : {0.9, -1.1}) {
+    const Tensor v = Tensor::vec({first, 0.4, -0.3, 0.2, 0.6, -0.5});
     write(input, v);
     ASSERT_TRUE(replay->run());
     const ValueAndGradient expected = evaluate(v);

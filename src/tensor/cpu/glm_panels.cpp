@@ -1,9 +1,8 @@
 #include "tensor/cpu/glm_panels.hpp"
 
 #include <algorithm>
-#include <mutex>
-#include <vector>
 
+#include "tensor/cpu/derived_copies.hpp"
 #include "tensor/cpu/simd.hpp"
 #include "tensor/cpu/strided_loop.hpp"
 
@@ -34,36 +33,11 @@ Tensor pack(const Tensor& x) {
   return panels;
 }
 
-struct Copy {
-  Tensor source, panels;
-  std::uint64_t writes;
-};
-
-bool same_tensor(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.raw() == b.raw();
-}
-
 }  // namespace
 
 Tensor glm_panels(const Tensor& x) {
-  static std::mutex mutex;
-  static auto& copies = *new std::vector<Copy>();  // never destroyed: see backend() on static tensors
-  std::lock_guard lock(mutex);
-  // A copy whose x only this cache still holds is of no further use.
-  std::erase_if(copies, [](const Copy& c) { return c.source.use_count() == 1; });
-  for (auto it = copies.begin(); it != copies.end(); ++it) {
-    if (!same_tensor(it->source, x)) continue;
-    if (it->writes == x.write_count()) {
-      std::rotate(it, it + 1, copies.end());  // most recently used last
-      return copies.back().panels;
-    }
-    copies.erase(it);  // x was written since
-    break;
-  }
-  if (copies.size() == kKeptCopies) copies.erase(copies.begin());
-  const std::uint64_t writes = x.write_count();  // read first: a write landing during the copy shows next time
-  copies.push_back({x, x.dtype() == DType::f32 ? pack<float>(x) : pack<double>(x), writes});
-  return copies.back().panels;
+  static auto& copies = *new DerivedCopies<Tensor>(kKeptCopies);  // never destroyed: see backend() on static tensors
+  return copies.get(x, [](const Tensor& x) { return x.dtype() == DType::f32 ? pack<float>(x) : pack<double>(x); });
 }
 
 }  // namespace variate::cpu

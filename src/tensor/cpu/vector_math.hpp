@@ -42,17 +42,24 @@ template <class F>
 struct PowerOfTwo {
   F first, second;
 };
+/// The integer n (|n| < 2^51) as an int64 without a conversion instruction, which AVX2 lacks for
+/// doubles (a loop with one does not vectorize there): n + 1.5 * 2^52 holds n in its low bits. Any
+/// other n (NaN) gives some integer, not undefined behaviour.
+inline std::int64_t integer_bits(double n) {
+  return std::bit_cast<std::int64_t>(n + kRoundMagic) - std::bit_cast<std::int64_t>(kRoundMagic);
+}
 inline PowerOfTwo<double> pow2_in_halves(double n) {
-  const auto ni = static_cast<std::int64_t>(n);
-  const std::int64_t n1 = ni / 2, n2 = ni - n1;
-  return {std::bit_cast<double>(static_cast<std::uint64_t>(n1 + 1023) << 52),
-          std::bit_cast<double>(static_cast<std::uint64_t>(n2 + 1023) << 52)};
+  const double h1 = (n * 0.5 + kRoundMagic) - kRoundMagic, h2 = n - h1;  // any split with h1 + h2 = n
+  return {std::bit_cast<double>(static_cast<std::uint64_t>(integer_bits(h1) + 1023) << 52),
+          std::bit_cast<double>(static_cast<std::uint64_t>(integer_bits(h2) + 1023) << 52)};
+}
+inline std::int32_t integer_bits(float n) {
+  return std::bit_cast<std::int32_t>(n + kRoundMagicF) - std::bit_cast<std::int32_t>(kRoundMagicF);
 }
 inline PowerOfTwo<float> pow2_in_halves(float n) {
-  const auto ni = static_cast<std::int32_t>(n);
-  const std::int32_t n1 = ni / 2, n2 = ni - n1;
-  return {std::bit_cast<float>(static_cast<std::uint32_t>(n1 + 127) << 23),
-          std::bit_cast<float>(static_cast<std::uint32_t>(n2 + 127) << 23)};
+  const float h1 = (n * 0.5f + kRoundMagicF) - kRoundMagicF, h2 = n - h1;
+  return {std::bit_cast<float>(static_cast<std::uint32_t>(integer_bits(h1) + 127) << 23),
+          std::bit_cast<float>(static_cast<std::uint32_t>(integer_bits(h2) + 127) << 23)};
 }
 }  // namespace vm
 
@@ -61,9 +68,10 @@ inline PowerOfTwo<float> pow2_in_halves(float n) {
 /// subnormal range and overflow to +inf come out right.
 inline double vexp(double x) {
   using namespace vm;
-  // Clamped into [-746, 710] (NaN becomes 0 here and is restored at the end), so the conversion to
-  // an integer below is always defined.
-  const double xc = x > -746.0 ? (x < 710.0 ? x : 710.0) : (x == x ? -746.0 : 0.0);
+  // Clamped into [-746, 710], where the scaling below is exact or rounds once. NaN stays NaN and so
+  // does the result: a select between computed results would stop GCC from vectorizing (it does
+  // not if-convert arithmetic that may trap).
+  const double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
   const auto [n, r] = reduce_ln2(xc);
   // Estrin's scheme: four levels of independent multiply-adds instead of Horner's chain of 13, so
   // that one evaluation's latency is short where few run at once (the fused GLM's row terms).
@@ -74,7 +82,7 @@ inline double vexp(double x) {
   const double b0 = a0 + r2 * a1, b1 = a2 + r2 * a3, b2 = a4 + r2 * a5;
   const double p = (b0 + r4 * b1) + r8 * (b2 + r4 * a6);
   const auto [s1, s2] = pow2_in_halves(n);
-  return x == x ? p * s1 * s2 : x;
+  return p * s1 * s2;
 }
 
 /// e^x - 1, accurate for small x. With vexp's reduction x = n ln2 + r, e^x - 1 = 2^n (e^r - 1) +
@@ -108,11 +116,13 @@ inline double vexpm1(double x) {
 inline double vlog_normal(double x) {
   using namespace vm;
   const auto bits = std::bit_cast<std::uint64_t>(x);
-  double e = double(static_cast<std::int64_t>((bits >> 52) & 0x7ff) - 1023);
+  // The exponent field k as a double without an int64 conversion (see integer_bits): 2^52 + k is
+  // k's bits under 2^52's exponent.
+  double e = std::bit_cast<double>(((bits >> 52) & 0x7ff) | 0x4330000000000000ULL) - (4503599627370496.0 + 1023.0);
   double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
   const bool big = m > kSqrt2;
-  m = big ? 0.5 * m : m;
-  e = big ? e + 1.0 : e;
+  m *= big ? 0.5 : 1.0;  // constants selected, not results: see vexp
+  e += big ? 1.0 : 0.0;
   const double f = (m - 1.0) / (m + 1.0), s = f * f;
   double p = 1.0 / 21;
   p = p * s + 1.0 / 19;
@@ -136,13 +146,13 @@ inline double vlog_normal(double x) {
 /// degree 7 (truncation below 1e-8 relative on |r| <= ln2/2), two-step scaling.
 inline float vexp(float x) {
   using namespace vm;
-  const float xc = x > -104.0f ? (x < 89.0f ? x : 89.0f) : (x == x ? -104.0f : 0.0f);
+  const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);  // NaN stays NaN, as in vexp(double)
   const auto [n, r] = reduce_ln2(xc);
   const float r2 = r * r;  // Estrin's scheme, as in vexp(double)
   const float p = ((1.0f + r) + r2 * (0.5f + r * (1.0f / 6))) +
                   (r2 * r2) * ((1.0f / 24 + r * (1.0f / 120)) + r2 * (1.0f / 720 + r * (1.0f / 5040)));
   const auto [s1, s2] = pow2_in_halves(n);
-  return x == x ? p * s1 * s2 : x;
+  return p * s1 * s2;
 }
 
 /// e^x - 1 in single precision, as vexpm1(double), the Taylor series to degree 8.
