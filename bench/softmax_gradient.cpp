@@ -1,10 +1,10 @@
 // The gradient of the softmax-regression log likelihood at MNIST's shape (N = 60000, D = 784, K = 10,
-// f64, random data) on 1 and 2 threads: the composite model Categorical(logits = X W + b), which reads
-// X twice (X W, X^T G) and makes many element-wise passes, against the fused CategoricalLogitGLM,
-// which reads X once. The floor is one read of X at the read bandwidth measured in the same run
-// with the same number of threads. The fused GLM runs again on a design with MNIST's share of zeros
-// (81%; each element zero with that probability), where it reads the nonzeros alone
-// (cpu/sparse_rows.hpp): its floor is one read of their values and column indices.
+// f64 and one state unless named, random data) on 1 and 2 threads: the composite model Categorical(logits = X W + b),
+// which reads X twice (X W, X^T G) and makes many element-wise passes, against the fused CategoricalLogitGLM, which
+// reads X once. The floor is one read of X at the read bandwidth measured in the same run with the same number of
+// threads. The fused GLM runs again on a design with MNIST's share of zeros (81%; each element zero with that
+// probability), where it reads the nonzeros alone (cpu/sparse_rows.hpp): its floor is one read of their values and
+// column indices.
 //
 //   build/bench/softmax_gradient [--benchmark_min_time=2]
 #include <benchmark/benchmark.h>
@@ -35,6 +35,8 @@ struct Problem {
   Tensor x, y, w, b;
   Tensor mostly_zero_x;          // x with a share kMnistZeroShare of its elements zero
   double mostly_zero_bytes = 0;  // its nonzeros' values and column indices (f64 and i32)
+  // Single precision, and four states as in a 4-chain vectorized f32 run: w (4, D, K), b (4, K).
+  Tensor x32, mostly_zero_x32, w4, b4;
 };
 
 const Problem& problem() {
@@ -51,6 +53,11 @@ const Problem& problem() {
     p.mostly_zero_x = prim::binary(BinaryOp::mul, p.x, keep);
     const std::vector<double> kept = keep.to_vector<double>();
     p.mostly_zero_bytes = 12.0 * std::count(kept.begin(), kept.end(), 1.0);
+    p.x32 = prim::cast(p.x, DType::f32);
+    p.mostly_zero_x32 = prim::cast(p.mostly_zero_x, DType::f32);
+    p.w4 = prim::cast(prim::binary(BinaryOp::mul, random::normal(random::fold_in(key, 6), Shape{4, kD, kK}), 0.01),
+                      DType::f32);
+    p.b4 = Tensor::zeros(Shape{4, kK}, DType::f32);
     return p;
   }();
   return p;
@@ -59,13 +66,13 @@ const Problem& problem() {
 // Counters: ms per gradient, and time / floor (one read of X at the bandwidth measured in main on
 // the same number of threads).
 template <class LogLikelihood>
-void run(benchmark::State& state, double floor_bytes, LogLikelihood&& log_likelihood) {
-  const Problem& p = problem();
+void run(benchmark::State& state, double floor_bytes, const Tensor& w, const Tensor& b,
+         LogLikelihood&& log_likelihood) {
   const int threads = int(state.range(0)), saved = omp_get_max_threads();
   omp_set_num_threads(threads);
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    auto result = value_and_grad(log_likelihood, p.w, p.b);
+    auto result = value_and_grad(log_likelihood, w, b);
     benchmark::DoNotOptimize(result.grads[0].raw());
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -80,7 +87,7 @@ void run(benchmark::State& state, double floor_bytes, LogLikelihood&& log_likeli
 // The model written with generic differentiable ops.
 void BM_Composite(benchmark::State& state) {
   const Problem& p = problem();
-  run(state, double(p.x.nbytes()), [&](const Tensor& w, const Tensor& b) {
+  run(state, double(p.x.nbytes()), p.w, p.b, [&](const Tensor& w, const Tensor& b) {
     return sum(dist::Categorical::from_logits(matmul(p.x, w) + b).log_prob(p.y));
   });
 }
@@ -88,20 +95,41 @@ void BM_Composite(benchmark::State& state) {
 // The fused GLM density: one pass over X.
 void BM_FusedGLM(benchmark::State& state) {
   const Problem& p = problem();
-  run(state, double(p.x.nbytes()),
+  run(state, double(p.x.nbytes()), p.w, p.b,
       [&](const Tensor& w, const Tensor& b) { return dist::CategoricalLogitGLM(p.x, w, b).log_prob(p.y); });
 }
 
 // The same on the design with MNIST's share of zeros.
 void BM_FusedGLMMostlyZeros(benchmark::State& state) {
   const Problem& p = problem();
-  run(state, p.mostly_zero_bytes,
+  run(state, p.mostly_zero_bytes, p.w, p.b,
       [&](const Tensor& w, const Tensor& b) { return dist::CategoricalLogitGLM(p.mostly_zero_x, w, b).log_prob(p.y); });
+}
+
+// Both designs in f32 with four states (f32 values: 8 bytes per nonzero with its column).
+void BM_FusedGLMFourStatesF32(benchmark::State& state) {
+  const Problem& p = problem();
+  run(state, double(p.x32.nbytes()), p.w4, p.b4,
+      [&](const Tensor& w, const Tensor& b) { return sum(dist::CategoricalLogitGLM(p.x32, w, b).log_prob(p.y)); });
+}
+
+void BM_FusedGLMMostlyZerosFourStatesF32(benchmark::State& state) {
+  const Problem& p = problem();
+  run(state, p.mostly_zero_bytes * 8 / 12, p.w4, p.b4, [&](const Tensor& w, const Tensor& b) {
+    return sum(dist::CategoricalLogitGLM(p.mostly_zero_x32, w, b).log_prob(p.y));
+  });
 }
 
 BENCHMARK(BM_Composite)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FusedGLM)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FusedGLMMostlyZeros)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FusedGLMFourStatesF32)->Arg(1)->Arg(2)->ArgName("threads")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FusedGLMMostlyZerosFourStatesF32)
+    ->Arg(1)
+    ->Arg(2)
+    ->ArgName("threads")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

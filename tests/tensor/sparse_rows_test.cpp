@@ -74,7 +74,8 @@ void expect_products_match_dense(std::int64_t n) {
   for (std::int64_t j = 0; j < d; ++j)
     for (std::int64_t c = 0; c < stride; ++c) {  // the padding stays as it was
       T want = 1;
-      for (std::int64_t i = 0; i < r && c < n; ++i) want += x[std::size_t((r0 + i) * d + j)] * g[std::size_t(i * n + c)];
+      for (std::int64_t i = 0; i < r && c < n; ++i)
+        want += x[std::size_t((r0 + i) * d + j)] * g[std::size_t(i * n + c)];
       ASSERT_EQ(out[std::size_t(j * stride + c)], want) << "out " << j << ", " << c;
     }
 }

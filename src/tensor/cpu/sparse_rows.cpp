@@ -70,7 +70,8 @@ void for_each_column_tile(std::int64_t vectors, Body&& body) {
 
 SparseRows sparse_rows(const Tensor& x) {
   static auto& copies = *new DerivedCopies<SparseRows>(kKeptCopies);  // never destroyed: see backend()
-  return copies.get(x, [](const Tensor& x) { return x.dtype() == DType::f32 ? compress<float>(x) : compress<double>(x); });
+  return copies.get(x,
+                    [](const Tensor& x) { return x.dtype() == DType::f32 ? compress<float>(x) : compress<double>(x); });
 }
 
 template <class T>
