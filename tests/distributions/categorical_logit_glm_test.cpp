@@ -113,15 +113,23 @@ TEST(CategoricalLogitGLM, MostlyZeroDesignsMatchTheCompositeModel) {
   }
 }
 
-// The distributions refuse a non-finite weight, but the kernel below them may see one. It meets x's
-// zeros in the dense products (0 inf = NaN), so the products over the nonzeros alone must not be
-// used: the result is NaN, not a value.
+// The distributions refuse a non-finite weight, but the kernel below them may see one. Its row of w
+// meets only zeros of x here, so only the dense products (0 inf = NaN) see it: the products over
+// the nonzeros alone must not be used, and the result is NaN, not a value.
 TEST(CategoricalLogitGLM, MostlyZeroDesignsWithAnInfiniteWeightGiveNaN) {
   const Data data = make_data(500, 20, 3, 24, 0.1);
+  std::vector<double> xv = data.x.to_vector<double>();
+  for (std::int64_t i = 0; i < 500; ++i) xv[std::size_t(i * 20 + 2)] = 0.0;  // column 2 of x
+  const Tensor x = Tensor::from(xv, Shape{500, 20});
   std::vector<double> wv = testing::random_tensor(Shape{20, 3}, 25).to_vector<double>();
-  wv[7] = std::numeric_limits<double>::infinity();
-  const Tensor w = Tensor::from(wv, Shape{20, 3}), b = Tensor::zeros(Shape{3});
-  EXPECT_TRUE(std::isnan(prim::categorical_logit_glm(data.x, w, b, data.y).log_lik.item()));
+  const Tensor b = Tensor::zeros(Shape{3});
+  EXPECT_TRUE(std::isfinite(prim::categorical_logit_glm(x, Tensor::from(wv, Shape{20, 3}), b, data.y).log_lik.item()));
+  wv[2 * 3 + 1] = std::numeric_limits<double>::infinity();  // row 2 of w
+  EXPECT_TRUE(std::isnan(prim::categorical_logit_glm(x, Tensor::from(wv, Shape{20, 3}), b, data.y).log_lik.item()));
+  wv[2 * 3 + 1] = 0.5;
+  const Tensor infinite_b = Tensor::from(std::vector<double>{0, std::numeric_limits<double>::infinity(), 0}, Shape{3});
+  EXPECT_TRUE(std::isnan(prim::categorical_logit_glm(x, Tensor::from(wv, Shape{20, 3}), infinite_b, data.y)
+                             .grad_w.to_vector<double>()[2 * 3]));
 }
 
 TEST(CategoricalLogitGLM, SuperBlocksWithoutRowsAddNothing) {

@@ -191,9 +191,9 @@ void glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Ten
   const std::int64_t supers = std::min(blocks, kMaxSuperBlocks);
   const std::int64_t blocks_per_super = (blocks + supers - 1) / supers;
   const bool skinny = ck <= kSkinnyMaxN && skinny_matmul_enabled();
-  // Mostly zeros in X: products over its nonzeros alone. Not with a non-finite weight, whose
-  // products with X's zeros are NaN in the dense products.
-  const SparseRows sparse_x = all_finite<T>(w) ? sparse_rows(x) : SparseRows{};
+  // Mostly zeros in X: products over its nonzeros alone. Not with a non-finite weight or intercept:
+  // their NaNs meet X's zeros in the dense products (0 inf, 0 NaN) and reach every gradient entry.
+  const SparseRows sparse_x = all_finite<T>(w) && all_finite<T>(b) ? sparse_rows(x) : SparseRows{};
   const bool sparse = sparse_x.starts.defined();
   // The row length of packed W and of the partial gradients: the sparse products read and write
   // whole vectors, so their rows are padded (with zeros).
