@@ -66,6 +66,18 @@ void for_each_column_tile(std::int64_t vectors, Body&& body) {
   }
 }
 
+// The nonzeros of the rows from r0 on, as the products read them.
+template <class T>
+struct Nonzeros {
+  Nonzeros(const SparseRows& x, std::int64_t r0)
+      : starts(x.starts.data<std::int64_t>() + r0),
+        columns(x.columns.data<std::int32_t>()),
+        values(x.values.data<T>()) {}
+  const std::int64_t* starts;
+  const std::int32_t* columns;
+  const T* values;
+};
+
 }  // namespace
 
 SparseRows sparse_rows(const Tensor& x) {
@@ -84,20 +96,18 @@ template <class T>
 void sparse_rows_times(const SparseRows& x, std::int64_t r0, std::int64_t rows, const T* w, T* z, std::int64_t n) {
   using S = Simd<T>;
   using Vec = typename S::Vec;
-  const std::int64_t* starts = x.starts.data<std::int64_t>() + r0;
-  const std::int32_t* columns = x.columns.data<std::int32_t>();
-  const T* values = x.values.data<T>();
+  const Nonzeros<T> nz(x, r0);
   const std::int64_t stride = sparse_rows_stride<T>(n), vectors = stride / S::lanes;
   for (std::int64_t i = 0; i < rows; ++i) {
-    const std::int64_t p0 = starts[i], p1 = starts[i + 1];
+    const std::int64_t p0 = nz.starts[i], p1 = nz.starts[i + 1];
     T* zi = z + i * n;
     for_each_column_tile(vectors, [&](auto tile, std::int64_t v0) {
       constexpr int V = decltype(tile)::value;
       const std::int64_t c0 = v0 * S::lanes;
       Vec acc[V] = {};
       for (std::int64_t p = p0; p < p1; ++p) {
-        const T* wj = w + std::int64_t(columns[p]) * stride + c0;
-        const Vec xv = Vec{} + values[p];
+        const T* wj = w + std::int64_t(nz.columns[p]) * stride + c0;
+        const Vec xv = Vec{} + nz.values[p];
         for (int v = 0; v < V; ++v) acc[v] += xv * S::load(wj + v * S::lanes);
       }
       for (int v = 0; v < V; ++v) {
@@ -116,12 +126,10 @@ void sparse_rows_transposed_times_add(const SparseRows& x, std::int64_t r0, std:
                                       std::int64_t n) {
   using S = Simd<T>;
   using Vec = typename S::Vec;
-  const std::int64_t* starts = x.starts.data<std::int64_t>() + r0;
-  const std::int32_t* columns = x.columns.data<std::int32_t>();
-  const T* values = x.values.data<T>();
+  const Nonzeros<T> nz(x, r0);
   const std::int64_t stride = sparse_rows_stride<T>(n), vectors = stride / S::lanes;
   for (std::int64_t i = 0; i < rows; ++i) {
-    const std::int64_t p0 = starts[i], p1 = starts[i + 1];
+    const std::int64_t p0 = nz.starts[i], p1 = nz.starts[i + 1];
     const T* gi = g + i * n;
     for_each_column_tile(vectors, [&](auto tile, std::int64_t v0) {
       constexpr int V = decltype(tile)::value;
@@ -132,8 +140,8 @@ void sparse_rows_transposed_times_add(const SparseRows& x, std::int64_t r0, std:
         gv[v] = c + S::lanes <= n ? S::load(gi + c) : S::load_first(gi + c, int(n - c));
       }
       for (std::int64_t p = p0; p < p1; ++p) {
-        T* oj = out + std::int64_t(columns[p]) * stride + c0;
-        const Vec xv = Vec{} + values[p];
+        T* oj = out + std::int64_t(nz.columns[p]) * stride + c0;
+        const Vec xv = Vec{} + nz.values[p];
         for (int v = 0; v < V; ++v) S::store(oj + v * S::lanes, S::load(oj + v * S::lanes) + xv * gv[v]);
       }
     });

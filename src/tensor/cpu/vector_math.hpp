@@ -68,9 +68,8 @@ inline PowerOfTwo<float> pow2_in_halves(float n) {
 /// subnormal range and overflow to +inf come out right.
 inline double vexp(double x) {
   using namespace vm;
-  // Clamped into [-746, 710], where the scaling below is exact or rounds once. NaN stays NaN and so
-  // does the result: a select between computed results would stop GCC from vectorizing (it does
-  // not if-convert arithmetic that may trap).
+  // Clamped into [-746, 710], where the scaling below is exact or rounds once. NaN passes the clamp
+  // and makes the result NaN, so no select is needed at the end.
   const double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);
   const auto [n, r] = reduce_ln2(xc);
   // Estrin's scheme: four levels of independent multiply-adds instead of Horner's chain of 13, so
