@@ -146,6 +146,8 @@ inference::CheckpointEntries run_identity(const SampleContext& job) {
   id.emplace_back("--max-depth", std::to_string(o.max_depth));
   id.emplace_back("--adapt-delta", exact(o.adapt_delta));
   id.emplace_back("--leapfrog-steps", std::to_string(o.leapfrog_steps));
+  id.emplace_back("--trajectory-length", exact(o.trajectory_length));
+  id.emplace_back("--trajectory-jitter", exact(o.trajectory_jitter));
   id.emplace_back("--precision", o.precision);
   id.emplace_back("--vectorize", o.vectorize ? "on" : "off");
   id.emplace_back("--predictive", o.predictive ? "on" : "off");

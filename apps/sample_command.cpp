@@ -66,9 +66,11 @@ Command add_sample_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--metric", o->metric,
                   "the inverse metric and how warm-up learns it: diag or dense (Stan's windowed adaptation), "
-                  "fisher-diag or fisher-low-rank (nutpie's Fisher-divergence adaptation from draws and gradients); "
+                  "fisher-diag or fisher-low-rank (nutpie's Fisher-divergence adaptation from draws and gradients), "
+                  "unit (Stan's unit_e: the identity, not adapted; warm-up tunes the step size alone, which suits "
+                  "the coordinates --init laplace whitens); "
                   "auto: fisher-low-rank, or diag with --sampler chees, --devices and under mpirun")
-      ->check(CLI::IsMember({"auto", "diag", "dense", "fisher-diag", "fisher-low-rank"}))
+      ->check(CLI::IsMember({"auto", "diag", "dense", "fisher-diag", "fisher-low-rank", "unit"}))
       ->capture_default_str();
   cmd->add_option("--precision", o->precision, "f64 or f32: the dtype the log density computes in")
       ->check(CLI::IsMember({"f64", "f32"}))
@@ -92,8 +94,19 @@ Command add_sample_command(CLI::App& app) {
       ->check(kOpenUnitInterval)
       ->capture_default_str();
   cmd->add_option("--leapfrog-steps", o->leapfrog_steps,
-                  "static HMC: leapfrog steps per draw (0: trajectory length 2 pi)")
+                  "static HMC: leapfrog steps per draw (0: --trajectory-length over the step size)")
       ->check(whole_number(0))
+      ->capture_default_str();
+  cmd->add_option("--trajectory-length", o->trajectory_length,
+                  "static HMC: integration time per draw, in the units the metric scales (Stan's int_time; "
+                  "for a Gaussian posterior and a metric equal to its covariance, pi/2 is a quarter period, "
+                  "which gives independent draws of x and of x squared)")
+      ->check(kPositiveNumber)
+      ->default_str("2 pi, Stan's");
+  cmd->add_option("--trajectory-jitter", o->trajectory_jitter,
+                  "static HMC: each chain's every draw integrates for u times the length, u uniform in "
+                  "(1 - J, 1 + J), so that no fixed length resonates with a period of the posterior")
+      ->check(CLI::Range(0.0, 0.999999).description("in [0, 1)"))
       ->capture_default_str();
   cmd->add_flag("--predictive", o->predictive,
                 "write a posterior predictive draw of each observed site y at every draw, as the columns y_rep.1 "

@@ -1,5 +1,7 @@
 #include "sample_config.hpp"
 
+#include <cmath>
+
 #include "variate/core/error.hpp"
 #include "variate/core/quote_input.hpp"
 #include "variate/distribute/mesh.hpp"
@@ -61,8 +63,9 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& options) {
   VARIATE_CHECK(o.threads >= 0, "sample", "--threads must be at least 0 (0 = one per core), got ", o.threads);
   VARIATE_CHECK(o.sampler == "nuts" || o.sampler == "hmc" || o.sampler == "chees", "sample",
                 "--sampler must be nuts, hmc or chees, got ", quote_input(o.sampler));
-  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense" || o.metric == "fisher-diag" || o.metric == "fisher-low-rank",
-                "sample", "--metric must be auto, diag, dense, fisher-diag or fisher-low-rank, got ",
+  VARIATE_CHECK(o.metric == "diag" || o.metric == "dense" || o.metric == "fisher-diag" ||
+                    o.metric == "fisher-low-rank" || o.metric == "unit",
+                "sample", "--metric must be auto, diag, dense, fisher-diag, fisher-low-rank or unit, got ",
                 quote_input(o.metric));
   VARIATE_CHECK(o.precision == "f64" || o.precision == "f32", "sample", "--precision must be f64 or f32, got ",
                 quote_input(o.precision));
@@ -73,6 +76,14 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& options) {
   VARIATE_CHECK(o.leapfrog_steps == 0 || o.sampler == "hmc", "sample",
                 "--leapfrog-steps applies to --sampler hmc only (NUTS chooses each trajectory's length), got ",
                 o.leapfrog_steps, " with --sampler ", o.sampler);
+  VARIATE_CHECK(o.trajectory_length >= 0 && std::isfinite(o.trajectory_length), "sample",
+                "--trajectory-length must be a finite number above 0, got ", o.trajectory_length);
+  VARIATE_CHECK((o.trajectory_length == 0 && o.trajectory_jitter == 0) || o.sampler == "hmc", "sample",
+                "--trajectory-length and --trajectory-jitter apply to --sampler hmc only, got --sampler ", o.sampler);
+  VARIATE_CHECK(o.trajectory_length == 0 || o.leapfrog_steps == 0, "sample",
+                "give --leapfrog-steps or --trajectory-length, not both (the steps fix the length)");
+  VARIATE_CHECK(o.trajectory_jitter >= 0 && o.trajectory_jitter < 1, "sample",
+                "--trajectory-jitter must be in [0, 1), got ", o.trajectory_jitter);
   VARIATE_CHECK(o.thin >= 1, "sample", "--thin must be at least 1, got ", o.thin);
   VARIATE_CHECK(o.devices >= 1, "sample", "--devices must be at least 1, got ", o.devices);
   VARIATE_CHECK(o.sharded_draws == "gather" || o.sharded_draws == "per-device", "sample",
@@ -95,10 +106,13 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& options) {
                                        : inference::Algorithm::nuts;
   s.nuts.max_tree_depth = o.max_depth;
   s.hmc.num_steps = o.leapfrog_steps;
+  if (o.trajectory_length > 0) s.hmc.trajectory_length = o.trajectory_length;
+  s.hmc.jitter = o.trajectory_jitter;
   s.metric = o.metric == "dense"             ? inference::MetricKind::dense
              : o.metric == "fisher-low-rank" ? inference::MetricKind::low_rank
                                              : inference::MetricKind::diagonal;
   if (o.metric.starts_with("fisher-")) s.metric_adaptation = inference::MetricAdaptation::fisher;
+  if (o.metric == "unit") s.metric_adaptation = inference::MetricAdaptation::none;
   s.chains = o.chains;
   s.num_warmup = o.warmup;
   s.num_draws = o.draws;

@@ -28,9 +28,11 @@ struct SampleJobOptions {
   bool overwrite = false;  // replace an earlier run's files in `output` instead of refusing
   int max_depth = 10;
   double adapt_delta = 0.8;
-  int leapfrog_steps = 0;  // static HMC: 0 = Stan's trajectory length 2 pi
-  bool vectorize = false;  // all chains in one lockstep batch
-  int devices = 1;         // thread devices the data (and sharded latents) are split over
+  int leapfrog_steps = 0;        // static HMC: 0 = trajectory_length / step size
+  double trajectory_length = 0;  // static HMC: Stan's int_time; 0 = not given, Stan's 2 pi
+  double trajectory_jitter = 0;  // static HMC: StaticHmcOptions::jitter
+  bool vectorize = false;        // all chains in one lockstep batch
+  int devices = 1;               // thread devices the data (and sharded latents) are split over
   // gather: device 0 writes every column; per-device: each device writes its rows of the sharded
   // sites to files of its own, listed in a manifest (shard_output.hpp)
   std::string sharded_draws = "gather";

@@ -42,10 +42,9 @@ class PythonFit {
 
 /// Samples `model` with the tool's options (those of `variate sample` that apply in memory: chains,
 /// warm-up, draws, seed, threads, sampler, metric, max depth, adapt delta, leapfrog steps,
-/// vectorize). Call with the GIL held: it is released while the chains run and taken every 100 ms
-/// to run Python's signal handlers; a KeyboardInterrupt stops the chains after their current
-/// iteration and the draws made so far are returned, with a warning. Another exception from a
-/// handler stops them too and propagates.
+/// trajectory length and jitter, vectorize). Call with the GIL held: it is released while the chains run and taken
+/// every 100 ms to run Python's signal handlers; a KeyboardInterrupt stops the chains after their current iteration and
+/// the draws made so far are returned, with a warning. Another exception from a handler stops them too and propagates.
 PythonFit sample(const PythonModel& model, const cli::SampleJobOptions& options);
 
 }  // namespace variate::python

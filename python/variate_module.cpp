@@ -124,7 +124,7 @@ variable, a wrong shape or type) raises ValueError naming what was wrong.)")
           "sample",
           [](const PythonModel& self, int chains, std::int64_t warmup, std::int64_t draws, std::uint64_t seed,
              int threads, std::string sampler, std::string metric, int max_depth, double adapt_delta,
-             int leapfrog_steps, bool vectorize) {
+             int leapfrog_steps, double trajectory_length, double trajectory_jitter, bool vectorize) {
             variate::cli::SampleJobOptions o;
             o.chains = chains;
             o.warmup = warmup;
@@ -136,6 +136,8 @@ variable, a wrong shape or type) raises ValueError naming what was wrong.)")
             o.max_depth = max_depth;
             o.adapt_delta = adapt_delta;
             o.leapfrog_steps = leapfrog_steps;
+            o.trajectory_length = trajectory_length;
+            o.trajectory_jitter = trajectory_jitter;
             o.vectorize = vectorize;
             return variate::python::sample(self, o);
           },
@@ -143,9 +145,10 @@ variable, a wrong shape or type) raises ValueError naming what was wrong.)")
           py::arg("draws") = tool.draws, py::arg("seed") = tool.seed, py::arg("threads") = tool.threads,
           py::arg("sampler") = tool.sampler, py::arg("metric") = tool.metric, py::arg("max_depth") = tool.max_depth,
           py::arg("adapt_delta") = tool.adapt_delta, py::arg("leapfrog_steps") = tool.leapfrog_steps,
+          py::arg("trajectory_length") = tool.trajectory_length, py::arg("trajectory_jitter") = tool.trajectory_jitter,
           py::arg("vectorize") = tool.vectorize,
           R"(NUTS (or static HMC), as `variate sample` with the same options and defaults (metric="auto": the
-low-rank Fisher metric).
+low-rank Fisher metric; trajectory_length=0: Stan's 2 pi).
 
 The chains run with the GIL released. Ctrl-C stops them after their current iteration, as it stops
 the tool: the fit returned holds the draws made so far (Fit.interrupted is True, and a

@@ -22,6 +22,7 @@ namespace {
 const char* metric_name(const SamplerOptions& s) {
   if (s.metric_adaptation == MetricAdaptation::fisher)
     return s.metric == MetricKind::low_rank ? "fisher_low_rank_e" : "fisher_diag_e";
+  if (s.metric_adaptation == MetricAdaptation::none && !s.initial_metric) return "unit_e";
   return s.metric == MetricKind::dense ? "dense_e" : "diag_e";
 }
 
@@ -58,6 +59,7 @@ std::vector<std::pair<std::string, std::string>> sample_config_lines(const Sampl
   } else {
     c.emplace_back("        int_time", number(s.hmc.trajectory_length));
     c.emplace_back("        num_leapfrog_steps", std::to_string(s.hmc.num_steps));
+    c.emplace_back("        int_time_jitter", number(s.hmc.jitter));
   }
   c.emplace_back("    metric", metric_name(s));
   c.emplace_back("    stepsize", number(s.initial_step_size));

@@ -63,7 +63,7 @@ class ChainBatch {
     stats_.resize(std::size_t(n_));
     keys_.resize(std::size_t(n_));
     search_count_.assign(std::size_t(n_), 0);
-    if (!fisher()) schedule_.emplace(o.num_warmup, o.windows);
+    if (o.metric_adaptation == MetricAdaptation::stan_windows) schedule_.emplace(o.num_warmup, o.windows);
     for (std::int64_t c = 0; c < n_; ++c) {
       dual_.emplace_back(o.step_size_adaptation);
       if (fisher())
@@ -435,6 +435,11 @@ class ChainBatch {
   void adapt(std::int64_t it) {
     if (chees_) return adapt_chees(it);
     if (fisher()) return adapt_by_fisher_divergence(it);
+    if (o_.metric_adaptation == MetricAdaptation::none) {
+      for (std::int64_t c = 0; c < n_; ++c)
+        step_[std::size_t(c)] = dual_[std::size_t(c)].update(stats_[std::size_t(c)].accept_stat);
+      return;
+    }
     const bool window_end = schedule_->ends_slow_window(it);
     for (std::int64_t c = 0; c < n_; ++c) {
       step_[std::size_t(c)] = dual_[std::size_t(c)].update(stats_[std::size_t(c)].accept_stat);
@@ -660,7 +665,7 @@ void check_options(const Target& target, const SamplerOptions& o) {
       o.initial_metric ? o.initial_metric->dimension() : 0);
   VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::fisher || o.metric != MetricKind::low_rank, "sample",
                 "a low-rank metric is learned by Fisher-divergence adaptation only (metric_adaptation = fisher)");
-  VARIATE_CHECK(o.metric_adaptation == MetricAdaptation::stan_windows || o.metric != MetricKind::dense, "sample",
+  VARIATE_CHECK(o.metric_adaptation != MetricAdaptation::fisher || o.metric != MetricKind::dense, "sample",
                 "Fisher-divergence adaptation learns a diagonal or a low-rank metric, not a dense one; use the "
                 "low-rank metric, or Stan's windows for a dense one");
   const auto& a = o.step_size_adaptation;

@@ -16,6 +16,8 @@ class StaticHmc final : public Kernel {
     VARIATE_CHECK(options.num_steps >= 0 && (options.num_steps > 0 || options.trajectory_length > 0), "HMC",
                   "expected a positive number of steps or trajectory length, got num_steps=", options.num_steps,
                   ", trajectory_length=", options.trajectory_length);
+    VARIATE_CHECK(options.jitter >= 0 && options.jitter < 1, "HMC", "expected a jitter in [0, 1), got ",
+                  options.jitter);
     steps_.resize(std::size_t(chains));
     moving_.resize(std::size_t(chains));
   }
@@ -34,8 +36,10 @@ class StaticHmc final : public Kernel {
     for (std::int64_t c = 0; c < chains_; ++c) {
       if (!active[std::size_t(c)]) continue;
       const double eps = step_size[std::size_t(c)];
-      const int n = options_.num_steps > 0 ? options_.num_steps
-                                           : int(std::clamp(std::floor(options_.trajectory_length / eps), 1.0, 1e6));
+      double scale = 1;
+      if (options_.jitter > 0) scale += options_.jitter * (2 * streams[std::size_t(c)].uniform() - 1);
+      const double steps = options_.num_steps > 0 ? options_.num_steps : options_.trajectory_length / eps;
+      const int n = int(std::clamp(std::floor(scale * steps), 1.0, 1e6));
       steps_[std::size_t(c)] = n;
       longest = std::max(longest, n);
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -178,6 +179,12 @@ TEST(SampleCli, VectorizedChainsBroadcastTheChainDimension) {
   EXPECT_TRUE(csv.adaptation.dense);
   EXPECT_EQ(csv.adaptation.inverse_metric.size(), 100u) << "a 10 x 10 dense inverse metric";
   EXPECT_EQ(*csv.config_value("metric"), "dense_e");
+  const Outcome unit =
+      run("sample --model eight-schools --metric unit --chains 1 --warmup 100 --draws 5 --output " + (dir / "unit"));
+  ASSERT_EQ(unit.exit_code, 0) << unit.output;
+  const auto unit_csv = variate::data::read_stan_csv(dir / "unit/eight-schools-1.csv");
+  EXPECT_EQ(*unit_csv.config_value("metric"), "unit_e");
+  EXPECT_EQ(unit_csv.adaptation.inverse_metric, std::vector<double>(10, 1.0)) << "the metric is not adapted";
 }
 
 TEST(SampleCli, DevicesSplitTheDataAndWriteTheUnshardedDraws) {
@@ -256,6 +263,26 @@ TEST(SampleCli, StaticHmcWritesItsEngine) {
             (std::vector<std::string>{"lp__", "accept_stat__", "stepsize__", "int_time__", "energy__", "theta"}));
   const auto steps = csv.column("stepsize__"), times = csv.column("int_time__");
   for (std::size_t i = 0; i < steps.size(); ++i) EXPECT_DOUBLE_EQ(times[i], 7 * steps[i]);
+}
+
+TEST(SampleCli, StaticHmcWithAJitteredTrajectoryLength) {
+  const TempDir dir("hmc_jitter");
+  const Outcome r =
+      run("sample --model beta-bernoulli --sampler hmc --trajectory-length 1.5 --trajectory-jitter 0.4 --chains 1 "
+          "--warmup 50 --draws 200 --output " +
+          dir.path().string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto csv = variate::data::read_stan_csv(dir / "beta-bernoulli-1.csv");
+  EXPECT_EQ(*csv.config_value("int_time"), "1.5");
+  EXPECT_EQ(*csv.config_value("int_time_jitter"), "0.4");
+  // After warm-up the step size is fixed, so int_time__ varies only with the drawn steps: between
+  // floor(0.6 * 1.5 / h) and floor(1.4 * 1.5 / h) steps of size h.
+  const auto steps = csv.column("stepsize__"), times = csv.column("int_time__");
+  const double h = steps.front();
+  const auto [low, high] = std::minmax_element(times.begin(), times.end());
+  EXPECT_GE(*low, std::floor(0.6 * 1.5 / h) * h * (1 - 1e-12));
+  EXPECT_LE(*high, std::floor(1.4 * 1.5 / h) * h * (1 + 1e-12));
+  EXPECT_LT(*low, *high);
 }
 
 TEST(SampleCli, CheesRunsManyVectorizedChains) {
@@ -429,6 +456,11 @@ TEST(SampleCli, BadOptionValuesGiveOneMessageNamingTheOption) {
            {"sample --seed -1", "--seed"},
            {"sample --max-depth 0", "--max-depth"},
            {"sample --leapfrog-steps 5", "--leapfrog-steps applies to --sampler hmc only"},
+           {"sample --trajectory-jitter 0.2", "apply to --sampler hmc only"},
+           {"sample --trajectory-length 1.5", "apply to --sampler hmc only"},
+           {"sample --sampler hmc --trajectory-length 0", "--trajectory-length"},
+           {"sample --sampler hmc --trajectory-jitter 1", "--trajectory-jitter"},
+           {"sample --sampler hmc --leapfrog-steps 5 --trajectory-length 2", "not both"},
            {"sample --model nope", "--model"},
            {"--chains abc", "--chains"},
        }) {

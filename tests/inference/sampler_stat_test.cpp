@@ -82,6 +82,9 @@ TEST(SamplerPosterior, NormalNormal) {
   // one full period returns to where it started.
   hmc.hmc.trajectory_length = 1.5;
   expect_moments(site_draws(fit(model, hmc), "mu"), m, v, "static HMC");
+  hmc.hmc.trajectory_length = 3.141592653589793 / 2;  // a quarter period, jittered
+  hmc.hmc.jitter = 0.3;
+  expect_moments(site_draws(fit(model, hmc), "mu"), m, v, "jittered static HMC");
 }
 
 // theta ~ Beta(2, 3), 12 successes in 30: theta | k ~ Beta(14, 21), sampled through the logit.

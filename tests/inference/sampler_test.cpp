@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "support/expect_error.hpp"
@@ -182,6 +183,7 @@ TEST(Sampler, LockstepChainsFollowTheirLoneChainPaths) {
     for (MetricKind metric : {MetricKind::diagonal, MetricKind::dense}) {
       SamplerOptions o = small_run(3);
       o.algorithm = algorithm;
+      o.hmc.jitter = 0.5;  // the chains' trajectories differ in length, so some wait masked
       o.metric = metric;
       o.threads = 1;
       const SampleResult alone = sample(target, o);
@@ -193,6 +195,32 @@ TEST(Sampler, LockstepChainsFollowTheirLoneChainPaths) {
         EXPECT_EQ(alone.chains[std::size_t(c)].step_size, lockstep.chains[std::size_t(c)].step_size);
     }
   }
+}
+
+// Steps are floor(u * 10) with u uniform in (0.5, 1.5): every count from 5 to 14 at about 1/10
+// of the draws, drawn per chain, so the chains of one iteration differ.
+TEST(Sampler, JitteredHmcDrawsEachTrajectorysSteps) {
+  SamplerOptions o = small_run(2);
+  o.algorithm = Algorithm::hmc;
+  o.hmc.num_steps = 10;
+  o.hmc.jitter = 0.5;
+  o.num_draws = 2000;
+  const SampleResult r = sample(gaussian_target({1.0, 2.0}), o);
+  std::map<int, int> counts;
+  int differing = 0;
+  for (std::size_t i = 0; i < r.chains[0].stats.size(); ++i) {
+    for (const ChainResult& c : r.chains) ++counts[c.stats[i].n_leapfrog];
+    differing += r.chains[0].stats[i].n_leapfrog != r.chains[1].stats[i].n_leapfrog;
+  }
+  ASSERT_EQ(counts.begin()->first, 5);
+  ASSERT_EQ(counts.rbegin()->first, 14);
+  ASSERT_EQ(counts.size(), 10u);
+  // Each count is Binomial(4000, 1/10): mean 400, sd 19; 5 sd either side.
+  for (const auto& [steps, n] : counts) EXPECT_NEAR(n, 400, 5 * 19) << steps << " steps";
+  // Equal counts in the two chains happen 1/10 of the time: 200 of 2000, sd 13.
+  EXPECT_NEAR(differing, 1800, 5 * 13);
+  o.hmc.jitter = 1;
+  EXPECT_ERROR(sample(gaussian_target({1.0}), o), "jitter in [0, 1)");
 }
 
 TEST(Sampler, SameSeedSameDrawsWhateverTheThreadCount) {
@@ -299,6 +327,20 @@ TEST(Sampler, StartsEachChainWhereToldWithTheGivenMetric) {
     EXPECT_NEAR(r.chains[c].draws[1], o.initial_positions[2 * c + 1], 1e-8) << c;
     EXPECT_EQ(r.chains[c].metric.inverse(), std::vector<double>({4.0, 0.25}));
   }
+}
+
+// Without metric adaptation the metric stays the unit one or the given one, and warm-up still
+// tunes the step size: the smallest sd in the metric's units bounds it, 1 with the unit metric
+// and 10 with the given one.
+TEST(Sampler, WithoutMetricAdaptationOnlyTheStepSizeIsTuned) {
+  SamplerOptions o = small_run(1);
+  o.metric_adaptation = MetricAdaptation::none;
+  const SampleResult unit = sample(gaussian_target({1.0, 10.0}), o);
+  EXPECT_EQ(unit.chains[0].metric.inverse(), std::vector<double>({1.0, 1.0}));
+  o.initial_metric = Metric::diagonal({0.01, 1.0});
+  const SampleResult given = sample(gaussian_target({1.0, 10.0}), o);
+  EXPECT_EQ(given.chains[0].metric.inverse(), std::vector<double>({0.01, 1.0}));
+  EXPECT_GT(given.chains[0].step_size, 5 * unit.chains[0].step_size);
 }
 
 // Fisher adaptation starts from the gradient at the initial point (nutpie), unless it is given a

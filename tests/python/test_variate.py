@@ -132,6 +132,11 @@ class Sampling(unittest.TestCase):
         b = model.sample(chains=2, warmup=50, draws=40, seed=9, sampler="hmc", threads=2)
         np.testing.assert_array_equal(a.draws["theta_tilde"], b.draws["theta_tilde"])
         self.assertEqual(list(a.stats), ["lp__", "accept_stat__", "stepsize__", "int_time__", "energy__"])
+        # A jittered trajectory length: the integration time varies between draws at the fixed step size.
+        c = model.sample(chains=1, warmup=50, draws=40, seed=9, sampler="hmc", trajectory_length=1.5,
+                         trajectory_jitter=0.5)
+        self.assertGreater(len(np.unique(c.stats["int_time__"])), 1)
+        self.assertLessEqual(np.max(c.stats["int_time__"]), 1.5 * 1.5 + 1e-12)
 
     def test_summary_of_the_beta_bernoulli_posterior(self):
         fit = variate.Model("beta-bernoulli").sample(chains=4, warmup=300, draws=500, seed=2)

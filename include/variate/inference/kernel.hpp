@@ -52,6 +52,11 @@ struct StaticHmcOptions {
   /// most 10^6 (Stan's rule).
   int num_steps = 0;
   double trajectory_length = 2 * 3.141592653589793;  // Stan's default int_time, 2π
+  /// In [0, 1): each chain's every transition integrates for u times the steps above, u uniform in
+  /// (1 - jitter, 1 + jitter) from the chain's own stream (then floor, at least 1). A fixed length
+  /// can resonate with a period of the posterior (a Gaussian's half period maps x to -x, and x² to
+  /// itself); a jittered one cannot (Neal 2011, section 5.4.2.3). 0: no draw, the fixed length.
+  double jitter = 0;
   double max_energy_error = 1000;
 };
 

@@ -25,9 +25,12 @@ namespace variate::inference {
 enum class Algorithm { nuts, hmc, chees };
 
 /// How warm-up learns the metric: Stan's windows of Welford estimates of the draws' covariance
-/// (diagonal or dense metrics), or nutpie's Fisher divergence from the draws and their gradients
-/// (diagonal or low-rank metrics; fisher_adaptation.hpp).
-enum class MetricAdaptation { stan_windows, fisher };
+/// (diagonal or dense metrics), nutpie's Fisher divergence from the draws and their gradients
+/// (diagonal or low-rank metrics; fisher_adaptation.hpp), or not at all: the metric stays the
+/// unit one (Stan's unit_e) or initial_metric, and warm-up adapts the step size alone. That suits
+/// coordinates already whitened (a Laplace start), where a few hundred warm-up draws would only
+/// add noise to a metric that is about right.
+enum class MetricAdaptation { stan_windows, fisher, none };
 
 struct SamplerOptions {
   Algorithm algorithm = Algorithm::nuts;
