@@ -44,12 +44,13 @@ void init_from_pathfinder(const Model& model, std::uint64_t seed, inference::Sam
     const std::vector<double>& start = starts[std::size_t(c) % starts.size()];
     sampler.initial_positions.insert(sampler.initial_positions.end(), start.begin(), start.end());
   }
-  // Fisher-divergence adaptation starts from the gradient at each chain's start instead.
-  const bool fisher = sampler.metric_adaptation == inference::MetricAdaptation::fisher;
-  if (!fisher) sampler.initial_metric = metric_of_variances(sampler.metric, r.variance);
+  // Fisher-divergence adaptation starts from the gradient at each chain's start instead, and
+  // --metric unit keeps the identity.
+  const bool windows = sampler.metric_adaptation == inference::MetricAdaptation::stan_windows;
+  if (windows) sampler.initial_metric = metric_of_variances(sampler.metric, r.variance);
   out << "init: Pathfinder, " << r.paths.size() << " paths, " << r.gradients << " gradients, k-hat "
       << std::setprecision(3) << r.k_hat << "; each chain starts at a resampled draw"
-      << (fisher ? "" : ", the metric at the approximation's variances") << '\n';
+      << (windows ? ", the metric at the approximation's variances" : "") << '\n';
   if (starts.size() < std::size_t(sampler.chains))
     out << "note: only " << starts.size() << " distinct Pathfinder draws for " << sampler.chains
         << " chains, so some chains share a start (k-hat is high: the approximation fits poorly)\n";

@@ -106,7 +106,13 @@ Command add_sample_command(CLI::App& app) {
   cmd->add_option("--trajectory-jitter", o->trajectory_jitter,
                   "static HMC: each chain's every draw integrates for u times the length, u uniform in "
                   "(1 - J, 1 + J), so that no fixed length resonates with a period of the posterior")
-      ->check(CLI::Range(0.0, 0.999999).description("in [0, 1)"))
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            double j = -1;
+            return CLI::detail::lexical_cast(text, j) && j >= 0 && j < 1 ? std::string()
+                                                                         : "expected a number in [0, 1), got " + text;
+          },
+          "in [0, 1)"))
       ->capture_default_str();
   cmd->add_flag("--predictive", o->predictive,
                 "write a posterior predictive draw of each observed site y at every draw, as the columns y_rep.1 "

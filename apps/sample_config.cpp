@@ -77,7 +77,8 @@ inference::SamplerOptions sampler_options(const SampleJobOptions& options) {
                 "--leapfrog-steps applies to --sampler hmc only (NUTS chooses each trajectory's length), got ",
                 o.leapfrog_steps, " with --sampler ", o.sampler);
   VARIATE_CHECK(o.trajectory_length >= 0 && std::isfinite(o.trajectory_length), "sample",
-                "--trajectory-length must be a finite number above 0, got ", o.trajectory_length);
+                "--trajectory-length must be a finite number above 0 (0: not given, Stan's 2 pi), got ",
+                o.trajectory_length);
   VARIATE_CHECK((o.trajectory_length == 0 && o.trajectory_jitter == 0) || o.sampler == "hmc", "sample",
                 "--trajectory-length and --trajectory-jitter apply to --sampler hmc only, got --sampler ", o.sampler);
   VARIATE_CHECK(o.trajectory_length == 0 || o.leapfrog_steps == 0, "sample",

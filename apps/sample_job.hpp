@@ -20,7 +20,7 @@ struct SampleJobOptions {
   std::uint64_t seed = 1;
   int threads = 0;                // 0: one per core
   std::string sampler = "nuts";   // nuts | hmc | chees
-  std::string metric = "auto";    // auto | diag | dense | fisher-diag | fisher-low-rank (chosen_metric)
+  std::string metric = "auto";    // auto | diag | dense | fisher-diag | fisher-low-rank | unit (chosen_metric)
   std::string precision = "f64";  // f64 | f32
   std::string output = "variate-output";
   // csv | netcdf | both: netCDF is one file <output>/<model>.nc (netcdf_draws.hpp)

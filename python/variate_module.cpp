@@ -124,7 +124,7 @@ variable, a wrong shape or type) raises ValueError naming what was wrong.)")
           "sample",
           [](const PythonModel& self, int chains, std::int64_t warmup, std::int64_t draws, std::uint64_t seed,
              int threads, std::string sampler, std::string metric, int max_depth, double adapt_delta,
-             int leapfrog_steps, double trajectory_length, double trajectory_jitter, bool vectorize) {
+             int leapfrog_steps, bool vectorize, double trajectory_length, double trajectory_jitter) {
             variate::cli::SampleJobOptions o;
             o.chains = chains;
             o.warmup = warmup;
@@ -145,8 +145,8 @@ variable, a wrong shape or type) raises ValueError naming what was wrong.)")
           py::arg("draws") = tool.draws, py::arg("seed") = tool.seed, py::arg("threads") = tool.threads,
           py::arg("sampler") = tool.sampler, py::arg("metric") = tool.metric, py::arg("max_depth") = tool.max_depth,
           py::arg("adapt_delta") = tool.adapt_delta, py::arg("leapfrog_steps") = tool.leapfrog_steps,
-          py::arg("trajectory_length") = tool.trajectory_length, py::arg("trajectory_jitter") = tool.trajectory_jitter,
-          py::arg("vectorize") = tool.vectorize,
+          py::arg("vectorize") = tool.vectorize, py::arg("trajectory_length") = tool.trajectory_length,
+          py::arg("trajectory_jitter") = tool.trajectory_jitter,
           R"(NUTS (or static HMC), as `variate sample` with the same options and defaults (metric="auto": the
 low-rank Fisher metric; trajectory_length=0: Stan's 2 pi).
 

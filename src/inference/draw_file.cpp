@@ -1,5 +1,6 @@
 #include "variate/inference/draw_file.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -18,11 +19,19 @@ std::string number(double v) {
 
 namespace {
 
-/// CmdStan's names for its metrics; ours learned by Fisher divergence say so.
+bool is_unit(const std::optional<Metric>& m) {
+  if (!m) return true;
+  if (m->kind() != MetricKind::diagonal) return false;
+  return std::all_of(m->inverse().begin(), m->inverse().end(), [](double v) { return v == 1; });
+}
+
+/// CmdStan's names for its metrics; ours learned by Fisher divergence say so. A metric that is not
+/// adapted is unit_e when it is the identity (a Laplace start's), and otherwise the kind it is.
 const char* metric_name(const SamplerOptions& s) {
   if (s.metric_adaptation == MetricAdaptation::fisher)
     return s.metric == MetricKind::low_rank ? "fisher_low_rank_e" : "fisher_diag_e";
-  if (s.metric_adaptation == MetricAdaptation::none && !s.initial_metric) return "unit_e";
+  if (s.metric_adaptation == MetricAdaptation::none && s.warm_start.empty() && is_unit(s.initial_metric))
+    return "unit_e";
   return s.metric == MetricKind::dense ? "dense_e" : "diag_e";
 }
 

@@ -217,8 +217,9 @@ TEST(CheckpointCli, DeviceRunsResumeToTheUninterruptedDraws) {
 TEST(CheckpointCli, ShardedParametersResumeToTheUninterruptedDraws) {
   const std::string data = VARIATE_SOURCE_DIR "/../shared/data/movielens-100k";
   if (!fs::exists(data)) GTEST_SKIP() << "no MovieLens-100K files in " << data;
-  const std::string sharded = "sample --model movielens --data " + data +
-                              " --devices 2 --chains 1 --sampler hmc --leapfrog-steps 2 --warmup 4 --draws 6 --seed 2";
+  const std::string sharded =
+      "sample --model movielens --data " + data +
+      " --devices 2 --chains 1 --sampler hmc --leapfrog-steps 2 --trajectory-jitter 0.5 --warmup 4 --draws 6 --seed 2";
   const TempDir dir("sharded");
   expect_resumes_bit_for_bit(dir, sharded, {2, 6}, {"movielens-1.csv", "summary.csv"}, 2);
   // A warm start takes each device's part; another device count has another parameter layout.
@@ -242,6 +243,14 @@ TEST(CheckpointCli, FisherLowRankRunsResumeToTheUninterruptedDraws) {
   const TempDir dir("fisher");
   expect_resumes_bit_for_bit(dir, kRun + " --metric fisher-low-rank", {30, 110, 200},
                              {"eight-schools-1.csv", "eight-schools-2.csv", "summary.csv"});
+}
+
+// The unit metric is never adapted; jittered static HMC draws each trajectory's steps from the
+// iteration's key, so a resumed run draws the same counts.
+TEST(CheckpointCli, UnitMetricJitteredHmcRunsResumeToTheUninterruptedDraws) {
+  const TempDir dir("unit");
+  expect_resumes_bit_for_bit(dir, kRun + " --metric unit --sampler hmc --trajectory-length 1.5 --trajectory-jitter 0.3",
+                             {30, 200}, {"eight-schools-1.csv", "eight-schools-2.csv", "summary.csv"});
 }
 
 // Vectorized NUTS chains run in lockstep: one checkpoint holds the batch. In single precision, and
