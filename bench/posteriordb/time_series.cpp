@@ -69,6 +69,7 @@ Definition arma11(const ModelData& data) {
   const std::int64_t T = y.shape()[0];
   const DType dtype = y.dtype();
   const auto s = [dtype](double v) { return Tensor::scalar(v, dtype); };
+  const Tensor first = slice(y, 0, 0, 1), later = slice(y, 0, 1, T), previous = slice(y, 0, 0, T - 1);
   return {.description = "ARMA(1, 1): mu ~ normal(0, 10), phi, theta ~ normal(0, 2), sigma ~ cauchy(0, 2.5)",
           .program =
               [=] {
@@ -76,9 +77,10 @@ Definition arma11(const ModelData& data) {
                 auto phi = Normal(s(0), s(2), "phi");
                 auto theta = Normal(s(0), s(2), "theta");
                 auto sigma = HalfCauchy(s(0), s(2.5), "sigma");
-                std::vector<Tensor> err{y(0) - (mu + phi * mu)};
-                for (std::int64_t t = 1; t < T; ++t) err.push_back(y(t) - (mu + phi * y(t - 1) + theta * err.back()));
-                const Tensor errors = stack(std::span<const Tensor>(err), -1);
+                // err_t = -theta err_(t-1) + (y_t - mu - phi y_(t-1)): one linear recurrence.
+                const Tensor m = expand_dims(mu, -1), p = expand_dims(phi, -1);
+                const Tensor innovations = concat({first - (m + p * m), later - (m + p * previous)}, -1);
+                const Tensor errors = linear_recurrence(-expand_dims(theta, -1), innovations);
                 factor("err", sum(normal_lpdf(errors, s(0), expand_dims(sigma, -1)), std::vector<int>{-1}));
               },
           .main_parameters = {"mu", "phi", "theta", "sigma"}};
@@ -91,6 +93,13 @@ Definition garch11(const ModelData& data) {
   const Tensor y = series(data, "T", 2);
   const std::int64_t T = y.shape()[0];
   const Tensor sigma1 = data.positive_values("sigma1", {});
+  const Tensor previous = slice(y, 0, 0, T - 1);  // y_(t-1) for t = 1 ... T-1
+  // The shape of a single time step of `x`: its last axis set to 1.
+  const auto first_shape = [](const Tensor& x) {
+    Shape s = x.shape();
+    s[s.rank() - 1] = 1;
+    return s;
+  };
   const DType dtype = y.dtype();
   return {.description = "GARCH(1, 1): flat priors, beta1 < 1 - alpha1",
           .program =
@@ -100,14 +109,15 @@ Definition garch11(const ModelData& data) {
                 auto alpha1 = ImproperUniform(Constraint::unit_interval(), "alpha1", {}, dtype);
                 auto beta1 =
                     ImproperUniform(Constraint::interval(Tensor::scalar(0.0, dtype), 1.0 - alpha1), "beta1", {}, dtype);
-                // The recursion on the variances v_t = sigma_t^2, with one square root over all of them at
-                // the end: six small operations a step instead of eight. (Slicing precomputed shocks out of
-                // one tensor would cost more: each slice's gradient is as long as the whole series.)
-                std::vector<Tensor> variance{square(sigma1) + 0.0 * mu};  // with mu's chain dimension, if any
-                for (std::int64_t t = 1; t < T; ++t)
-                  variance.push_back(alpha0 + alpha1 * square(y(t - 1) - mu) + beta1 * variance.back());
+                // The variances v_t = sigma_t^2 = beta1 v_(t-1) + (alpha0 + alpha1 (y_(t-1) - mu)^2) from
+                // v_0 = sigma1^2: one linear recurrence over the series, with a leading chain dimension
+                // when the parameters have one.
+                const Tensor m = expand_dims(mu, -1);
+                const Tensor shocks = expand_dims(alpha0, -1) + expand_dims(alpha1, -1) * square(previous - m);
+                const Tensor start = broadcast_to(square(sigma1), first_shape(shocks));
+                const Tensor variance = linear_recurrence(expand_dims(beta1, -1), concat({start, shocks}, -1));
                 tracing::Condition observed({{"y", y}});
-                Normal(expand_dims(mu, -1), sqrt(stack(std::span<const Tensor>(variance), -1)), "y");
+                Normal(m, sqrt(variance), "y");
               },
           .main_parameters = {"mu", "alpha0", "alpha1", "beta1"}};
 }

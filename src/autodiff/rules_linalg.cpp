@@ -23,17 +23,9 @@ Tensor triangle_weights(std::int64_t n, bool lower, double diagonal, DType dtype
 
 Tensor cholesky(const Tensor& x) {
   Tensor l = prim::cholesky(x);
-  return record(l, {x}, {l}, [](const BackwardContext& ctx) {
-    // Murray (2016), "Differentiation of the Cholesky decomposition", eq. 10:
-    //   A_bar = Phi(L^-T Phi(L^T L_bar) L^-1), symmetrized because only a symmetric A is meaningful.
-    const Tensor& l = ctx.saved(0);
-    const Tensor phi = triangle_weights(l.dim(-1), true, 0.5, l.dtype());
-    const Tensor p = matmul(l, ctx.grad(), true, false) * phi;
-    // S = L^-T P L^-1: solve L^T Y = P, then S = (L^-T Y^T)^T.
-    const Tensor y = triangular_solve(l, p, true, true);
-    const Tensor s = transpose(triangular_solve(l, transpose(y), true, true));
-    ctx.add(0, (s + transpose(s)) * 0.5);
-  });
+  // Murray (2016) in one kernel, symmetrized because only a symmetric A is meaningful.
+  return record(l, {x}, {l},
+                [](const BackwardContext& ctx) { ctx.add(0, prim::cholesky_backward(ctx.saved(0), ctx.grad())); });
 }
 
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a) {

@@ -1,4 +1,5 @@
 // Backward rules of reductions, scans and sorting.
+#include <algorithm>
 #include <cmath>
 
 #include "variate/autodiff/no_recording.hpp"
@@ -117,6 +118,40 @@ Tensor cumsum(const Tensor& x, int axis) {
   return record(prim::cumsum(x, ax), {x}, {}, [ax](const BackwardContext& ctx) {
     ctx.add(0, prim::cumsum(ctx.grad(), ax, /*reverse=*/true));  // no op sums in reverse: a backward value only
   });
+}
+
+namespace {
+
+// x_(t-1) along `ax`, with a zero at t = 0.
+Tensor shifted_forward(const Tensor& x, int ax) {
+  const std::int64_t n = x.dim(ax);
+  if (n == 0) return x;
+  Shape first = x.shape();
+  first[ax] = 1;
+  return concat({Tensor::zeros(first, x.dtype(), x.device()), slice(x, ax, 0, n - 1)}, ax);
+}
+
+// The recurrence (adjoint = false) or its transpose (true). Each one's cotangent in u is the other
+// applied to the output's cotangent, so the rule is written with differentiable ops alone.
+Tensor recurrence(const Tensor& a, const Tensor& u, int ax, bool adjoint) {
+  Tensor h = prim::linear_recurrence(a, u, ax, adjoint);
+  return record(
+      h, {a, u}, {a, h},
+      [ax, adjoint](const BackwardContext& ctx) {
+        const Tensor& h = ctx.saved(1);
+        const Tensor lambda = recurrence(ctx.saved(0), ctx.grad(), ax, !adjoint);
+        ctx.add(1, lambda);
+        // a_t multiplies h_(t-1) in the recurrence, and h_t in the transpose's step to h_(t-1).
+        if (ctx.needs_grad(0)) ctx.add(0, adjoint ? shifted_forward(lambda, ax) * h : lambda * shifted_forward(h, ax));
+      },
+      autodiff::SecondOrder::supported);
+}
+
+}  // namespace
+
+Tensor linear_recurrence(const Tensor& a, const Tensor& u, int axis) {
+  const int rank = std::max(a.rank(), u.rank());
+  return recurrence(a, u, normalize_axis("linear_recurrence", axis, rank), false);
 }
 
 Tensor sort(const Tensor& x, int axis, bool descending) {

@@ -216,6 +216,19 @@ Tensor cumsum(const Tensor& x, int axis, bool reverse) {
   return out;
 }
 
+Tensor linear_recurrence(const Tensor& a, const Tensor& u, int axis, bool adjoint) {
+  check_defined("linear_recurrence", a, "coefficient");
+  check_defined("linear_recurrence", u, "input");
+  check_same_device("linear_recurrence", a, u);
+  const Shape shape = broadcast_shapes("linear_recurrence", a.shape(), u.shape());
+  const int ax = normalize_axis("linear_recurrence", axis, shape.rank());
+  const DType t = float_type(promote(a.dtype(), u.dtype()));
+  const auto full = [&](const Tensor& x) { return broadcast_to(cast(x, t), shape); };
+  Tensor out = Tensor::empty(shape, t, a.device());
+  backend(a.device()).linear_recurrence(full(a), full(u), ax, adjoint, out);
+  return out;
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
   check_defined("matmul", a, "first");
   check_defined("matmul", b, "second");

@@ -33,4 +33,18 @@ Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool trans
   return out;
 }
 
+Tensor cholesky_backward(const Tensor& l, const Tensor& l_grad) {
+  VARIATE_CHECK(l.defined() && l_grad.defined(), "cholesky_backward", "an input tensor is undefined");
+  VARIATE_CHECK(l.device() == l_grad.device(), "cholesky_backward", "operands are on different devices (", l.device(),
+                " and ", l_grad.device(), ")");
+  VARIATE_CHECK(l.rank() >= 2 && l.dim(-1) == l.dim(-2), "cholesky_backward",
+                "expected square matrices L (shape [..., n, n]), got shape ", l.shape());
+  VARIATE_CHECK(l_grad.shape() == l.shape(), "cholesky_backward", "expected L's cotangent of L's shape ", l.shape(),
+                ", got shape ", l_grad.shape());
+  VARIATE_CHECK(is_floating(l.dtype()), "cholesky_backward", "expected f32 or f64, got ", l.dtype());
+  Tensor out = Tensor::empty(l.shape(), l.dtype(), l.device());
+  backend(l.device()).cholesky_backward(l, cast(l_grad, l.dtype()), out);
+  return out;
+}
+
 }  // namespace variate::prim

@@ -67,6 +67,10 @@ class RecordingBackend final : public Backend {
   void cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) override {
     record({&x}, {&out}, [&k = k_, x, axis, reverse, out]() mutable { k.cumsum(x, axis, reverse, out); });
   }
+  void linear_recurrence(const Tensor& a, const Tensor& u, int axis, bool adjoint, Tensor& out) override {
+    record({&a, &u}, {&out},
+           [&k = k_, a, u, axis, adjoint, out]() mutable { k.linear_recurrence(a, u, axis, adjoint, out); });
+  }
   void sort(const Tensor& x, int axis, bool descending, Tensor* values, Tensor* indices) override {
     Tensor v = values ? *values : Tensor(), i = indices ? *indices : Tensor();
     record({&x}, {&v, &i}, [&k = k_, x, axis, descending, v, i]() mutable {
@@ -144,6 +148,9 @@ class RecordingBackend final : public Backend {
     add({&x}, {&out}, [&k = k_, x, out, ok]() mutable { return k.cholesky(x, out) == ok; });
     state_.steps.back().may_differ = true;
     return ok;
+  }
+  void cholesky_backward(const Tensor& l, const Tensor& l_grad, Tensor& out) override {
+    record({&l, &l_grad}, {&out}, [&k = k_, l, l_grad, out]() mutable { k.cholesky_backward(l, l_grad, out); });
   }
   void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) override {
     record({&a, &b}, {&out},

@@ -154,6 +154,16 @@ TEST(Hessian, KeepsF32) {
   EXPECT_FLOAT_EQ(h.data<float>()[1], 0.0f);
 }
 
+// The recurrence's rule runs the transposed recurrence, itself differentiable, so a GARCH-like
+// variance path has a Hessian in its coefficient and inputs alike.
+TEST(Hessian, ThroughTheLinearRecurrence) {
+  auto f = [](const Tensor& x) {  // x = (a, u_0, ..., u_4)
+    const Tensor h = linear_recurrence(slice(x, 0, 0, 1), slice(x, 0, 1, 6));
+    return sum(log(square(h) + 1.0) * Tensor::vec({1.0, -2.0, 0.5, 3.0, 1.5}));
+  };
+  expect_hessian_matches_differences(f, Tensor::vec({0.7, 0.3, -1.1, 0.8, 0.2, -0.5}));
+}
+
 // digamma's derivative (trigamma) has no differentiable op: asking to differentiate through it
 // is an error naming it, never a zero.
 TEST(Hessian, AnOpWithoutSecondOrderSupportIsAnErrorNamingIt) {

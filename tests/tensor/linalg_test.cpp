@@ -84,6 +84,16 @@ TEST(Cholesky, LargeMatrixUsesTheBlockedAlgorithm) {
   EXPECT_EQ(l.at(3 * 150 + 100), 0.0);
 }
 
+TEST(Cholesky, EveryOrderReconstructs) {
+  for (std::int64_t n : {1, 2, 5, 31, 32, 33, 64}) {
+    SCOPED_TRACE("order " + std::to_string(n));
+    const Tensor a = random_spd({n, n}, 21);
+    const Tensor l = prim::cholesky(a);
+    expect_close(prim::matmul(l, l, false, true), a, 1e-11);
+    EXPECT_EQ(l.at(n - 1), n == 1 ? l.at(0) : 0.0);  // the first row's last entry: upper, zero
+  }
+}
+
 TEST(Cholesky, SinglePrecision) {
   const Tensor a = prim::cast(random_spd({5, 5}, 2), DType::f32);
   const Tensor l = prim::cholesky(a);
@@ -125,6 +135,46 @@ TEST(Cholesky, ArgumentErrors) {
   EXPECT_ERROR(prim::cholesky(Tensor()), "cholesky: the input tensor is undefined");
 }
 
+// Murray (2016), eq. 10, from the tensor layer's products and solves:
+// sym(L^-T Phi(L^T L_bar) L^-1), Phi keeping the lower triangle with its diagonal halved.
+Tensor cholesky_backward_formula(const Tensor& l, const Tensor& l_bar) {
+  const std::int64_t n = l.dim(-1);
+  Tensor phi = Tensor::zeros({n, n});
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j <= i; ++j) phi.data<double>()[i * n + j] = i == j ? 0.5 : 1.0;
+  const Tensor p = prim::mul(prim::matmul(l, l_bar, true, false), phi);
+  const Tensor y = prim::triangular_solve(l, p, true, true);
+  const Tensor s = prim::transpose(prim::triangular_solve(l, prim::transpose(y), true, true));
+  return prim::mul(prim::add(s, prim::transpose(s)), Tensor::scalar(0.5, l.dtype()));
+}
+
+// Orders 6, 40 and 150 take the unblocked algorithm (the first two) and the blocked formula.
+TEST(CholeskyBackward, MatchesMurraysMatrixFormula) {
+  for (std::int64_t n : {1, 6, 40, 150}) {
+    SCOPED_TRACE("order " + std::to_string(n));
+    const Tensor l = prim::cholesky(random_spd({2, n, n}, 22));
+    const Tensor l_bar = random_f64({2, n, n}, 23);
+    const Tensor a_bar = prim::cholesky_backward(l, l_bar);
+    ASSERT_EQ(a_bar.shape(), l.shape());
+    expect_close(a_bar, cholesky_backward_formula(l, l_bar), 1e-10);
+    expect_close(a_bar, prim::transpose(a_bar), 0.0);
+  }
+  const Tensor l32 = prim::cast(prim::cholesky(random_spd({5, 5}, 24)), DType::f32);
+  const Tensor bar32 = prim::cast(random_f64({5, 5}, 25), DType::f32);
+  const Tensor a_bar32 = prim::cholesky_backward(l32, bar32);
+  EXPECT_EQ(a_bar32.dtype(), DType::f32);
+  expect_close(a_bar32, cholesky_backward_formula(l32, bar32), 1e-5);
+}
+
+TEST(CholeskyBackward, ArgumentErrors) {
+  EXPECT_ERROR(prim::cholesky_backward(Tensor::zeros({2, 3}), Tensor::zeros({2, 3})),
+               "cholesky_backward: expected square matrices L (shape [..., n, n]), got shape [2, 3]");
+  EXPECT_ERROR(prim::cholesky_backward(Tensor::zeros({2, 2}), Tensor()),
+               "cholesky_backward: an input tensor is undefined");
+  EXPECT_ERROR(prim::cholesky_backward(Tensor::zeros({2, 2}), Tensor::zeros({3, 3})),
+               "cholesky_backward: expected L's cotangent of L's shape [2, 2], got shape [3, 3]");
+}
+
 TEST(TriangularSolve, KnownSolution) {
   const Tensor l = Tensor::from(Values{2, 0, 1, 4}, {2, 2});
   const Tensor b = Tensor::from(Values{4, 9}, {2, 1});
@@ -132,15 +182,20 @@ TEST(TriangularSolve, KnownSolution) {
   EXPECT_EQ(values(prim::triangular_solve(l, b, true, true)), (Values{0.875, 2.25}));  // 2x + y = 4; 4y = 9
 }
 
+// Orders 7 and 40 and widths 1 and 6 take each path: substitution a column or a row at a time, and
+// Eigen's blocked solve.
 TEST(TriangularSolve, AllTriangleAndTransposeCombinations) {
-  for (bool lower : {true, false})
-    for (bool transpose : {false, true}) {
-      SCOPED_TRACE(std::string(lower ? "lower" : "upper") + (transpose ? ", transposed" : ""));
-      const Tensor a = random_triangular({7, 7}, lower, 5), b = random_f64({7, 3}, 6);
-      const Tensor x = prim::triangular_solve(a, b, lower, transpose);
-      ASSERT_EQ(x.shape(), (Shape{7, 3}));
-      expect_close(prim::matmul(a, x, transpose, false), b, 1e-12);
-    }
+  for (std::int64_t n : {7, 40})
+    for (std::int64_t k : {1, 6})
+      for (bool lower : {true, false})
+        for (bool transpose : {false, true}) {
+          SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k) + (lower ? ", lower" : ", upper") +
+                       (transpose ? ", transposed" : ""));
+          const Tensor a = random_triangular({n, n}, lower, 5), b = random_f64({n, k}, 6);
+          const Tensor x = prim::triangular_solve(a, b, lower, transpose);
+          ASSERT_EQ(x.shape(), (Shape{n, k}));
+          expect_close(prim::matmul(a, x, transpose, false), b, 1e-12);
+        }
 }
 
 TEST(TriangularSolve, BatchDimsBroadcast) {

@@ -180,5 +180,31 @@ TEST(Cumsum, ForwardReverseAndAxes) {
   EXPECT_ERROR(prim::cumsum(x, 2), "cumsum: axis 2 is out of range");
 }
 
+TEST(LinearRecurrence, ForwardAndTransposeAlongEitherAxis) {
+  const Tensor a = Tensor::from(Values{9, 2, 3, 9, 0.5, -1}, {2, 3});
+  const Tensor u = Tensor::from(Values{1, 1, 1, 4, 2, 2}, {2, 3});
+  // h_t = a_t h_(t-1) + u_t, a_0 unused: (1, 2 + 1, 3 * 3 + 1) and (4, 0.5 * 4 + 2, -4 + 2).
+  EXPECT_EQ(values(prim::linear_recurrence(a, u, 1)), (Values{1, 3, 10, 4, 4, -2}));
+  // Transpose, from the end: h_t = u_t + a_(t+1) h_(t+1): (1 + 2 * 4, 1 + 3 * 1, 1) and (4 + 0.5 * 0, 2 - 2, 2).
+  EXPECT_EQ(values(prim::linear_recurrence(a, u, 1, true)), (Values{9, 4, 1, 4, 0, 2}));
+  // Along axis 0 with one coefficient broadcast over the columns: row 1 = 0.5 * row 0 + u_1.
+  EXPECT_EQ(values(prim::linear_recurrence(Tensor::scalar(0.5), u, 0)), (Values{1, 1, 1, 4.5, 2.5, 2.5}));
+  const Tensor h32 = prim::linear_recurrence(Tensor::scalar(2.0, DType::f32), Tensor::vec({1, 1, 1}, DType::f32), 0);
+  EXPECT_EQ(h32.dtype(), DType::f32);
+  EXPECT_EQ(values(h32), (Values{1, 3, 7}));
+  EXPECT_EQ(prim::linear_recurrence(Tensor::scalar(2.0), Tensor::zeros({0}), 0).numel(), 0);
+  // Integers compute in the floating type.
+  EXPECT_EQ(prim::linear_recurrence(Tensor::scalar(1.0), Tensor::from(std::vector<std::int32_t>{1, 2}, {2}), 0).dtype(),
+            DType::f64);
+}
+
+TEST(LinearRecurrence, Errors) {
+  EXPECT_ERROR(prim::linear_recurrence(Tensor::zeros({2}), Tensor::zeros({3}), 0),
+               "linear_recurrence: shapes [2] and [3] cannot be broadcast together");
+  EXPECT_ERROR(prim::linear_recurrence(Tensor::zeros({2}), Tensor::zeros({2}), 1),
+               "linear_recurrence: axis 1 is out of range");
+  EXPECT_ERROR(prim::linear_recurrence(Tensor(), Tensor::zeros({2}), 0), "the coefficient tensor is undefined");
+}
+
 }  // namespace
 }  // namespace variate

@@ -100,6 +100,10 @@ class Backend {
   /// Index of the maximum along `axis` (first on ties); out is i64 with that axis of size 1.
   virtual void argmax(const Tensor& x, int axis, Tensor& out) = 0;
   virtual void cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) = 0;
+  /// The first-order linear recurrence along `axis` over a and u of out's shape and floating dtype:
+  /// out_t = a_t out_(t-1) + u_t from out_0 = u_0, or with `adjoint` its transpose, run backwards:
+  /// out_t = u_t + a_(t+1) out_(t+1) from the last element, out_(n-1) = u_(n-1).
+  virtual void linear_recurrence(const Tensor& a, const Tensor& u, int axis, bool adjoint, Tensor& out) = 0;
   /// Sorts along `axis`; either output may be undefined when not wanted.
   virtual void sort(const Tensor& x, int axis, bool descending, Tensor* values, Tensor* indices) = 0;
 
@@ -139,6 +143,8 @@ class Backend {
   virtual bool cholesky(const Tensor& x, Tensor& out) = 0;
   /// Solves op(A) X = B for triangular A (lower or upper), op = transpose or identity.
   virtual void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) = 0;
+  /// The cotangent of A (symmetric) from that of its lower Cholesky factor L, all of L's shape.
+  virtual void cholesky_backward(const Tensor& l, const Tensor& l_grad, Tensor& out) = 0;
 };
 
 /// The backend of a device; throws if the device has none in this build.

@@ -34,6 +34,9 @@ Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor argmax(const Tensor& x, int axis, bool keepdims = false);
 Tensor cumsum(const Tensor& x, int axis, bool reverse = false);
+/// h_t = a_t h_(t-1) + u_t along `axis` from h_0 = u_0, over a and u broadcast together (floating);
+/// with `adjoint`, the transpose map: h_t = u_t + a_(t+1) h_(t+1) from the last element.
+Tensor linear_recurrence(const Tensor& a, const Tensor& u, int axis, bool adjoint = false);
 Tensor sort(const Tensor& x, int axis = -1, bool descending = false);
 Tensor argsort(const Tensor& x, int axis = -1, bool descending = false);
 
@@ -76,5 +79,8 @@ GlmResult categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& 
 
 Tensor cholesky(const Tensor& x);
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, bool transpose_a = false);
+/// The cotangent of a symmetric positive definite A from that of its lower Cholesky factor L
+/// (Murray 2016, eq. 10), symmetric; l_grad's upper triangle is not read.
+Tensor cholesky_backward(const Tensor& l, const Tensor& l_grad);
 
 }  // namespace variate::prim

@@ -23,6 +23,7 @@ class CpuBackend final : public Backend {
   void reduce(ReduceOp op, const Tensor& x, std::span<const bool> reduced, Tensor& out) override;
   void argmax(const Tensor& x, int axis, Tensor& out) override;
   void cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) override;
+  void linear_recurrence(const Tensor& a, const Tensor& u, int axis, bool adjoint, Tensor& out) override;
   void sort(const Tensor& x, int axis, bool descending, Tensor* values, Tensor* indices) override;
 
   void matmul(const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& out) override;
@@ -43,6 +44,7 @@ class CpuBackend final : public Backend {
 
   bool cholesky(const Tensor& x, Tensor& out) override;
   void triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, Tensor& out) override;
+  void cholesky_backward(const Tensor& l, const Tensor& l_grad, Tensor& out) override;
 };
 
 /// Element counts above which element-wise kernels split work across threads.

@@ -18,6 +18,41 @@ std::int64_t units_per_grain(std::int64_t cost) {
   return std::max<std::int64_t>(1, kParallelGrain / std::max<std::int64_t>(1, cost));
 }
 
+// Below this order the Cholesky factor is computed a column at a time from dot products of
+// contiguous rows (Cholesky-Crout): the entries of a column are independent of each other, so their
+// dot products overlap, and on a matrix this small that beats Eigen's column updates.
+constexpr std::int64_t kSmallCholeskyOrder = 32;
+
+// sum over k < m of u_k v_k, in four interleaved partial sums so that the additions overlap.
+template <class T>
+T dot(const T* u, const T* v, std::int64_t m) {
+  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::int64_t k = 0;
+  for (; k + 4 <= m; k += 4) {
+    s0 += u[k] * v[k];
+    s1 += u[k + 1] * v[k + 1];
+    s2 += u[k + 2] * v[k + 2];
+    s3 += u[k + 3] * v[k + 3];
+  }
+  for (; k < m; ++k) s0 += u[k] * v[k];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// L from A's lower triangle into `l`, its strict upper triangle zero; false at a pivot that is not
+// finite and positive.
+template <class T>
+bool small_cholesky(const T* a, T* l, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j) {
+    T* row_j = l + j * n;
+    const T pivot = a[j * n + j] - dot(row_j, row_j, j);
+    if (!(pivot > 0 && std::isfinite(pivot))) return false;
+    const T l_jj = row_j[j] = std::sqrt(pivot);
+    std::fill(row_j + j + 1, row_j + n, T(0));
+    for (std::int64_t i = j + 1; i < n; ++i) l[i * n + j] = (a[i * n + j] - dot(l + i * n, row_j, j)) / l_jj;
+  }
+  return true;
+}
+
 template <class T>
 bool cholesky_batch(const T* x, T* out, std::int64_t batch, std::int64_t n) {
   std::atomic<bool> all_ok{true};
@@ -25,6 +60,10 @@ bool cholesky_batch(const T* x, T* out, std::int64_t batch, std::int64_t n) {
       batch,
       [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t i = b; i < e; ++i) {
+          if (n <= kSmallCholeskyOrder) {
+            if (!small_cholesky(x + i * n * n, out + i * n * n, n)) all_ok.store(false, std::memory_order_relaxed);
+            continue;
+          }
           Eigen::Map<RowMajor<T>> l(out + i * n * n, n, n);
           l = Eigen::Map<const RowMajor<T>>(x + i * n * n, n, n);
           Eigen::LLT<Eigen::Ref<RowMajor<T>>> llt(l);  // factors l's lower triangle in place
@@ -39,10 +78,52 @@ bool cholesky_batch(const T* x, T* out, std::int64_t batch, std::int64_t n) {
   return all_ok.load();
 }
 
+// Below this order, substitution row by row beats Eigen's blocked solve, whose packing costs more
+// than the arithmetic of a small matrix (a GP on a few dozen points).
+constexpr std::int64_t kSmallSolveOrder = 32;
+
+// Below this many right-hand sides, each column is solved with its sum in a register; above, rows
+// are updated a vector at a time (a sum carried through memory would stall on each update).
+constexpr std::int64_t kColumnwiseSolveWidth = 4;
+
+// Substitution for op(A) X = B in place in X's columns [c0, c1): each row of X, in the order the
+// triangle allows, minus its solved predecessors.
+template <class T>
+void substitute_in_place(const T* a, T* x, std::int64_t n, std::int64_t k, std::int64_t c0, std::int64_t c1, bool lower,
+                         bool transpose_a) {
+  // op(A) is lower triangular (solved first row first) for a lower A as it is, or an upper A transposed.
+  const bool forward = lower != transpose_a;
+  const auto op_a = [&](std::int64_t r, std::int64_t j) { return transpose_a ? a[j * n + r] : a[r * n + j]; };
+  if (c1 - c0 < kColumnwiseSolveWidth) {
+    for (std::int64_t c = c0; c < c1; ++c)
+      for (std::int64_t step = 0; step < n; ++step) {
+        const std::int64_t r = forward ? step : n - 1 - step;
+        const std::int64_t j0 = forward ? 0 : r + 1, j1 = forward ? r : n;
+        T s = x[r * k + c];
+        for (std::int64_t j = j0; j < j1; ++j) s -= op_a(r, j) * x[j * k + c];
+        x[r * k + c] = s / op_a(r, r);
+      }
+    return;
+  }
+  for (std::int64_t step = 0; step < n; ++step) {
+    const std::int64_t r = forward ? step : n - 1 - step;
+    T* row = x + r * k;
+    const std::int64_t j0 = forward ? 0 : r + 1, j1 = forward ? r : n;
+    for (std::int64_t j = j0; j < j1; ++j) {
+      const T f = op_a(r, j);
+      const T* solved = x + j * k;
+      for (std::int64_t c = c0; c < c1; ++c) row[c] -= f * solved[c];
+    }
+    const T pivot = op_a(r, r);
+    for (std::int64_t c = c0; c < c1; ++c) row[c] /= pivot;
+  }
+}
+
 // Solves op(A) X = B in place in X, for columns [c0, c1) of X.
 template <class T>
 void solve_in_place(const T* a, T* x, std::int64_t n, std::int64_t k, std::int64_t c0, std::int64_t c1, bool lower,
                     bool transpose_a) {
+  if (n <= kSmallSolveOrder) return substitute_in_place(a, x, n, k, c0, c1, lower, transpose_a);
   Eigen::Map<const RowMajor<T>> A(a, n, n);
   auto X = Eigen::Map<RowMajor<T>>(x, n, k).middleCols(c0, c1 - c0);
   // The transpose of a lower-triangular matrix is upper triangular, and vice versa.
@@ -59,7 +140,97 @@ void solve_in_place(const T* a, T* x, std::int64_t n, std::int64_t k, std::int64
   }
 }
 
+// Up to this order the unblocked algorithm's n^3 / 3 flops in contiguous row updates win; above it,
+// the matrix formula's solves and products run blocked, at the cache's rate.
+constexpr std::int64_t kUnblockedCholeskyBackwardOrder = 128;
+
+// Murray (2016), "Differentiation of the Cholesky decomposition", the unblocked reverse-mode
+// algorithm (section 4.1): `a` holds L_bar's lower triangle on entry and the cotangent of A's lower
+// triangle on exit, A's upper triangle being its mirror.
+template <class T>
+void cholesky_backward_unblocked(const T* l, T* a, std::int64_t n) {
+  for (std::int64_t j = n - 1; j >= 0; --j) {
+    const T pivot = l[j * n + j];
+    T dot = 0;
+    for (std::int64_t i = j + 1; i < n; ++i) dot += l[i * n + j] * a[i * n + j];
+    a[j * n + j] -= dot / pivot;
+    for (std::int64_t i = j; i < n; ++i) a[i * n + j] /= pivot;
+    // Row j's update sums n - j rows of L; four at a time, so that its chain through memory is short.
+    T* row_j = a + j * n;
+    std::int64_t i = j;
+    for (; i + 4 <= n; i += 4) {
+      const T f0 = a[i * n + j], f1 = a[(i + 1) * n + j], f2 = a[(i + 2) * n + j], f3 = a[(i + 3) * n + j];
+      const T *l0 = l + i * n, *l1 = l0 + n, *l2 = l1 + n, *l3 = l2 + n;
+      for (std::int64_t k = 0; k < j; ++k) row_j[k] -= (f0 * l0[k] + f1 * l1[k]) + (f2 * l2[k] + f3 * l3[k]);
+    }
+    for (; i < n; ++i) {
+      const T f = a[i * n + j];
+      const T* l_row = l + i * n;
+      for (std::int64_t k = 0; k < j; ++k) row_j[k] -= f * l_row[k];
+    }
+    const T* l_row_j = l + j * n;
+    for (std::int64_t i = j + 1; i < n; ++i) {
+      const T f = a[i * n + j];
+      T* row_i = a + i * n;
+      for (std::int64_t k = 0; k < j; ++k) row_i[k] -= f * l_row_j[k];
+    }
+    a[j * n + j] *= T(0.5);
+  }
+}
+
+// The same cotangent by the matrix formula (Murray 2016, eq. 10): A_bar = sym(L^-T Phi(L^T L_bar) L^-1),
+// with sym(S) = (S + S^T) / 2 and Phi keeping the lower triangle with its diagonal halved. Both
+// solves are with L^T: S^T = L^-T (L^-T Phi)^T. `work` holds n x n.
+template <class T>
+void cholesky_backward_blocked(const T* l, const T* l_bar, T* out, T* work, std::int64_t n) {
+  Eigen::Map<const RowMajor<T>> L(l, n, n), L_bar(l_bar, n, n);
+  Eigen::Map<RowMajor<T>> P(out, n, n);
+  P.noalias() = L.transpose().template triangularView<Eigen::Upper>() * L_bar;
+  P.template triangularView<Eigen::StrictlyUpper>().setZero();
+  P.diagonal() *= T(0.5);
+  solve_in_place(l, out, n, n, 0, n, /*lower=*/true, /*transpose_a=*/true);
+  Eigen::Map<RowMajor<T>>(work, n, n) = P.transpose();
+  solve_in_place(l, work, n, n, 0, n, /*lower=*/true, /*transpose_a=*/true);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j <= i; ++j)
+      out[i * n + j] = out[j * n + i] = T(0.5) * (work[i * n + j] + work[j * n + i]);
+}
+
+// The symmetric cotangent of A: each off-diagonal entry of the lower triangle's cotangent is shared
+// by A_ij and A_ji.
+template <class T>
+void cholesky_backward_one(const T* l, const T* l_bar, T* out, T* work, std::int64_t n) {
+  if (n > kUnblockedCholeskyBackwardOrder) return cholesky_backward_blocked(l, l_bar, out, work, n);
+  std::copy(l_bar, l_bar + n * n, out);
+  cholesky_backward_unblocked(l, out, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < i; ++j) out[j * n + i] = out[i * n + j] *= T(0.5);
+}
+
 }  // namespace
+
+void CpuBackend::cholesky_backward(const Tensor& l, const Tensor& l_grad, Tensor& out) {
+  const std::int64_t n = l.dim(-1), batch = n == 0 ? 0 : l.numel() / (n * n);
+  dispatch_dtype(l.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_floating_point_v<T>) {
+      const bool blocked = n > kUnblockedCholeskyBackwardOrder;
+      Tensor work = blocked ? Tensor::empty(l.shape(), l.dtype()) : Tensor();
+      const T *pl = l.data<T>(), *pg = l_grad.data<T>();
+      T *po = out.data<T>(), *pw = blocked ? work.data<T>() : nullptr;
+      parallel_chunks(
+          batch,
+          [&](std::int64_t s, std::int64_t e) {
+            for (std::int64_t i = s; i < e; ++i)
+              cholesky_backward_one(pl + i * n * n, pg + i * n * n, po + i * n * n, blocked ? pw + i * n * n : nullptr,
+                                    n);
+          },
+          units_per_grain(n * n * n));
+    } else {
+      detail::fail("cholesky_backward: expected f32 or f64, got ", l.dtype());
+    }
+  });
+}
 
 bool CpuBackend::cholesky(const Tensor& x, Tensor& out) {
   const std::int64_t n = x.dim(-1), batch = n == 0 ? 0 : x.numel() / (n * n);

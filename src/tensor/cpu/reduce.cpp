@@ -1,4 +1,4 @@
-// Reductions over any set of axes, argmax and cumsum. Results do not depend on the thread count:
+// Reductions over any set of axes, argmax, cumsum and the linear recurrence. Results do not depend on the thread count:
 // work is split into blocks whose size depends only on the shape, and partial results are combined
 // in block order.
 #include <cmath>
@@ -245,6 +245,32 @@ void CpuBackend::cumsum(const Tensor& x, int axis, bool reverse, Tensor& out) {
             const std::int64_t i = reverse ? v.n - 1 - k : k;
             acc += px[base + i * v.inner];
             po[base + i * v.inner] = acc;
+          }
+        }
+    }
+  });
+}
+
+void CpuBackend::linear_recurrence(const Tensor& a, const Tensor& u, int axis, bool adjoint, Tensor& out) {
+  const AxisView v = axis_view(u.shape(), axis);
+  if (v.n == 0) return;
+  dispatch_dtype(u.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (!std::is_floating_point_v<T>) {
+      detail::fail("linear_recurrence: expected floating tensors, got ", u.dtype());
+    } else {
+      const T *pa = a.data<T>(), *pu = u.data<T>();
+      T* po = out.data<T>();
+      const std::int64_t step = v.inner;
+      for (std::int64_t b = 0; b < v.outer; ++b)
+        for (std::int64_t c = 0; c < v.inner; ++c) {
+          const std::int64_t first = b * v.n * v.inner + c, last = first + (v.n - 1) * step;
+          if (!adjoint) {
+            T h = po[first] = pu[first];
+            for (std::int64_t i = first + step; i <= last; i += step) po[i] = h = pa[i] * h + pu[i];
+          } else {
+            T h = po[last] = pu[last];
+            for (std::int64_t i = last - step; i >= first; i -= step) po[i] = h = pu[i] + pa[i + step] * h;
           }
         }
     }
