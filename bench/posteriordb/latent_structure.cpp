@@ -7,6 +7,7 @@
 #include "variate/autodiff/ops.hpp"
 #include "variate/core/error.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/distributions/poisson.hpp"
 #include "variate/distributions/restricted.hpp"
 #include "variate/distributions/sample.hpp"
 #include "variate/tracing/handlers.hpp"
@@ -27,7 +28,8 @@ Tensor as_matrix_scale(const Tensor& x) { return expand_dims(expand_dims(x, -1),
 /// Stan's gp_exp_quad_cov(x, alpha, rho): alpha^2 exp(-(x_i - x_j)^2 / (2 rho^2)), from the squared
 /// distances, for scalar or chain-batched alpha and rho.
 Tensor exp_quad_cov(const Tensor& squared_distance, const Tensor& alpha, const Tensor& rho) {
-  return as_matrix_scale(square(alpha)) * exp(-squared_distance / as_matrix_scale(2.0 * square(rho)));
+  // The scalars first, so that only three operations run over the matrix.
+  return as_matrix_scale(square(alpha)) * exp(squared_distance * as_matrix_scale(-0.5 / square(rho)));
 }
 
 /// log(exp(a) + exp(b)) elementwise (Stan's log_sum_exp of two terms): elementwise kernels on the
@@ -159,7 +161,7 @@ Definition gp_pois_regr(const ModelData& data) {
                 const Tensor factor_l = cholesky(exp_quad_cov(d2, alpha, rho) + jitter);
                 const Tensor f = Deterministic(einsum("...ij,...j->...i", factor_l, f_tilde), "f");
                 tracing::Condition observed({{"k", counts}});
-                Poisson(exp(f), "k");
+                RandomVariable(std::make_shared<dist::Poisson>(dist::Poisson::from_log_rate(f)), "k");  // poisson_log
               },
           .main_parameters = {"rho", "alpha", "f.1"}};
 }
