@@ -131,7 +131,10 @@ Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop, s
   return record(
       prim::slice(x, ax, s, e, step), {x}, {},
       [ax, s, e, step](const BackwardContext& ctx) {
-        ctx.add(0, slice_adjoint(ctx.grad(), ctx.input_shape(0), ax, s, e, step));
+        if (ctx.differentiable())
+          ctx.add(0, slice_adjoint(ctx.grad(), ctx.input_shape(0), ax, s, e, step));
+        else
+          ctx.add_to_slice(0, ax, s, step, ctx.grad());
       },
       autodiff::SecondOrder::supported);
 }

@@ -83,6 +83,7 @@ class Tape {
   std::size_t saved_bytes = 0;
   RuleBytes saved_by_rule;       // capacity kept across sweeps
   std::vector<Tensor> adjoints;  // capacity kept across sweeps
+  std::vector<char> owned;       // per slot: its adjoint is a buffer of the sweep's own
   bool second_order = false;     // hvp, hessian: fused ops record their formulas instead
 
   void reset() {
@@ -226,6 +227,7 @@ void TapeScope::backward(const Tensor& root, const Tensor& seed) {
   Tape& t = *tape_;
   t.adjoints.clear();
   t.adjoints.resize(std::size_t(t.num_slots));
+  t.owned.assign(std::size_t(t.num_slots), 0);
   if (!(root.tape_ref().slot >= 0 && root.tape_ref().epoch == t.epoch)) return;  // root is a constant
   t.adjoints[std::size_t(root.tape_ref().slot)] = seed;
   // Rules are written with the recording ops; their saved tensors may be tracked ones.
@@ -233,7 +235,7 @@ void TapeScope::backward(const Tensor& root, const Tensor& seed) {
   for (Node* n = t.last; n; n = n->prev) {
     Tensor grad = std::move(t.adjoints[std::size_t(n->out_slot)]);
     if (!grad.defined()) continue;
-    n->invoke(n->rule, BackwardContext(*n, grad, t.adjoints.data()));
+    n->invoke(n->rule, BackwardContext(*n, grad, t.adjoints.data(), /*differentiable=*/false, t.owned.data()));
   }
 }
 
@@ -285,7 +287,24 @@ void BackwardContext::add(int input, const Tensor& cotangent) const {
     return;
   }
   Tensor g = prim::cast(prim::sum_to(cotangent, in.shape), in.dtype);
+  const bool fresh = acc.defined();  // the sum is a buffer of its own; a first cotangent may be shared
   acc = acc.defined() ? prim::add(acc, g) : std::move(g);
+  if (owned_) owned_[in.slot] = fresh;
+}
+
+void BackwardContext::add_to_slice(int input, int axis, std::int64_t start, std::int64_t step,
+                                   const Tensor& cotangent) const {
+  VARIATE_CHECK(!differentiable_ && owned_ != nullptr, "add_to_slice",
+                "a recording sweep must add a recorded cotangent");
+  const detail::InputRef& in = node_.inputs[input];
+  if (in.slot < 0) return;
+  Tensor& acc = adjoints_[in.slot];
+  const bool in_place = !acc.defined() || owned_[in.slot];
+  Tensor target = acc.defined() && in_place ? acc : Tensor::zeros(in.shape, in.dtype, cotangent.device());
+  backend(target.device()).slice_add(prim::cast(cotangent, in.dtype), axis, start, step, target);
+  if (!in_place) return add(input, target);  // a shared cotangent: their sum is the sweep's own
+  acc = std::move(target);
+  owned_[in.slot] = 1;
 }
 
 NoRecording::NoRecording() : resumed_depth_(detail::tapes.unrecorded_depth) {

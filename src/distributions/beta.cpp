@@ -1,7 +1,7 @@
 #include "variate/distributions/beta.hpp"
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -30,16 +30,17 @@ Tensor Beta::log_prob(const Tensor& value) const {
   // d/db = log1p(-x) - digamma(b) + digamma(a + b).
   const Tensor &a = concentration1_, &b = concentration0_;
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor safe_x, log_x, log1m_x;
   auto formula = [&] {
-    safe_x = dist::inside_or(support(), x, 0.5);
+    safe_x = support_mask.inside_or(x, 0.5);
     log_x = log(safe_x);
     log1m_x = log1p(-safe_x);
     const Tensor lbeta = lgamma(a) + lgamma(b) - lgamma(a + b);
     return (a - 1.0) * log_x + (b - 1.0) * log1m_x - lbeta;
   };
   // hessian and hvp differentiate the formula's ops: the rule below is first order only.
-  if (autodiff::records_second_order()) return dist::mask_outside_support(support(), x, formula());
+  if (autodiff::records_second_order()) return support_mask.mask(formula());
   Tensor lp;
   {
     const autodiff::NoRecording values;
@@ -56,7 +57,7 @@ Tensor Beta::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (ctx.saved(1) - digamma(a) + psi_ab));
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (ctx.saved(2) - digamma(b) + psi_ab));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Beta::cdf(const Tensor& value) const {

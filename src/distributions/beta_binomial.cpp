@@ -1,8 +1,8 @@
 #include "variate/distributions/beta_binomial.hpp"
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/inside_or.hpp"
 #include "distributions/probs_or_logits.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -43,10 +43,11 @@ Tensor BetaBinomial::log_prob(const Tensor& value) const {
   // that its (masked) partials stay finite.
   const Tensor &n = total_count_, &a = concentration1_, &b = concentration0_;
   const Tensor k_raw = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), k_raw);
   Tensor k, nk, n_plus_s, lp;
   {
     const autodiff::NoRecording values;
-    k = dist::inside_or(support(), k_raw, 0.0);
+    k = support_mask.inside_or(k_raw, 0.0);
     nk = n - k;
     const Tensor s = a + b;
     n_plus_s = n + s;
@@ -61,7 +62,7 @@ Tensor BetaBinomial::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (common + (digamma(nk + b) - digamma(b))));
   });
   out = dist::detail::not_differentiable_in(name(), "total_count", "a count, defined at integers only", out, n);
-  return dist::mask_outside_support(support(), k_raw, out);
+  return support_mask.mask(out);
 }
 
 Tensor BetaBinomial::mean() const {

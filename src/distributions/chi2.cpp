@@ -3,7 +3,7 @@
 #include <numbers>
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -26,10 +26,11 @@ Tensor Chi2::sample(random::Key key, const Shape& sample_shape) const {
 Tensor Chi2::log_prob(const Tensor& value) const {
   // With h = df / 2: d/dx = (h - 1) / x - 1 / 2, d/ddf = (log(x) - log(2) - digamma(h)) / 2.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor safe_x, h, log_x, lp;
   {
     const autodiff::NoRecording values;
-    safe_x = dist::inside_or(support(), x, 1.0);
+    safe_x = support_mask.inside_or(x, 1.0);
     h = df_ * 0.5;
     log_x = log(safe_x);
     lp = (h - 1.0) * log_x - safe_x * 0.5 - (h * std::numbers::ln2 + lgamma(h));
@@ -42,7 +43,7 @@ Tensor Chi2::log_prob(const Tensor& value) const {
       ctx.add(1, ctx.grad() * d);
     }
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Chi2::cdf(const Tensor& value) const {

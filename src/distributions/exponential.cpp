@@ -1,6 +1,6 @@
 #include "variate/distributions/exponential.hpp"
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -24,10 +24,11 @@ Tensor Exponential::sample(random::Key key, const Shape& sample_shape) const {
 Tensor Exponential::log_prob(const Tensor& value) const {
   // d/dx = -rate, d/drate = 1 / rate - x.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor safe_x, lp;
   {
     const autodiff::NoRecording values;
-    safe_x = dist::inside_or(support(), x, 1.0);
+    safe_x = support_mask.inside_or(x, 1.0);
     lp = log(rate_) - rate_ * safe_x;
   }
   const Tensor out = autodiff::record(lp, {x, rate_}, {safe_x, rate_}, [](const BackwardContext& ctx) {
@@ -35,7 +36,7 @@ Tensor Exponential::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * rate));
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (reciprocal(rate) - x));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Exponential::mean() const { return broadcast_to(reciprocal(rate_), batch_shape()); }

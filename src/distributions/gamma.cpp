@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -35,15 +35,16 @@ Tensor Gamma::log_prob(const Tensor& value) const {
   // d/dx = (a - 1) / x - b, d/da = log(b) - digamma(a) + log(x), d/db = a / b - x.
   const Tensor &a = concentration_, &b = rate_;
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor safe_x, log_x, log_b;
   auto formula = [&] {
-    safe_x = dist::inside_or(support(), x, 1.0);
+    safe_x = support_mask.inside_or(x, 1.0);
     log_x = log(safe_x);
     log_b = log(b);
     return a * log_b - lgamma(a) + (a - 1.0) * log_x - b * safe_x;
   };
   // hessian and hvp differentiate the formula's ops: the rule below is first order only.
-  if (autodiff::records_second_order()) return dist::mask_outside_support(support(), x, formula());
+  if (autodiff::records_second_order()) return support_mask.mask(formula());
   Tensor lp;
   {
     const autodiff::NoRecording values;
@@ -55,7 +56,7 @@ Tensor Gamma::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (ctx.saved(4) - digamma(a) + log_x));
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (a / b - x));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Gamma::cdf(const Tensor& value) const {

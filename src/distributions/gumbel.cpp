@@ -2,7 +2,7 @@
 
 #include <numbers>
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -32,10 +32,11 @@ Tensor Gumbel::log_prob(const Tensor& value) const {
   // One node. With t = exp(-z): d lp / dz = t - 1, so d/dx = (t - 1) / scale, d/dloc = (1 - t) / scale,
   // d/dscale = (z (1 - t) - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor z, t, lp;
   {
     const autodiff::NoRecording values;
-    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    z = (support_mask.inside_or(x, 0.0) - loc_) / scale_;
     t = exp(-z);
     lp = -(z + t + log(scale_));
   }
@@ -47,7 +48,7 @@ Tensor Gumbel::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((z * one_minus_t - 1.0) / scale));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Gumbel::mean() const { return broadcast_to(loc_ + scale_ * std::numbers::egamma, batch_shape()); }

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -34,10 +34,11 @@ Tensor HalfCauchy::log_prob(const Tensor& value) const {
   // As Cauchy's, with r = 2 z / (1 + z^2): d/dx = -r / scale, d/dloc = r / scale,
   // d/dscale = (r z - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor z, lp;
   {
     const autodiff::NoRecording values;
-    z = (dist::inside_or(support(), x, loc_ + scale_) - loc_) / scale_;
+    z = (support_mask.inside_or(x, loc_ + scale_) - loc_) / scale_;
     lp = -(log1p(square(z)) + log(scale_)) - std::log(std::numbers::pi / 2);
   }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
@@ -48,7 +49,7 @@ Tensor HalfCauchy::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((r * z - 1.0) / scale));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor HalfCauchy::cdf(const Tensor& value) const {

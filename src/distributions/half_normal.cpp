@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -26,11 +26,12 @@ Tensor HalfNormal::sample(random::Key key, const Shape& sample_shape) const {
 Tensor HalfNormal::log_prob(const Tensor& value) const {
   // z = x / scale; d/dx = -z / scale, d/dscale = (z^2 - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   const double log_norm = 0.5 * std::log(2 / std::numbers::pi);
   Tensor z, lp;
   {
     const autodiff::NoRecording values;
-    z = dist::inside_or(support(), x, 1.0) / scale_;
+    z = support_mask.inside_or(x, 1.0) / scale_;
     lp = square(z) * -0.5 - (log(scale_) - log_norm);
   }
   const Tensor out = autodiff::record(lp, {x, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
@@ -38,7 +39,7 @@ Tensor HalfNormal::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * (z / scale)));
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * ((square(z) - 1.0) / scale));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor HalfNormal::mean() const { return broadcast_to(scale_ * std::sqrt(2 / std::numbers::pi), batch_shape()); }

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -36,10 +36,11 @@ Tensor InverseGamma::log_prob(const Tensor& value) const {
   // d/dx = (b / x - a - 1) / x, d/da = log(b) - digamma(a) - log(x), d/db = a / b - 1 / x.
   const Tensor &a = concentration_, &b = scale_;
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor log_x, log_b, inv_x, lp;
   {
     const autodiff::NoRecording values;
-    const Tensor safe_x = dist::inside_or(support(), x, 1.0);
+    const Tensor safe_x = support_mask.inside_or(x, 1.0);
     log_x = log(safe_x);
     log_b = log(b);
     inv_x = reciprocal(safe_x);
@@ -51,7 +52,7 @@ Tensor InverseGamma::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (ctx.saved(4) - digamma(a) - log_x));
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (a / b - inv_x));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor InverseGamma::cdf(const Tensor& value) const {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -33,10 +33,11 @@ Tensor Laplace::log_prob(const Tensor& value) const {
   // With z = (x - loc) / scale: d/dx = -sign(z) / scale, d/dloc = sign(z) / scale,
   // d/dscale = (|z| - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor z, lp;
   {
     const autodiff::NoRecording values;
-    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    z = (support_mask.inside_or(x, 0.0) - loc_) / scale_;
     lp = -(abs(z) + log(scale_) + std::numbers::ln2);
   }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
@@ -46,7 +47,7 @@ Tensor Laplace::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((abs(z) - 1.0) / scale));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Laplace::mean() const { return broadcast_to(loc_, batch_shape()); }

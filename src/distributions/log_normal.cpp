@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -29,10 +29,11 @@ Tensor LogNormal::log_prob(const Tensor& value) const {
   // z = (log x - loc) / scale; d/dx = -(1 + z / scale) / x, d/dloc = z / scale,
   // d/dscale = (z^2 - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor safe_x, z, lp;
   {
     const autodiff::NoRecording values;
-    safe_x = dist::inside_or(support(), x, 1.0);
+    safe_x = support_mask.inside_or(x, 1.0);
     const Tensor log_x = log(safe_x);
     z = (log_x - loc_) / scale_;
     lp = square(z) * -0.5 - (log_x + log(scale_) + (0.5 * std::log(2 * std::numbers::pi)));
@@ -44,7 +45,7 @@ Tensor LogNormal::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * z_over_scale);
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((square(z) - 1.0) / scale));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor LogNormal::mean() const { return broadcast_to(exp(loc_ + 0.5 * square(scale_)), batch_shape()); }

@@ -2,7 +2,7 @@
 
 #include <numbers>
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -35,10 +35,11 @@ Tensor Logistic::log_prob(const Tensor& value) const {
   // d lp / dz = -tanh(z / 2), so d/dx = -tanh(z / 2) / scale, d/dloc = tanh(z / 2) / scale,
   // d/dscale = (z tanh(z / 2) - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor z, lp;
   {
     const autodiff::NoRecording values;
-    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    z = (support_mask.inside_or(x, 0.0) - loc_) / scale_;
     lp = -(z + softplus(-z) * 2.0 + log(scale_));
   }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
@@ -49,7 +50,7 @@ Tensor Logistic::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, dloc);
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((z * t - 1.0) / scale));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Logistic::mean() const { return broadcast_to(loc_, batch_shape()); }

@@ -4,7 +4,7 @@
 #include <numbers>
 
 #include "distributions/draw_gradients.hpp"
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -40,9 +40,10 @@ Tensor StudentT::log_prob(const Tensor& value) const {
   //   d/dx = -w z / scale,  d/dloc = w z / scale,  d/dscale = (w z^2 - 1) / scale,
   //   d/ddf = (digamma((df + 1) / 2) - digamma(df / 2) - 1 / df - log1p(z^2 / df) + w z^2 / df) / 2.
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor z, log1p_z2_df;
   auto formula = [&] {
-    z = (dist::inside_or(support(), x, 0.0) - loc_) / scale_;
+    z = (support_mask.inside_or(x, 0.0) - loc_) / scale_;
     const Tensor z2 = square(z);
     const Tensor half_df_plus_1 = (df_ + 1.0) * 0.5;
     log1p_z2_df = log1p(z2 / df_);
@@ -50,7 +51,7 @@ Tensor StudentT::log_prob(const Tensor& value) const {
     return norm - (0.5 * std::log(std::numbers::pi)) - half_df_plus_1 * log1p_z2_df;
   };
   // hessian and hvp differentiate the formula's ops: the rule below is first order only.
-  if (autodiff::records_second_order()) return dist::mask_outside_support(support(), x, formula());
+  if (autodiff::records_second_order()) return support_mask.mask(formula());
   Tensor lp;
   {
     const autodiff::NoRecording values;
@@ -71,7 +72,7 @@ Tensor StudentT::log_prob(const Tensor& value) const {
         if (ctx.needs_grad(2)) ctx.add(2, dloc);
         if (ctx.needs_grad(3)) ctx.add(3, ctx.grad() * ((w * z2 - 1.0) / scale));
       });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor StudentT::cdf(const Tensor& value) const {

@@ -3,7 +3,7 @@
 #include <limits>
 #include <numbers>
 
-#include "distributions/inside_or.hpp"
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -36,10 +36,11 @@ Tensor Weibull::log_prob(const Tensor& value) const {
   // d/ds = k (u - 1) / s.
   const Tensor &k = concentration_, &s = scale_;
   const Tensor x = dist::as_dtype(value, dtype());
+  const dist::SupportMask support_mask(support(), x);
   Tensor safe_x, t, u, lp;
   {
     const autodiff::NoRecording values;
-    safe_x = dist::inside_or(support(), x, 1.0);
+    safe_x = support_mask.inside_or(x, 1.0);
     const Tensor log_k = log(k), log_s = log(s);
     t = log(safe_x) - log_s;
     u = exp(k * t);
@@ -51,7 +52,7 @@ Tensor Weibull::log_prob(const Tensor& value) const {
     if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * (reciprocal(k) + t * (1.0 - u)));
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * (k * (u - 1.0) / s));
   });
-  return dist::mask_outside_support(support(), x, out);
+  return support_mask.mask(out);
 }
 
 Tensor Weibull::mean() const {

@@ -12,6 +12,7 @@
 #include "variate/distribute/collectives.hpp"
 #include "variate/distribute/deferred_psum.hpp"
 #include "variate/distribute/mesh.hpp"
+#include "variate/distributions/bijectors.hpp"
 #include "variate/distributions/default_bijector.hpp"
 
 namespace variate::inference {
@@ -133,7 +134,9 @@ class FromUnconstrained : public tracing::Tracer {
     VARIATE_CHECK(log_jacobian.rank() <= batch_.rank() + s->unconstrained_shape.rank(), "Unconstrained", "site '",
                   m.name, "': its bijector gives log|det J| of shape ", log_jacobian.shape(),
                   "; its support must not depend on an enumerated site");
-    if (jacobian_ == Jacobian::included) m.log_jacobian = sum_to_batch(log_jacobian, batch_.rank());
+    // The identity's log|det J| is 0: no term to add (a kernel call per site at every gradient).
+    const bool identity = dynamic_cast<const dist::Identity*>(bijector.get()) != nullptr;
+    if (jacobian_ == Jacobian::included && !identity) m.log_jacobian = sum_to_batch(log_jacobian, batch_.rank());
     values_.emplace(m.name, m.value);
   }
 

@@ -107,6 +107,24 @@ TEST(Tape, UnusedInputsGetZeroGradients) {
   EXPECT_DOUBLE_EQ(prim::sum(prim::unary(UnaryOp::abs, grads[1])).item(), 0.0);
 }
 
+// A slice's backward adds into its input's cotangent in place, but only into a buffer the sweep made
+// for that cotangent: here x's cotangent is first the very tensor that y's is (the sum's rule hands
+// both the same one), and the slices must not write into y's.
+TEST(Tape, SlicesAddIntoTheirInputsCotangentWithoutTouchingAShareOfIt) {
+  const Tensor w = Tensor::vec({1.0, 2.0, 3.0});
+  auto f = [&](const Tensor& x, const Tensor& y) {
+    const Tensor head = slice(x, 0, 0, 2), tail = slice(x, 0, 1, 3);  // recorded first, so swept last
+    return sum(head) + 10.0 * sum(tail) + sum(x + y);
+  };
+  const auto [value, grads] = value_and_grad(f, w, w);
+  EXPECT_DOUBLE_EQ(value.item(), 3.0 + 50.0 + 12.0);
+  EXPECT_EQ(grads[0].to_vector<double>(), (std::vector<double>{2.0, 12.0, 11.0}));
+  EXPECT_EQ(grads[1].to_vector<double>(), (std::vector<double>{1.0, 1.0, 1.0}));
+  // The slices alone: their cotangents fill one buffer.
+  const Tensor g = grad([](const Tensor& x) { return sum(slice(x, 0, 0, 1)) + 2.0 * sum(slice(x, 0, 2, 3)); }, w);
+  EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{1.0, 0.0, 2.0}));
+}
+
 // cube(x) with a hand-written rule 3 x^2, as the documented extension mechanism: the value with
 // recording paused, one node, a rule in the same operators.
 Tensor cube(const Tensor& x) {

@@ -94,20 +94,32 @@ void destroy_rule(void* rule) {
 class BackwardContext {
  public:
   /// `differentiable`: the sweep records (second order), so `add` accumulates with recording ops.
-  BackwardContext(const detail::Node& node, const Tensor& grad, Tensor* adjoints, bool differentiable = false)
-      : node_(node), grad_(grad), adjoints_(adjoints), differentiable_(differentiable) {}
+  /// `owned` (first order only): per slot, whether its adjoint is a buffer the sweep made for it
+  /// alone, which add_to_slice may update in place.
+  BackwardContext(const detail::Node& node, const Tensor& grad, Tensor* adjoints, bool differentiable = false,
+                  char* owned = nullptr)
+      : node_(node), grad_(grad), adjoints_(adjoints), differentiable_(differentiable), owned_(owned) {}
   const Tensor& grad() const { return grad_; }
   const Tensor& saved(int i) const { return node_.saved[i]; }
   int num_inputs() const { return node_.num_inputs; }
   const Shape& input_shape(int i) const { return node_.inputs[i].shape; }
   bool needs_grad(int input) const { return node_.inputs[input].slot >= 0; }
   void add(int input, const Tensor& cotangent) const;
+  /// Whether the sweep records (second order): the rule's cotangents must then come from recording
+  /// ops alone.
+  bool differentiable() const { return differentiable_; }
+  /// First-order sweeps: adds `cotangent` to the elements start, start + step, ... along `axis` of
+  /// the input's cotangent (a slice's backward), in place where the sweep owns that cotangent's
+  /// buffer, so that the slices of one tensor (the latent sites of a flat point) fill one buffer
+  /// instead of each padding its own with zeros.
+  void add_to_slice(int input, int axis, std::int64_t start, std::int64_t step, const Tensor& cotangent) const;
 
  private:
   const detail::Node& node_;
   const Tensor& grad_;
   Tensor* adjoints_;
   bool differentiable_;
+  char* owned_;
 };
 
 /// Records `out` = op(inputs) on the active tape with backward rule `rule(const BackwardContext&)`,
