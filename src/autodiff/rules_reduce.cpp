@@ -150,6 +150,8 @@ Tensor recurrence(const Tensor& a, const Tensor& u, int ax, bool adjoint) {
 }  // namespace
 
 Tensor linear_recurrence(const Tensor& a, const Tensor& u, int axis) {
+  VARIATE_CHECK(a.defined() && u.defined(), "linear_recurrence", "the ", a.defined() ? "input" : "coefficient",
+                " tensor is undefined");
   const int rank = std::max(a.rank(), u.rank());
   return recurrence(a, u, normalize_axis("linear_recurrence", axis, rank), false);
 }

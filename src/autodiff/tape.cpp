@@ -287,7 +287,9 @@ void BackwardContext::add(int input, const Tensor& cotangent) const {
     return;
   }
   Tensor g = prim::cast(prim::sum_to(cotangent, in.shape), in.dtype);
-  const bool fresh = acc.defined();  // the sum is a buffer of its own; a first cotangent may be shared
+  // The sum is a buffer of its own (prim::add never hands back an operand); a first cotangent may be
+  // shared.
+  const bool fresh = acc.defined();
   acc = acc.defined() ? prim::add(acc, g) : std::move(g);
   if (owned_) owned_[in.slot] = fresh;
 }
@@ -297,6 +299,12 @@ void BackwardContext::add_to_slice(int input, int axis, std::int64_t start, std:
   VARIATE_CHECK(!differentiable_ && owned_ != nullptr, "add_to_slice",
                 "a recording sweep must add a recorded cotangent");
   const detail::InputRef& in = node_.inputs[input];
+  bool fits = axis >= 0 && axis < in.shape.rank() && start >= 0 && step > 0 && cotangent.rank() == in.shape.rank();
+  for (int d = 0; fits && d < in.shape.rank(); ++d)
+    fits = d == axis ? cotangent.dim(d) == 0 || start + step * (cotangent.dim(d) - 1) < in.shape[d]
+                     : cotangent.dim(d) == in.shape[d];
+  VARIATE_CHECK(fits, "add_to_slice", "a cotangent of shape ", cotangent.shape(), " from ", start, " in steps of ",
+                step, " along axis ", axis, " does not fit in an input of shape ", in.shape);
   if (in.slot < 0) return;
   Tensor& acc = adjoints_[in.slot];
   const bool in_place = !acc.defined() || owned_[in.slot];

@@ -12,6 +12,7 @@ namespace variate::dist {
 class SupportMask {
  public:
   SupportMask(const Constraint& support, const Tensor& x) {
+    VARIATE_CHECK(support.event_ndims() == 0, "SupportMask", "expected a scalar support, got ", support.str());
     const autodiff::NoRecording mask_only;
     keep_ = logical_or(in_support(support, x), ne(x, x));
   }

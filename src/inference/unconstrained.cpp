@@ -128,16 +128,16 @@ class FromUnconstrained : public tracing::Tracer {
     if (probing_ && !tracked_support_)
       tracked_support_ = autodiff::detail::is_tracked(bijector->forward(autodiff::stop_gradient(x)));
     m.value = bijector->forward(x);
+    values_.emplace(m.name, m.value);
+    // The identity's log|det J| is 0: no term to add (a kernel call per site at every gradient).
+    if (dynamic_cast<const dist::Identity*>(bijector.get()) != nullptr) return;
     const Tensor log_jacobian = bijector->forward_log_det_jacobian(x);
     // More dims than the batch and the site's own: the bijector broadcast against values with dims
     // of their own (a bound that depends on a summed-out site).
     VARIATE_CHECK(log_jacobian.rank() <= batch_.rank() + s->unconstrained_shape.rank(), "Unconstrained", "site '",
                   m.name, "': its bijector gives log|det J| of shape ", log_jacobian.shape(),
                   "; its support must not depend on an enumerated site");
-    // The identity's log|det J| is 0: no term to add (a kernel call per site at every gradient).
-    const bool identity = dynamic_cast<const dist::Identity*>(bijector.get()) != nullptr;
-    if (jacobian_ == Jacobian::included && !identity) m.log_jacobian = sum_to_batch(log_jacobian, batch_.rank());
-    values_.emplace(m.name, m.value);
+    if (jacobian_ == Jacobian::included) m.log_jacobian = sum_to_batch(log_jacobian, batch_.rank());
   }
 
   /// The latent sites' values; throws if a latent site was not made.

@@ -125,6 +125,23 @@ TEST(Tape, SlicesAddIntoTheirInputsCotangentWithoutTouchingAShareOfIt) {
   EXPECT_EQ(g.to_vector<double>(), (std::vector<double>{1.0, 0.0, 2.0}));
 }
 
+// A rule that adds a slice's cotangent where it does not fit is an error, not a write out of bounds.
+TEST(Tape, ASliceCotangentThatDoesNotFitIsAnError) {
+  const auto bad_rule = [](std::int64_t start, std::int64_t step) {
+    return [=](const Tensor& x) {
+      return sum(autodiff::record(prim::slice(x, 0, 0, 2, 1), {x}, {}, [=](const autodiff::BackwardContext& ctx) {
+        ctx.add_to_slice(0, 0, start, step, ctx.grad());
+      }));
+    };
+  };
+  const Tensor x = Tensor::vec({1.0, 2.0, 3.0});
+  EXPECT_EQ(grad(bad_rule(1, 1), x).to_vector<double>(), (std::vector<double>{0.0, 1.0, 1.0}));
+  EXPECT_ERROR(grad(bad_rule(2, 1), x),
+               "add_to_slice: a cotangent of shape [2] from 2 in steps of 1 along axis 0 does not fit in an input of "
+               "shape [3]");
+  EXPECT_ERROR(grad(bad_rule(0, 0), x), "add_to_slice");
+}
+
 // cube(x) with a hand-written rule 3 x^2, as the documented extension mechanism: the value with
 // recording paused, one node, a rule in the same operators.
 Tensor cube(const Tensor& x) {

@@ -159,6 +159,7 @@ TEST(CholeskyBackward, MatchesMurraysMatrixFormula) {
     expect_close(a_bar, cholesky_backward_formula(l, l_bar), 1e-10);
     expect_close(a_bar, prim::transpose(a_bar), 0.0);
   }
+  EXPECT_EQ(prim::cholesky_backward(Tensor::zeros({3, 0, 0}), Tensor::zeros({3, 0, 0})).shape(), (Shape{3, 0, 0}));
   const Tensor l32 = prim::cast(prim::cholesky(random_spd({5, 5}, 24)), DType::f32);
   const Tensor bar32 = prim::cast(random_f64({5, 5}, 25), DType::f32);
   const Tensor a_bar32 = prim::cholesky_backward(l32, bar32);

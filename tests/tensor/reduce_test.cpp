@@ -187,8 +187,10 @@ TEST(LinearRecurrence, ForwardAndTransposeAlongEitherAxis) {
   EXPECT_EQ(values(prim::linear_recurrence(a, u, 1)), (Values{1, 3, 10, 4, 4, -2}));
   // Transpose, from the end: h_t = u_t + a_(t+1) h_(t+1): (1 + 2 * 4, 1 + 3 * 1, 1) and (4 + 0.5 * 0, 2 - 2, 2).
   EXPECT_EQ(values(prim::linear_recurrence(a, u, 1, true)), (Values{9, 4, 1, 4, 0, 2}));
-  // Along axis 0 with one coefficient broadcast over the columns: row 1 = 0.5 * row 0 + u_1.
+  // Along axis 0 with one coefficient broadcast over the columns: row 1 = 0.5 * row 0 + u_1; and
+  // its transpose: row 0 = u_0 + 0.5 * row 1.
   EXPECT_EQ(values(prim::linear_recurrence(Tensor::scalar(0.5), u, 0)), (Values{1, 1, 1, 4.5, 2.5, 2.5}));
+  EXPECT_EQ(values(prim::linear_recurrence(Tensor::scalar(0.5), u, 0, true)), (Values{3, 2, 2, 4, 2, 2}));
   const Tensor h32 = prim::linear_recurrence(Tensor::scalar(2.0, DType::f32), Tensor::vec({1, 1, 1}, DType::f32), 0);
   EXPECT_EQ(h32.dtype(), DType::f32);
   EXPECT_EQ(values(h32), (Values{1, 3, 7}));

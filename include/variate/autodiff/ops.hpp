@@ -108,8 +108,8 @@ Tensor log_softmax(const Tensor& x, int axis = -1);
 Tensor softmax(const Tensor& x, int axis = -1);
 Tensor argmax(const Tensor& x, int axis, bool keepdims = false);
 Tensor cumsum(const Tensor& x, int axis);
-/// The first-order linear recurrence h_t = a_t h_(t-1) + u_t along `axis`, from h_0 = u_0 (a_0 is
-/// unused), with a and u broadcast together: an AR(1) filter, exponential smoothing or a GARCH
+/// The first-order linear recurrence h_t = a_t h_(t-1) + u_t along `axis` of the shape a and u
+/// broadcast to, from h_0 = u_0 (a_0 is unused): an AR(1) filter, exponential smoothing or a GARCH
 /// variance in one op instead of one op per step. Differentiable in both, twice.
 Tensor linear_recurrence(const Tensor& a, const Tensor& u, int axis = -1);
 Tensor sort(const Tensor& x, int axis = -1, bool descending = false);

@@ -151,9 +151,9 @@ template <class T>
 void cholesky_backward_unblocked(const T* l, T* a, std::int64_t n) {
   for (std::int64_t j = n - 1; j >= 0; --j) {
     const T pivot = l[j * n + j];
-    T dot = 0;
-    for (std::int64_t i = j + 1; i < n; ++i) dot += l[i * n + j] * a[i * n + j];
-    a[j * n + j] -= dot / pivot;
+    T below = 0;  // column j of L below the diagonal against that of the cotangent
+    for (std::int64_t i = j + 1; i < n; ++i) below += l[i * n + j] * a[i * n + j];
+    a[j * n + j] -= below / pivot;
     for (std::int64_t i = j; i < n; ++i) a[i * n + j] /= pivot;
     // Row j's update sums n - j rows of L; four at a time, so that its chain through memory is short.
     T* row_j = a + j * n;

@@ -1,6 +1,6 @@
-// Reductions over any set of axes, argmax, cumsum and the linear recurrence. Results do not depend on the thread count:
-// work is split into blocks whose size depends only on the shape, and partial results are combined
-// in block order.
+// Reductions over any set of axes, argmax, cumsum and the linear recurrence. Results do not depend
+// on the thread count: work is split into blocks whose size depends only on the shape, and partial
+// results are combined in block order.
 #include <cmath>
 #include <limits>
 
@@ -262,17 +262,23 @@ void CpuBackend::linear_recurrence(const Tensor& a, const Tensor& u, int axis, b
       const T *pa = a.data<T>(), *pu = u.data<T>();
       T* po = out.data<T>();
       const std::int64_t step = v.inner;
-      for (std::int64_t b = 0; b < v.outer; ++b)
-        for (std::int64_t c = 0; c < v.inner; ++c) {
-          const std::int64_t first = b * v.n * v.inner + c, last = first + (v.n - 1) * step;
-          if (!adjoint) {
-            T h = po[first] = pu[first];
-            for (std::int64_t i = first + step; i <= last; i += step) po[i] = h = pa[i] * h + pu[i];
-          } else {
-            T h = po[last] = pu[last];
-            for (std::int64_t i = last - step; i >= first; i -= step) po[i] = h = pu[i] + pa[i + step] * h;
-          }
-        }
+      // Each series (one per outer and inner index) runs on its own, on any thread.
+      parallel_chunks(
+          v.outer * v.inner,
+          [&](std::int64_t s, std::int64_t e) {
+            for (std::int64_t series = s; series < e; ++series) {
+              const std::int64_t b = series / v.inner, c = series % v.inner;
+              const std::int64_t first = b * v.n * v.inner + c, last = first + (v.n - 1) * step;
+              if (!adjoint) {
+                T h = po[first] = pu[first];
+                for (std::int64_t i = first + step; i <= last; i += step) po[i] = h = pa[i] * h + pu[i];
+              } else {
+                T h = po[last] = pu[last];
+                for (std::int64_t i = last - step; i >= first; i -= step) po[i] = h = pu[i] + pa[i + step] * h;
+              }
+            }
+          },
+          std::max<std::int64_t>(1, kParallelGrain / v.n));
     }
   });
 }
