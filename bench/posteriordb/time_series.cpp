@@ -94,12 +94,6 @@ Definition garch11(const ModelData& data) {
   const std::int64_t T = y.shape()[0];
   const Tensor sigma1 = data.positive_values("sigma1", {});
   const Tensor previous = slice(y, 0, 0, T - 1);  // y_(t-1) for t = 1 ... T-1
-  // The shape of a single time step of `x`: its last axis set to 1.
-  const auto first_shape = [](const Tensor& x) {
-    Shape s = x.shape();
-    s[s.rank() - 1] = 1;
-    return s;
-  };
   const DType dtype = y.dtype();
   return {.description = "GARCH(1, 1): flat priors, beta1 < 1 - alpha1",
           .program =
@@ -114,7 +108,7 @@ Definition garch11(const ModelData& data) {
                 // when the parameters have one.
                 const Tensor m = expand_dims(mu, -1);
                 const Tensor shocks = expand_dims(alpha0, -1) + expand_dims(alpha1, -1) * square(previous - m);
-                const Tensor start = broadcast_to(square(sigma1), first_shape(shocks));
+                const Tensor start = broadcast_to(square(sigma1), m.shape());  // v_0, as mu: (..., 1)
                 const Tensor variance = linear_recurrence(expand_dims(beta1, -1), concat({start, shocks}, -1));
                 tracing::Condition observed({{"y", y}});
                 Normal(m, sqrt(variance), "y");

@@ -157,15 +157,15 @@ void cholesky_backward_unblocked(const T* l, T* a, std::int64_t n) {
     for (std::int64_t i = j; i < n; ++i) a[i * n + j] /= pivot;
     // Row j's update sums n - j rows of L; four at a time, so that its chain through memory is short.
     T* row_j = a + j * n;
-    std::int64_t i = j;
-    for (; i + 4 <= n; i += 4) {
-      const T f0 = a[i * n + j], f1 = a[(i + 1) * n + j], f2 = a[(i + 2) * n + j], f3 = a[(i + 3) * n + j];
-      const T *l0 = l + i * n, *l1 = l0 + n, *l2 = l1 + n, *l3 = l2 + n;
+    std::int64_t r = j;
+    for (; r + 4 <= n; r += 4) {
+      const T f0 = a[r * n + j], f1 = a[(r + 1) * n + j], f2 = a[(r + 2) * n + j], f3 = a[(r + 3) * n + j];
+      const T *l0 = l + r * n, *l1 = l0 + n, *l2 = l1 + n, *l3 = l2 + n;
       for (std::int64_t k = 0; k < j; ++k) row_j[k] -= (f0 * l0[k] + f1 * l1[k]) + (f2 * l2[k] + f3 * l3[k]);
     }
-    for (; i < n; ++i) {
-      const T f = a[i * n + j];
-      const T* l_row = l + i * n;
+    for (; r < n; ++r) {
+      const T f = a[r * n + j];
+      const T* l_row = l + r * n;
       for (std::int64_t k = 0; k < j; ++k) row_j[k] -= f * l_row[k];
     }
     const T* l_row_j = l + j * n;
