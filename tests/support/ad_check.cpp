@@ -75,20 +75,31 @@ void expect_ad(const TensorFn& f, const std::vector<Tensor>& inputs, AdTolerance
         xs[k] = moved;
         return projected(f, xs, c);
       };
-      // NaN when a step leaves the function's domain (it throws there).
-      auto central = [&](double h) {
+      // NaN when a step leaves the function's domain (it throws there, or its value is not finite).
+      auto guarded = [&](auto&& difference) {
         try {
-          return (at(x0 + h) - at(x0 - h)) / (2 * h);
+          return difference();
         } catch (const Error&) {
           return std::nan("");
         }
       };
+      // The fourth-order central difference (error h^4 f'''''/30) allows a step large enough that
+      // rounding in f, divided by h, stays far below the tolerances (Stan's finite_diff uses a
+      // sixth-order stencil with step 1e-3 for the same reason). Where its outer points leave the
+      // domain (a simplex's sum tolerance, say), the second-order one with a 10x smaller step.
+      auto central = [&](double scale) {
+        const double h = 1e-5 * scale;
+        const double fourth =
+            guarded([&] { return (8 * (at(x0 + h) - at(x0 - h)) - (at(x0 + 2 * h) - at(x0 - 2 * h))) / (12 * h); });
+        if (std::isfinite(fourth)) return fourth;
+        return guarded([&] { return (at(x0 + h / 10) - at(x0 - h / 10)) / (h / 5); });
+      };
       const double ad = grads[k].at(i);
-      // The usual step is 1e-6 max(1, |x|); for tiny inputs such as a scale of 1e-8 that step would
-      // leave the domain, so a step relative to |x| is tried as well and the closer one is kept.
-      double fd = central(1e-6 * std::max(1.0, std::abs(x0)));
+      // Steps scale with max(1, |x|); for tiny inputs such as a scale of 1e-8 that step would leave
+      // the domain, so steps relative to |x| are tried as well and the closer estimate is kept.
+      double fd = central(std::max(1.0, std::abs(x0)));
       if (std::abs(x0) < 1 && x0 != 0) {
-        const double fd_relative = central(1e-6 * std::abs(x0));
+        const double fd_relative = central(std::abs(x0));
         if (!(std::abs(fd - ad) <= std::abs(fd_relative - ad))) fd = fd_relative;
       }
       xs[k] = inputs[k];

@@ -2,7 +2,7 @@
 // The one generic autodiff checker (Stan's expect_ad): for a function of tensors it checks that
 //  1. plain evaluation throws exactly when evaluation under value_and_grad throws;
 //  2. the value under value_and_grad equals plain evaluation;
-//  3. the gradient of a random projection sum(f(x) * c) equals central finite differences in f64.
+//  3. the gradient of a random projection sum(f(x) * c) equals fourth-order central differences in f64.
 // Random projections make one gradient check cover every output element of a non-scalar f.
 #include <functional>
 #include <span>
