@@ -1,5 +1,6 @@
-// The rank protocol of MPI meshes (see mpi_rank.hpp): local settling, one all-gather per round, and
-// the decision every rank takes alike from the same device-ordered states.
+// The rank protocol of MPI meshes (see mpi_rank.hpp): local settling, one all-gather per round (and
+// one exchange of the large tensors, sent apart), and the decision every rank takes alike from the
+// same device-ordered states.
 #include "distribute/mpi_rank.hpp"
 
 #include <algorithm>
@@ -15,11 +16,18 @@ namespace variate::distribute::detail {
 struct MpiRank::Entry {
   State state = State::running;
   std::string op;
-  Tensor x;             // undefined unless every device of its rank waits (see encode)
-  std::string message;  // of a failed device
+  Tensor x;                 // undefined unless every device of its rank waits (see encode)
+  bool sent_apart = false;  // x's data comes after the round, by MpiTransport::all_gather_into
+  std::string message;      // of a failed device
 };
 
 namespace {
+
+// A tensor this large travels by itself, from its own memory into the receiver's tensor, rather
+// than copied into the round's byte string and out again: the price is one more message latency.
+constexpr std::size_t kSentApartBytes = std::size_t(1) << 15;
+
+bool sent_apart(const Tensor& x) { return x.nbytes() >= kSentApartBytes; }
 
 // Appends plain values and strings to a byte buffer.
 class Writer {
@@ -178,8 +186,8 @@ void MpiRank::failed(int local, std::exception_ptr error) {
 }
 
 // Per device: its state; a waiting device's op and, when the whole rank waits (otherwise the run
-// ends this round and the tensors are not needed), its tensor's dtype, shape and data; a failed
-// device's message.
+// ends this round and the tensors are not needed), its tensor's dtype, shape and data (or, for a
+// large tensor, a flag: the data follows the round); a failed device's message.
 std::vector<char> MpiRank::encode() const {
   const bool all_wait =
       std::all_of(devices_.begin(), devices_.end(), [](const Device& d) { return d.state == State::waiting; });
@@ -194,7 +202,8 @@ std::vector<char> MpiRank::encode() const {
       w.value(d.x.dtype());
       w.value(std::int32_t(d.x.rank()));
       for (int i = 0; i < d.x.rank(); ++i) w.value(std::int64_t(d.x.dim(i)));
-      w.bytes(d.x.raw(), d.x.nbytes());
+      w.value(std::uint8_t(sent_apart(d.x)));
+      if (!sent_apart(d.x)) w.bytes(d.x.raw(), d.x.nbytes());
     } else if (d.state == State::failed) {
       w.string(what_of(d.error));
     }
@@ -216,8 +225,12 @@ std::vector<MpiRank::Entry> MpiRank::decode(const GatheredBytes& all) const {
           const auto dtype = in.value<DType>();
           std::vector<std::int64_t> dims(std::size_t(in.value<std::int32_t>()));
           for (auto& d : dims) d = in.value<std::int64_t>();
-          e.x = Tensor::empty(Shape(std::span<const std::int64_t>(dims)), dtype);
-          std::memcpy(e.x.raw(), in.take(e.x.nbytes()), e.x.nbytes());
+          e.sent_apart = in.value<std::uint8_t>() != 0;
+          if (e.sent_apart && int(r) == transport_.rank())
+            e.x = devices_[std::size_t(i)].x;  // this rank's own: nothing to receive
+          else
+            e.x = Tensor::empty(Shape(std::span<const std::int64_t>(dims)), dtype);
+          if (!e.sent_apart) std::memcpy(e.x.raw(), in.take(e.x.nbytes()), e.x.nbytes());
         }
       } else if (e.state == State::failed) {
         e.message = in.string();
@@ -227,6 +240,24 @@ std::vector<MpiRank::Entry> MpiRank::decode(const GatheredBytes& all) const {
     if (!in.done()) ::variate::detail::fail("Mesh (MPI exchange): internal error: rank ", r, " sent extra bytes");
   }
   return entries;
+}
+
+// When every device waits in the collective: every rank's large tensors, exchanged directly into
+// the entries decode made for them. Every rank knows from the round which tensors travel.
+void MpiRank::receive_sent_apart(std::vector<Entry>& entries) {
+  std::vector<std::span<const char>> mine;
+  std::vector<std::vector<std::span<char>>> theirs(static_cast<std::size_t>(ranks()));
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    Entry& e = entries[i];
+    if (!e.sent_apart) continue;
+    const std::size_t rank = i / std::size_t(local_count_);
+    if (int(rank) == transport_.rank())
+      mine.emplace_back(static_cast<const char*>(e.x.raw()), e.x.nbytes());
+    else
+      theirs[rank].emplace_back(static_cast<char*>(e.x.raw()), e.x.nbytes());
+  }
+  if (!mine.empty() || std::any_of(theirs.begin(), theirs.end(), [](const auto& t) { return !t.empty(); }))
+    transport_.all_gather_into(mine, theirs);
 }
 
 // The run's outcome from every device's state; every rank computes it from the same entries.
@@ -276,6 +307,8 @@ void MpiRank::play_round(std::unique_lock<std::mutex>& lock) {
   std::exception_ptr broken;
   try {
     entries = decode(transport_.all_gather_bytes(mine));
+    if (std::all_of(entries.begin(), entries.end(), [](const Entry& e) { return e.state == State::waiting; }))
+      receive_sent_apart(entries);
   } catch (...) {
     broken = std::current_exception();  // thrown alike on every rank (see all_gather_bytes)
   }

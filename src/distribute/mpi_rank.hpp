@@ -6,7 +6,8 @@
 // when each of its devices has *settled*: it waits in a collective (with its op and tensor), has
 // returned from the run's function, or has failed (with its message). The rank then sends every
 // local device's state, in one all-gather (mpi_transport.hpp), so all ranks see every device's
-// state in device order and take the same decision:
+// state in device order and take the same decision (tensors of 32 KiB or more follow the all-gather
+// as point-to-point messages between the tensors' own memory, when every device waits):
 //   - all devices wait in a collective: the round is that collective; every device gets the
 //     device-ordered tensors and the run goes on;
 //   - otherwise the run ends: with the error of the lowest failed device, or, when none failed but
@@ -71,6 +72,7 @@ class MpiRank {
 
   std::vector<char> encode() const;
   std::vector<Entry> decode(const GatheredBytes& all) const;
+  void receive_sent_apart(std::vector<Entry>& entries);
   std::exception_ptr outcome_of(const std::vector<Entry>& entries) const;
   void conclude(std::exception_ptr outcome);
   void play_round(std::unique_lock<std::mutex>& lock);

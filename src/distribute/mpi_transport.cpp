@@ -1,7 +1,8 @@
-// MPI start-up, shut-down and the byte all-gather of MPI meshes; stubs that throw when the library
+// MPI start-up, shut-down and the exchanges of MPI meshes; stubs that throw when the library
 // is built without MPI (VARIATE_HAVE_MPI is set by CMake when it finds MPI).
 #include "distribute/mpi_transport.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -114,6 +115,35 @@ GatheredBytes MpiTransport::all_gather_bytes(const std::vector<char>& mine) {
   return out;
 }
 
+void MpiTransport::all_gather_into(std::span<const std::span<const char>> mine,
+                                   std::span<const std::vector<std::span<char>>> theirs) {
+  std::lock_guard lock(mpi_mutex());
+  // MPI counts are ints, so a buffer goes in pieces of at most 1 GiB. Messages between two ranks on
+  // one communicator and tag arrive in the order they were sent (MPI's non-overtaking rule), so
+  // receives posted in the senders' order match them piece by piece; both sides cut alike.
+  constexpr std::size_t kPiece = std::size_t(1) << 30;
+  std::vector<MPI_Request> requests;
+  for (int r = 0; r < ranks_; ++r) {
+    if (r == rank_) continue;
+    for (const std::span<char> buffer : theirs[std::size_t(r)])
+      for (std::size_t at = 0; at < buffer.size(); at += kPiece) {
+        requests.emplace_back();
+        MPI_Irecv(buffer.data() + at, int(std::min(kPiece, buffer.size() - at)), MPI_BYTE, r, 0, comm_->comm,
+                  &requests.back());
+      }
+  }
+  for (int r = 0; r < ranks_; ++r) {
+    if (r == rank_) continue;
+    for (const std::span<const char> buffer : mine)
+      for (std::size_t at = 0; at < buffer.size(); at += kPiece) {
+        requests.emplace_back();
+        MPI_Isend(buffer.data() + at, int(std::min(kPiece, buffer.size() - at)), MPI_BYTE, r, 0, comm_->comm,
+                  &requests.back());
+      }
+  }
+  MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
 }  // namespace detail
 
 bool launched_with_mpi() {
@@ -146,6 +176,11 @@ MpiTransport::MpiTransport(const char* op) {
 MpiTransport::~MpiTransport() = default;
 
 GatheredBytes MpiTransport::all_gather_bytes(const std::vector<char>&) {
+  ::variate::detail::fail("Mesh (MPI exchange): variate was built without MPI");
+}
+
+void MpiTransport::all_gather_into(std::span<const std::span<const char>>,
+                                   std::span<const std::vector<std::span<char>>>) {
   ::variate::detail::fail("Mesh (MPI exchange): variate was built without MPI");
 }
 

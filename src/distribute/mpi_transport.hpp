@@ -1,9 +1,10 @@
 #pragma once
-// The only code that calls MPI: start-up and shut-down of the MPI library, and the one collective
-// an MPI mesh needs, an all-gather of byte strings. Everything above it (mpi_rank.hpp) is plain
-// C++, so a build without MPI compiles the same protocol and only this file's stubs throw.
+// The only code that calls MPI: start-up and shut-down of the MPI library, and the two exchanges
+// an MPI mesh needs, an all-gather of byte strings and one of buffers whose sizes every rank knows. Everything above it
+// (mpi_rank.hpp) is plain C++, so a build without MPI compiles the same protocol and only this file's stubs throw.
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace variate::distribute::detail {
@@ -38,6 +39,13 @@ class MpiTransport {
   /// Collective over the ranks: MPI_Allgather of the byte counts, then MPI_Allgatherv of the
   /// bytes. Throws variate::Error on every rank alike when the total exceeds MPI's int counts.
   GatheredBytes all_gather_bytes(const std::vector<char>& mine);
+
+  /// Collective over the ranks, once every rank knows every rank's buffer sizes: this rank's
+  /// buffers `mine`, in order, go to every other rank, and rank r's k-th buffer arrives in
+  /// theirs[r][k] (theirs[rank()] is ignored). Point-to-point messages between the buffers
+  /// themselves, so large tensors are not copied into and out of byte strings.
+  void all_gather_into(std::span<const std::span<const char>> mine,
+                       std::span<const std::vector<std::span<char>>> theirs);
 
  private:
   struct Comm;

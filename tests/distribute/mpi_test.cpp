@@ -182,6 +182,23 @@ TEST_P(ThreadsPerRank, LargeTensorsTravelIntact) {
     EXPECT_TRUE(bitwise_equal(results[i], expected)) << "device " << device_of(mesh, i);
 }
 
+// Tensors of 32 KiB and more travel after the round's all-gather, smaller ones inside it: here the
+// even devices' blocks (128 KiB) go apart and the odd devices' (48 bytes) inline, in one round.
+TEST_P(ThreadsPerRank, LargeAndSmallTensorsMixInOneAllGather) {
+  Mesh mesh = Mesh::mpi("data", GetParam());
+  auto block = [](int i) {
+    const std::int64_t columns = i % 2 == 0 ? 8192 : 3;
+    return reshape(device_shard(i, 2 * columns), {2, columns});
+  };
+  const auto results =
+      within_deadline([&] { return mesh.run([&] { return all_gather(block(axis_index("data")), "data", -1); }); });
+  std::vector<Tensor> blocks;
+  for (int i = 0; i < mesh.size(); ++i) blocks.push_back(block(i));
+  const Tensor expected = prim::concat(blocks, 1);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    EXPECT_TRUE(bitwise_equal(results[i], expected)) << "device " << device_of(mesh, i);
+}
+
 TEST_P(ThreadsPerRank, MismatchesNameTheDeviceOnEveryRank) {
   Mesh mesh = Mesh::mpi("data", GetParam());
   const int last = mesh.size() - 1;
