@@ -50,10 +50,12 @@ void psum_fused(std::span<Tensor> tensors, std::string_view axis) {
   // The exchange shares the devices' buffers rather than copying them; each is fresh and none is
   // written again, and they stay valid until this device's next exchange.
   const std::span<const Tensor> flats = comm.exchange(op, flat);
+  // Every device compares the same buffers, so all throw alike (none reads past a shorter one).
   for (std::size_t d = 1; d < flats.size(); ++d)
-    VARIATE_CHECK(flats[d].numel() == total && flats[d].dtype() == dtype, op, "over axis '", comm.axis(), "', device ",
-                  d, " passes ", flats[d].numel(), " elements (", flats[d].dtype(), ") but device 0 ", flats[0].numel(),
-                  " (", flats[0].dtype(), "); every device must pass the same shapes and dtype");
+    VARIATE_CHECK(flats[d].numel() == flats[0].numel() && flats[d].dtype() == flats[0].dtype(), op, "over axis '",
+                  comm.axis(), "', device ", d, " passes ", flats[d].numel(), " elements of ", flats[d].dtype(),
+                  " but device 0 passes ", flats[0].numel(), " of ", flats[0].dtype(),
+                  "; every device must pass the same shapes and dtype");
   std::int64_t at = 0;
   for (Tensor& t : tensors) {
     // A fresh tensor rather than a write into t: t may share its storage with a parameter or with

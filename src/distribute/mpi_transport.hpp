@@ -1,7 +1,8 @@
 #pragma once
 // The only code that calls MPI: start-up and shut-down of the MPI library, and the two exchanges
-// an MPI mesh needs, an all-gather of byte strings and one of buffers whose sizes every rank knows. Everything above it
-// (mpi_rank.hpp) is plain C++, so a build without MPI compiles the same protocol and only this file's stubs throw.
+// an MPI mesh needs, an all-gather of byte strings and one of buffers whose sizes every rank
+// knows. Everything above it (mpi_rank.hpp) is plain C++, so a build without MPI compiles the same
+// protocol and only this file's stubs throw.
 #include <cstddef>
 #include <memory>
 #include <span>

@@ -83,6 +83,21 @@ TEST(PsumFused, MixedDtypesAreAnError) {
       "psum_fused: tensor 1 has dtype f32 but tensor 0 has f64; every tensor must have the same floating dtype");
 }
 
+TEST(PsumFused, DevicesPassingDifferentSizesOrDtypesIsAnError) {
+  Mesh mesh(2, "data");
+  EXPECT_ERROR(mesh.run([] {
+    std::vector<Tensor> xs = {Tensor::zeros(Shape{2 + axis_index("data")})};
+    psum_fused(xs, "data");
+  }),
+               "psum_fused: over axis 'data', device 1 passes 3 elements of f64 but device 0 passes 2 of f64; every "
+               "device must pass the same shapes and dtype");
+  EXPECT_ERROR(mesh.run([] {
+    std::vector<Tensor> xs = {Tensor::zeros(Shape{2}, axis_index("data") == 0 ? DType::f64 : DType::f32)};
+    psum_fused(xs, "data");
+  }),
+               "device 1 passes 2 elements of f32 but device 0 passes 2 of f64");
+}
+
 TEST(DataParallel, TheAllReducedGradientIsTheOneDeviceGradientOfTheGlobalBatch) {
   const Data data;
   const std::vector<std::int64_t> batch = {3, 17, 0, 8, 11, 5, 19};  // 7: ragged over 2 and 3 devices

@@ -75,7 +75,7 @@ void expect_ad(const TensorFn& f, const std::vector<Tensor>& inputs, AdTolerance
         xs[k] = moved;
         return projected(f, xs, c);
       };
-      // NaN when a step leaves the function's domain (it throws there, or its value is not finite).
+      // NaN when a step leaves the function's domain and the function throws there.
       auto guarded = [&](auto&& difference) {
         try {
           return difference();
@@ -86,7 +86,8 @@ void expect_ad(const TensorFn& f, const std::vector<Tensor>& inputs, AdTolerance
       // The fourth-order central difference (error h^4 f'''''/30) allows a step large enough that
       // rounding in f, divided by h, stays far below the tolerances (Stan's finite_diff uses a
       // sixth-order stencil with step 1e-3 for the same reason). Where its outer points leave the
-      // domain (a simplex's sum tolerance, say), the second-order one with a 10x smaller step.
+      // domain (it throws, or is not finite there: a simplex's sum tolerance, say), the
+      // second-order one with a 10x smaller step.
       auto central = [&](double scale) {
         const double h = 1e-5 * scale;
         const double fourth =

@@ -10,8 +10,9 @@
 
 namespace variate::distribute {
 
-/// Replaces each tensor by its element-wise sum over the devices of `axis`, all of them copied into
-/// one flat buffer that one psum reduces. Every device must pass tensors of the same shapes and
+/// Replaces each tensor by its element-wise sum over the devices of `axis`: all of them are copied
+/// into one flat buffer, the devices exchange their buffers in one collective, and each device adds
+/// them into fresh result tensors. Every device must pass tensors of the same shapes and
 /// floating dtype (one dtype for all), in the same order; the sums are added in device order, as
 /// psum's are, so they are bitwise identical on every device. Not differentiable (it is used on
 /// gradients, after the backward sweep). Call it inside Mesh::run.
