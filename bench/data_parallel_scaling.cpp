@@ -55,10 +55,11 @@ struct Timing {
   double allreduce_ms = 0;  // per step
   double bytes = 0;         // of the fused buffer
   std::int64_t parameters = 0;
+  std::string model;  // the network's description
 };
 
 // On each device: warm-up steps, then the best of s.rounds rounds of s.steps Adam steps.
-Timing time_replica(const Setup& s, nn::Parameters& params, const distribute::ShardLoss& loss) {
+Timing time_replica(const Setup& s, const nn::Module& net, nn::Parameters& params, const distribute::ShardLoss& loss) {
   nn::Adam adam(params, 1e-3);
   std::vector<Tensor> grads(params.size());
   std::int64_t next = 0;
@@ -76,7 +77,8 @@ Timing time_replica(const Setup& s, nn::Parameters& params, const distribute::Sh
     for (int i = 0; i < s.steps; ++i) step(&stats);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / s.steps;
     if (round == 0 || ms < best.step_ms)
-      best = {ms, stats.seconds * 1e3 / double(stats.calls), double(stats.bytes) / double(stats.calls), params.count()};
+      best = {ms, stats.seconds * 1e3 / double(stats.calls), double(stats.bytes) / double(stats.calls), params.count(),
+              net.describe()};
   }
   return best;
 }
@@ -93,7 +95,7 @@ Timing time_steps(const Setup& s, const Tensor& images, distribute::Mesh& mesh) 
           random::Key(1));
       const dist::AutoregressiveBernoulli law(net);
       nn::Parameters params(net);
-      return time_replica(s, params, [&](const distribute::BatchShard& shard) {
+      return time_replica(s, net, params, [&](const distribute::BatchShard& shard) {
         return -sum(law.log_prob(shard_images(shard))) / double(shard.global_size());
       });
     }
@@ -102,7 +104,7 @@ Timing time_steps(const Setup& s, const Tensor& images, distribute::Mesh& mesh) 
     net.push(nn::Activation(nn::ActivationKind::tanh));
     net.push(nn::Linear(s.hidden, kPixels, random::Key(2), DType::f32));
     nn::Parameters params(net);
-    return time_replica(s, params, [&](const distribute::BatchShard& shard) {
+    return time_replica(s, net, params, [&](const distribute::BatchShard& shard) {
       const Tensor x = shard_images(shard);
       const Tensor logits = net(x);
       return sum(softplus(logits) - x * logits) / double(shard.global_size());
@@ -111,15 +113,8 @@ Timing time_steps(const Setup& s, const Tensor& images, distribute::Mesh& mesh) 
   return timings[0];
 }
 
-void print_title(const Setup& s, const Timing& t, const char* mesh) {
-  if (s.model == Model::image_transformer)
-    std::printf(
-        "Image Transformer (4 layers, embedding 64, 2 heads, blocks of 56 pixels) f32, %lld parameters, "
-        "Adam; %s\n",
-        static_cast<long long>(t.parameters), mesh);
-  else
-    std::printf("autoencoder 784-%lld-784 f32, %lld parameters, Adam; %s\n", static_cast<long long>(s.hidden),
-                static_cast<long long>(t.parameters), mesh);
+void print_title(const Timing& t, const char* mesh) {
+  std::printf("%s f32, %lld parameters, Adam; %s\n", t.model.c_str(), static_cast<long long>(t.parameters), mesh);
 }
 
 void print_header(const char* what) {
@@ -156,7 +151,7 @@ int main(int argc, char** argv) {
       distribute::Mesh alone(1, "data");
       const Timing t = time_steps(s, images, alone);
       one = t.step_ms;
-      print_title(s, t, "MPI ranks");
+      print_title(t, "MPI ranks");
       print_header("ranks");
       print_row(1, s, t, one);
     }
@@ -172,7 +167,7 @@ int main(int argc, char** argv) {
     if (devices == 1) {
       one = t.step_ms;
       const std::string mesh_name = std::to_string(distribute::default_device_count()) + " cores; thread devices";
-      print_title(s, t, mesh_name.c_str());
+      print_title(t, mesh_name.c_str());
       print_header("devices");
     }
     print_row(devices, s, t, one);
