@@ -213,6 +213,15 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 Tensor cast(const Tensor& x, DType dtype) {
+  // A cast to a tensor's own dtype where record() would record nothing: the same value as a
+  // constant, at once. Argument checks cast at every replay, and the way through prim::cast and
+  // record() copied the handle three times.
+  if (x.defined() && x.dtype() == dtype && is_floating(dtype) &&
+      (autodiff::detail::active_tape() == nullptr || !autodiff::detail::any_tracked({&x, 1}))) {
+    Tensor y = x;
+    y.set_tape_ref({});
+    return y;
+  }
   Tensor y = prim::cast(x, dtype);
   if (!is_floating(dtype)) return constant(std::move(y));
   return record(

@@ -43,9 +43,15 @@ Tensor Normal::log_prob(const Tensor& value) const {
   }
   return autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);
-    const Tensor z_over_scale = z / scale;
-    if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * z_over_scale));
-    if (ctx.needs_grad(1)) ctx.add(1, ctx.grad() * z_over_scale);
+    if (!ctx.needs_grad(1)) {
+      // -(g (z / scale)) as g (z / -scale): the same bits, and with a constant scale (a prior's)
+      // -scale is a constant too, so a replayed gradient runs one op fewer.
+      if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * (z / -scale));
+    } else {
+      const Tensor z_over_scale = z / scale;
+      if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * z_over_scale));
+      ctx.add(1, ctx.grad() * z_over_scale);
+    }
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((square(z) - 1.0) / scale));
   });
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "distributions/support_mask.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/tape.hpp"
 
@@ -143,13 +144,9 @@ Tensor in_support(const Constraint& c, const Tensor& value) {
 }
 
 Tensor mask_outside_support(const Constraint& support, const Tensor& value, const Tensor& log_prob) {
-  Tensor keep = in_support(support, value);
-  // NaN values are neither inside nor outside: keep their NaN log density.
-  if (support.event_ndims() == 0) {
-    const autodiff::NoRecording mask_only;
-    keep = logical_or(keep, ne(value, value));
-  }
-  return where(keep, log_prob, Tensor::scalar(-INFINITY, log_prob.dtype()));
+  // NaN values are neither inside nor outside: they keep their NaN log density.
+  if (support.event_ndims() == 0) return SupportMask(support, value).mask(log_prob);
+  return where(in_support(support, value), log_prob, Tensor::scalar(-INFINITY, log_prob.dtype()));
 }
 
 }  // namespace variate::dist

@@ -37,7 +37,9 @@ Tensor Uniform::log_prob(const Tensor& value) const {
   {
     const autodiff::NoRecording values;
     width = high_ - low_;
-    lp = broadcast_to(-log(width), broadcast_shapes("Uniform", x.shape(), batch_shape()));
+    // + x * 0: a NaN value keeps a NaN density, as in every family (an infinite one becomes NaN
+    // too, which the mask then sends to -inf).
+    lp = broadcast_to(-log(width), broadcast_shapes("Uniform", x.shape(), batch_shape())) + x * 0.0;
   }
   const Tensor out = autodiff::record(lp, {x, low_, high_}, {width}, [](const BackwardContext& ctx) {
     const Tensor d = ctx.grad() / ctx.saved(0);

@@ -129,7 +129,8 @@ Target make_target(Unconstrained unconstrained, DType dtype, Jacobian jacobian) 
       if (replayed) {
         std::copy_n(e.log_density.data<double>(), batch, log_density.data());
         std::copy_n(e.gradient.data<double>(), batch * d, gradient.data());
-        slot->replays.fetch_add(1, std::memory_order_relaxed);
+        // Only the holder writes the count, so a plain store suffices (no locked read-modify-write).
+        slot->replays.store(slot->replays.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }
       pool->give_back(slot);
       if (replayed) return;

@@ -833,6 +833,8 @@ TEST(Continuous, OutsideTheSupportLogProbIsMinusInfinityWithFiniteGradients) {
     // would be inf - inf there.
     EXPECT_EQ(d->log_prob(INFINITY).item(), -INFINITY);
     EXPECT_EQ(d->log_prob(-INFINITY).item(), -INFINITY);
+    // NaN is not outside: it keeps a NaN density, so a NaN that reaches a model is not hidden.
+    EXPECT_TRUE(std::isnan(d->log_prob(NAN).item()));
     // Differentiate the in-support element only (the sum would be -inf); the outside element
     // shares the tape node and receives a zero cotangent.
     const auto [value, grads] =
