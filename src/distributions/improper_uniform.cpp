@@ -33,6 +33,9 @@ ImproperUniform::ImproperUniform(Constraint support, Shape shape, DType dtype)
                 support_.str());
   VARIATE_CHECK(dtype == DType::f64 || dtype == DType::f32, "ImproperUniform", "the dtype must be f64 or f32, got ",
                 variate::name(dtype));
+  // A NaN bound would put no value outside the support (comparisons with NaN are false).
+  if (support_.low.defined()) dist::check_not_nan("ImproperUniform", "the support's lower bound", support_.low);
+  if (support_.high.defined()) dist::check_not_nan("ImproperUniform", "the support's upper bound", support_.high);
   const Shape& event = event_shape();
   VARIATE_CHECK(k != K::unit_vector || event.dim(-1) >= 2, "ImproperUniform",
                 "a unit_vector needs at least 2 components, got shape ", shape);

@@ -38,8 +38,9 @@ Tensor Uniform::log_prob(const Tensor& value) const {
     const autodiff::NoRecording values;
     width = high_ - low_;
     // + x * 0: a NaN value keeps a NaN density, as in every family (an infinite one becomes NaN
-    // too, which the mask then sends to -inf).
-    lp = broadcast_to(-log(width), broadcast_shapes("Uniform", x.shape(), batch_shape())) + x * 0.0;
+    // too, which the mask then sends to -inf). Added before the negation, so that the density of
+    // a width of 1 stays -0.
+    lp = -(broadcast_to(log(width), broadcast_shapes("Uniform", x.shape(), batch_shape())) + x * 0.0);
   }
   const Tensor out = autodiff::record(lp, {x, low_, high_}, {width}, [](const BackwardContext& ctx) {
     const Tensor d = ctx.grad() / ctx.saved(0);

@@ -108,6 +108,10 @@ TEST(ImproperUniform, VectorSupportsSplitBatchAndEvent) {
   EXPECT_ERROR(ImproperUniform(Constraint::lower_cholesky(), Shape{2, 3}),
                "ImproperUniform: a lower_cholesky value is a square");
   EXPECT_ERROR(ImproperUniform(Constraint::nonnegative_integer(), Shape{}), "ImproperUniform: the support must be");
+  EXPECT_ERROR(ImproperUniform(Constraint::greater_than(Tensor::scalar(NAN)), Shape{}),
+               "ImproperUniform: the support's lower bound must be a number (not NaN)");
+  EXPECT_ERROR(ImproperUniform(Constraint::interval(Tensor::scalar(0.0), Tensor::scalar(NAN)), Shape{}),
+               "ImproperUniform: the support's upper bound must be a number (not NaN)");
   EXPECT_ERROR(u.log_prob(Tensor::zeros(Shape{4, 2})), "ImproperUniform: expected values whose trailing shape");
 }
 
