@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "variate/autodiff/transforms.hpp"
@@ -127,8 +128,9 @@ Target make_target(Unconstrained unconstrained, DType dtype, Jacobian jacobian) 
         throw;
       }
       if (replayed) {
-        std::copy_n(e.log_density.data<double>(), batch, log_density.data());
-        std::copy_n(e.gradient.data<double>(), batch * d, gradient.data());
+        // Read through const handles: the mutable data() would count a write.
+        std::copy_n(std::as_const(e.log_density).data<double>(), batch, log_density.data());
+        std::copy_n(std::as_const(e.gradient).data<double>(), batch * d, gradient.data());
         // Only the holder writes the count, so a plain store suffices (no locked read-modify-write).
         slot->replays.store(slot->replays.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }
