@@ -13,12 +13,10 @@
 #include <vector>
 
 #include "args.hpp"
+#include "synthetic_logistic.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/models/builtin.hpp"
-#include "variate/random/samplers.hpp"
-#include "variate/tracing/handlers.hpp"
-#include "variate/tracing/random_variables.hpp"
 
 namespace {
 
@@ -68,21 +66,6 @@ void compare(const char* name, const tracing::Program& model) {
   run(name, target, "ChEES 256, warm-up 300", chees);
 }
 
-tracing::Program logistic(std::int64_t n, std::int64_t d) {
-  const random::Key key(20261129);
-  const Tensor x = random::normal(random::fold_in(key, 1), Shape{n, d});
-  const Tensor true_w = prim::binary(BinaryOp::mul, random::normal(random::fold_in(key, 2), Shape{d}), 0.3);
-  const Tensor probs = prim::unary(UnaryOp::sigmoid, prim::matmul(x, true_w));
-  const Tensor y =
-      prim::cast(prim::binary(BinaryOp::lt, random::uniform(random::fold_in(key, 3), Shape{n}), probs), DType::f64);
-  return [=] {
-    auto alpha = Normal(0.0, 1.0, "alpha");
-    auto beta = Normal(0.0, 1.0, "beta", {d});
-    tracing::Condition data({{"y", y}});
-    BernoulliLogitGLM(x, beta, alpha, "y");
-  };
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,7 +76,7 @@ int main(int argc, char** argv) {
               "s to 400", "grads to 400", "grads/ESS", "step");
   if (bench::wanted(argc, argv, "eight-schools"))
     compare("eight-schools", models::builtin_definition("eight-schools").program);
-  if (bench::wanted(argc, argv, "logistic")) compare("logistic-10k", logistic(10000, 21));
+  if (bench::wanted(argc, argv, "logistic")) compare("logistic-10k", bench::logistic_program(10000, 21, DType::f64));
   std::printf(
       "\nwarm s / draw s: warm-up and sampling wall seconds; s to 400: seconds until 400 bulk ESS in every\n"
       "coordinate ('<': the run fell short); grads/ESS: sampling gradients per unit of min bulk ESS\n");

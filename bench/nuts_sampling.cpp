@@ -12,23 +12,23 @@
 //   build/bench/nuts_sampling [logistic|logistic-small|eight-schools ...] [--only=threaded|vectorized]
 //                             [--seeds=K]
 //   (default: every model, every chain layout, one seed)
+//   build/bench/nuts_sampling --write-data=DIR   (writes the two logistic data sets as CmdStan JSON)
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "args.hpp"
 #include "machine_limits.hpp"
+#include "synthetic_logistic.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/models/builtin.hpp"
-#include "variate/random/samplers.hpp"
-#include "variate/tracing/handlers.hpp"
-#include "variate/tracing/random_variables.hpp"
 
 namespace {
 
@@ -97,21 +97,30 @@ void run(const char* model_name, const tracing::Program& model, const Config& co
               ratios[ratios.size() / 2], ratios.front(), ratios.back());
 }
 
-tracing::Program logistic(std::int64_t n, std::int64_t d, DType dtype) {
-  const random::Key key(20261129);
-  const Tensor x = random::normal(random::fold_in(key, 1), Shape{n, d});
-  const Tensor true_w = prim::binary(BinaryOp::mul, random::normal(random::fold_in(key, 2), Shape{d}), 0.3);
-  const Tensor probs = prim::unary(UnaryOp::sigmoid, prim::matmul(x, true_w));
-  const Tensor y =
-      prim::cast(prim::binary(BinaryOp::lt, random::uniform(random::fold_in(key, 3), Shape{n}), probs), dtype);
-  const Tensor xd = prim::cast(x, dtype);
-  const Tensor zero = Tensor::scalar(0.0, dtype), one = Tensor::scalar(1.0, dtype);
-  return [=] {
-    auto alpha = Normal(zero, one, "alpha");
-    auto beta = Normal(zero, one, "beta", {d});
-    tracing::Condition data({{"y", y}});
-    BernoulliLogitGLM(xd, beta, alpha, "y");
-  };
+// The data in CmdStan's JSON format (N, D, X as rows, y), for bench/stan/logistic.stan and for
+// bench/models/logistic_glm.cpp as a plugin: bench/stan/nuts_side_by_side.sh runs both on it.
+void write_logistic_json(const std::string& path, std::int64_t n, std::int64_t d) {
+  const bench::LogisticData data = bench::logistic_data(n, d);
+  const std::vector<double> x = data.x.to_vector<double>(), y = data.y.to_vector<double>();
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "nuts_sampling: cannot write '%s'\n", path.c_str());
+    std::exit(1);
+  }
+  std::fprintf(f, "{\"N\": %lld, \"D\": %lld, \"X\": [", static_cast<long long>(n), static_cast<long long>(d));
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::fputs(i > 0 ? ",[" : "[", f);
+    for (std::int64_t j = 0; j < d; ++j) std::fprintf(f, j > 0 ? ",%.17g" : "%.17g", x[std::size_t(i * d + j)]);
+    std::fputc(']', f);
+  }
+  std::fputs("], \"y\": [", f);
+  for (std::int64_t i = 0; i < n; ++i) std::fprintf(f, i > 0 ? ",%d" : "%d", int(y[std::size_t(i)]));
+  std::fputs("]}\n", f);
+  if (std::fclose(f) != 0) {
+    std::fprintf(stderr, "nuts_sampling: failed to write '%s'\n", path.c_str());
+    std::exit(1);
+  }
+  std::printf("wrote %s\n", path.c_str());
 }
 
 bool layout_wanted(int argc, char** argv, const Config& c) {
@@ -125,6 +134,13 @@ bool layout_wanted(int argc, char** argv, const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--write-data=", 13) == 0) {
+      const std::string dir = argv[i] + 13;
+      write_logistic_json(dir + "/logistic-100k.json", 100000, 51);
+      write_logistic_json(dir + "/logistic-10k.json", 10000, 21);
+      return 0;
+    }
   const int seeds = bench::seed_count(argc, argv, "nuts_sampling", 1);
   const int threads = omp_get_max_threads();
   // X (N = 100000, D = 51) stays in cache between calls: its floor is the re-read rate of a buffer its size.
@@ -146,8 +162,10 @@ int main(int argc, char** argv) {
       {"threaded f64", false, DType::f64}, {"vectorized f64", true, DType::f64}, {"vectorized f32", true, DType::f32}};
   for (const Config& c : configs) {
     if (!layout_wanted(argc, argv, c)) continue;
-    if (bench::wanted(argc, argv, "logistic")) run("logistic-100k", logistic(100000, 51, c.dtype), c, {18.0}, seeds);
-    if (bench::wanted(argc, argv, "logistic-small")) run("logistic-10k", logistic(10000, 21, c.dtype), c, {786}, seeds);
+    if (bench::wanted(argc, argv, "logistic"))
+      run("logistic-100k", bench::logistic_program(100000, 51, c.dtype), c, {18.0}, seeds);
+    if (bench::wanted(argc, argv, "logistic-small"))
+      run("logistic-10k", bench::logistic_program(10000, 21, c.dtype), c, {786}, seeds);
     if (bench::wanted(argc, argv, "eight-schools") && c.dtype == DType::f64)
       run("eight-schools", models::builtin_definition("eight-schools").program, c, {18600}, seeds);
   }
