@@ -1,5 +1,5 @@
 #pragma once
-// The synthetic logistic regression that bench/nuts_sampling.cpp measured against CmdStan and
+// The synthetic logistic regression that bench/nuts_sampling.cpp measures against CmdStan and
 // bench/chees_vs_nuts.cpp samples: standard normal predictors, labels drawn with weights
 // N(0, 0.3^2), and the model alpha ~ N(0, 1), beta ~ N(0, 1) [D], y ~ Bernoulli(logits = alpha + X beta)
 // with the fused GLM likelihood (bench/models/logistic_glm.cpp is the same model as a plugin).

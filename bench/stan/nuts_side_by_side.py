@@ -37,7 +37,8 @@ def read_chain(path):
 
 
 def summary(variate, files, out):
-    if not os.path.exists(out):
+    """Bulk ESS of every parameter of `files`, kept in `out` until a file is newer than it."""
+    if not os.path.exists(out) or os.path.getmtime(out) < max(os.path.getmtime(f) for f in files):
         subprocess.run([variate, "summary", *files, "--csv", out], stdout=subprocess.DEVNULL, check=True)
     with open(out) as f:
         rows = list(csv.DictReader(f))
@@ -45,11 +46,12 @@ def summary(variate, files, out):
 
 
 def line_at(xs, ys, x0):
-    """The least-squares line of ys on xs at x0, and the standard error of the residuals' mean."""
-    mx, my = st.mean(xs), st.mean(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    residuals = [y - my - slope * (x - mx) for x, y in zip(xs, ys)]
-    return my + slope * (x0 - mx), st.stdev(residuals) / math.sqrt(len(residuals))
+    """The least-squares line of ys on xs at x0, and its standard error there."""
+    n, mx, my = len(xs), st.mean(xs), st.mean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    residual_variance = sum((y - my - slope * (x - mx)) ** 2 for x, y in zip(xs, ys)) / (n - 2)
+    return my + slope * (x0 - mx), math.sqrt(residual_variance * (1 / n + (x0 - mx) ** 2 / sxx))
 
 
 def main():
