@@ -62,6 +62,22 @@ void check_symmetric(const Tensor& covariance_matrix, double tolerance) {
 }
 
 void check_lower_triangular(const Tensor& scale_tril) {
+  // Replayed at every evaluation of a model with a computed factor: a plain pass over the upper
+  // triangles first, and the scan that names the offending entry only when it fails.
+  bool ok = true;
+  {
+    const autodiff::NoRecording reads_values;
+    const Tensor values = cast(scale_tril, DType::f64);
+    const double* v = values.data<double>();
+    const std::int64_t k = scale_tril.dim(-1), matrices = k > 0 ? scale_tril.numel() / (k * k) : 0;
+    for (std::int64_t b = 0; b < matrices; ++b)
+      for (std::int64_t i = 0; i < k; ++i) {
+        const double* row = v + (b * k + i) * k;
+        ok &= row[i] > 0;
+        for (std::int64_t j = i + 1; j < k; ++j) ok &= row[j] == 0;
+      }
+  }
+  if (ok) return;
   scan_entries(
       scale_tril, [](std::int64_t i, std::int64_t j, double a, double) { return i == j ? a > 0 : (j < i || a == 0); },
       [&](std::int64_t b, std::int64_t i, std::int64_t j, double a, double) {

@@ -242,6 +242,20 @@ TEST(Matmul, SmallContractionAgainstReference) {
   }
 }
 
+// Small outer products (a contracted dimension of 1), which skip Eigen: every transpose flag.
+TEST(Matmul, SmallOuterProducts) {
+  for (std::int64_t m : {1, 3, 11})
+    for (std::int64_t n : {1, 4, 11})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          const Tensor a = random_f64(ta ? Shape{1, m} : Shape{m, 1}, unsigned(m));
+          const Tensor b = random_f64(tb ? Shape{n, 1} : Shape{1, n}, unsigned(100 + n));
+          const Tensor c = prim::matmul(a, b, ta, tb);
+          ASSERT_EQ(c.shape(), (Shape{m, n}));
+          EXPECT_EQ(values(c), naive_matmul(a, b, ta, tb)) << m << " x " << n << " ta=" << ta << " tb=" << tb;
+        }
+}
+
 // Operands that fit in the caches (kPanelMaxBytes) with a long contracted dimension, as in the
 // layers of a small network at batch 100: column panels with a partial last one (n = 50, 200 and
 // 784 are not multiples of the panel width), row counts that are not a multiple of the register

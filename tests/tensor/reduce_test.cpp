@@ -108,6 +108,37 @@ TEST(Reduce, LargeMatchesNaiveForEveryAxisSet) {
   EXPECT_NEAR(prim::sum(x).item(), std::accumulate(e02.begin(), e02.end(), 0.0), 1e-9);
 }
 
+// Around the lengths where sums switch to interleaved partial results (16) and where their groups
+// of eight end: each op against a loop in order, a NaN anywhere reaching max and min.
+TEST(Reduce, EveryLengthAroundThePartialSums) {
+  for (std::int64_t n : {1, 7, 15, 16, 17, 23, 24, 25, 121, 1000}) {
+    SCOPED_TRACE("length " + std::to_string(n));
+    const Tensor x = random_f64({n}, unsigned(n));
+    const double* px = x.data<double>();
+    Values near_one(std::size_t(n), 0.0);  // keeps the product of many values in range
+    double sum = 0, prod = 1, max = -INFINITY, min = INFINITY;
+    for (std::int64_t i = 0; i < n; ++i) {
+      near_one[std::size_t(i)] = 1 + px[i] / 4;
+      sum += px[i];
+      prod *= near_one[std::size_t(i)];
+      max = std::max(max, px[i]);
+      min = std::min(min, px[i]);
+    }
+    EXPECT_NEAR(prim::sum(x).item(), sum, 1e-13 * double(n));
+    EXPECT_NEAR(prim::reduce(ReduceOp::prod, Tensor::from(near_one, {n}), {}, false).item(), prod,
+                1e-13 * double(n) * std::abs(prod));
+    EXPECT_EQ(prim::reduce(ReduceOp::max, x, {}, false).item(), max);
+    EXPECT_EQ(prim::reduce(ReduceOp::min, x, {}, false).item(), min);
+    for (std::int64_t at : {std::int64_t(0), n / 2, n - 1}) {
+      Tensor with_nan = x.clone();
+      with_nan.data<double>()[at] = NAN;
+      EXPECT_TRUE(std::isnan(prim::reduce(ReduceOp::max, with_nan, {}, false).item())) << "NaN at " << at;
+      EXPECT_TRUE(std::isnan(prim::reduce(ReduceOp::min, with_nan, {}, false).item())) << "NaN at " << at;
+      EXPECT_TRUE(std::isnan(prim::sum(with_nan).item())) << "NaN at " << at;
+    }
+  }
+}
+
 TEST(Reduce, LargeIntegerMinAndMax) {
   std::vector<std::int64_t> v(200000);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::int64_t(i % 1000) + 5;

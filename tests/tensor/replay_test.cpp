@@ -85,6 +85,37 @@ TEST(KernelReplay, RunsSmallElementwiseCallsAsBoundKernels) {
   }
 }
 
+// Reductions long enough for the interleaved partial sums (16 values and more, with a partial last
+// group) run bound with the bits of the evaluation: over everything, over rows, and max and min.
+TEST(KernelReplay, BoundReductionsOfManyValuesKeepTheBitsOfTheEvaluation) {
+  const auto evaluate = [](const Tensor& v) {
+    auto r = vjp(
+        [](const Tensor& x) {
+          const int last[] = {1};
+          const Tensor rows = reshape(slice(x, 0, 0, 3 * 37), {3, 37});
+          return sum(exp(x)) + sum(square(sum(rows, last))) + sum(max(rows, last) - min(rows, last));
+        },
+        Tensor::ones(Shape{}, v.dtype()), v);
+    return ValueAndGradient{r.value, r.grads[0]};
+  };
+  for (const DType dtype : {DType::f64, DType::f32}) {
+    Tensor input = prim::cast(random::normal(random::Key(9), Shape{121}), dtype);
+    KernelRecorder recorder(input);
+    const ValueAndGradient recorded = evaluate(input);
+    const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
+    ASSERT_NE(replay, nullptr) << recorder.why_not();
+    EXPECT_GE(replay->bound(), 4u) << name(dtype);
+    for (int i = 0; i < 5; ++i) {
+      const Tensor x = prim::cast(random::normal(random::fold_in(random::Key(10), i), Shape{121}), dtype);
+      write(input, x);
+      ASSERT_TRUE(replay->run());
+      const ValueAndGradient expected = evaluate(x);
+      EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << name(dtype) << " draw " << i;
+      EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << name(dtype) << " draw " << i;
+    }
+  }
+}
+
 // Small broadcasts (a row against a column, broadcast_to), reductions over a leading or middle
 // axis, casts and the fills of a slice's gradient run as bound kernels too, with the bits of the
 // evaluation, in both precisions.

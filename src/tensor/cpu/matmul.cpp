@@ -43,6 +43,11 @@ void matmul_2d(const T* a, const T* b, T* out, std::int64_t m, std::int64_t k, s
   const std::int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;
   const std::int64_t flops = m * n * k;
   if (flops < (1 << 18)) {
+    if (k == 1) {  // an outer product (a solve's cotangent for its matrix), which Eigen would pack first
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) out[i * n + j] = a[i] * b[j];
+      return;
+    }
     product(a, a_rows, a_cols, ta, b, b_rows, b_cols, tb, out, m, n, false);
     return;
   }

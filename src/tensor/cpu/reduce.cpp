@@ -41,14 +41,31 @@ MergedAxes merge_axes(const Shape& shape, std::span<const bool> reduced) {
   return m;
 }
 
+// op folded over x[0, n) onto acc. Past 16 values, eight interleaved partial results (combined
+// pairwise at the end) let the operations overlap, where one chain waits out each addition's latency.
+// The order depends on n only: the same bits on any thread count, bound or not.
+template <class A, class T, class Op>
+A fold(A acc, const T* x, std::int64_t n, Op op) {
+  std::int64_t i = 0;
+  if (n >= 16) {
+    A part[8];
+    for (int l = 0; l < 8; ++l) part[l] = A(x[l]);
+    for (i = 8; i + 8 <= n; i += 8)
+      for (int l = 0; l < 8; ++l) part[l] = op(part[l], A(x[i + l]));
+    for (int width = 4; width >= 1; width /= 2)
+      for (int l = 0; l < width; ++l) part[l] = op(part[l], part[l + width]);
+    acc = op(acc, part[0]);
+  }
+  for (; i < n; ++i) acc = op(acc, A(x[i]));
+  return acc;
+}
+
 template <class T, class A, class Op>
 void accumulate(const MergedAxes& m, int depth, const T* x, A* out, Op op) {
   const std::int64_t n = m.dims[depth];
   if (depth == m.rank - 1) {
     if (m.reduced[depth]) {
-      A acc = *out;
-      for (std::int64_t i = 0; i < n; ++i) acc = op(acc, A(x[i]));
-      *out = acc;
+      *out = fold(*out, x, n, op);
     } else {
       for (std::int64_t i = 0; i < n; ++i) out[i] = op(out[i], A(x[i]));
     }
@@ -141,7 +158,7 @@ void reduce_typed(ReduceOp op, const Tensor& x, std::span<const bool> reduced, T
 
 // A bound reduction (cpu_binder.hpp): x viewed as [k.rows, k.n, inner] (inner = k.strides[0]),
 // reduced over its middle axis into [k.rows, inner], each output from the identity k.value over
-// the reduced axis in order, as reduce_into's single-block loops do (so the same bits).
+// the reduced axis as reduce_into's single-block loops do (so the same bits).
 template <class T, class F>
 void run_bound_reduce(const BoundKernel& k) {
   using A = Accumulator<T>;
@@ -151,6 +168,10 @@ void run_bound_reduce(const BoundKernel& k) {
   const std::int64_t inner = k.strides[0];
   for (std::int64_t r = 0; r < k.rows; ++r) {
     const T* row = x + r * k.n * inner;
+    if (inner == 1) {
+      out[r] = T(fold(A(k.value), row, k.n, f));
+      continue;
+    }
     for (std::int64_t j = 0; j < inner; ++j) {
       A acc = A(k.value);
       for (std::int64_t i = 0; i < k.n; ++i) acc = f(acc, A(row[i * inner + j]));
