@@ -308,7 +308,7 @@ Definition diamonds(const ModelData& data) {
                 auto intercept = StudentT(s(3), s(8), s(10), "Intercept");
                 auto sigma = RandomVariable(half_t, "sigma");
                 tracing::Condition observed({{"Y", y}});
-                Normal(expand_dims(intercept, -1) + linear_predictor(b, xc), expand_dims(sigma, -1), "Y");
+                NormalIdGLM(xc, b, intercept, sigma, "Y");  // Stan's normal_id_glm
               },
           .main_parameters = {"Intercept", "sigma", "b.1"}};
 }

@@ -88,6 +88,7 @@
 #include "variate/distributions/multivariate_normal.hpp"
 #include "variate/distributions/negative_binomial.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/distributions/normal_id_glm.hpp"
 #include "variate/distributions/ordered.hpp"
 #include "variate/distributions/ordered_logistic.hpp"
 #include "variate/distributions/ordered_probit.hpp"

@@ -128,6 +128,13 @@ class RecordingBackend final : public Backend {
              k.bernoulli_logit_glm(x, w, alpha, y, log_lik, grad_w, grad_alpha);
            });
   }
+  void normal_id_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& sigma, const Tensor& y,
+                     Tensor& log_lik, Tensor& grad_w, Tensor& grad_alpha, Tensor& grad_sigma) override {
+    record({&x, &w, &alpha, &sigma, &y}, {&log_lik, &grad_w, &grad_alpha, &grad_sigma},
+           [&k = k_, x, w, alpha, sigma, y, log_lik, grad_w, grad_alpha, grad_sigma]() mutable {
+             k.normal_id_glm(x, w, alpha, sigma, y, log_lik, grad_w, grad_alpha, grad_sigma);
+           });
+  }
   void categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Tensor& log_lik,
                              Tensor& grad_w, Tensor& grad_b) override {
     // As bernoulli_logit_glm: the kernel keeps a compressed copy of x (cpu/sparse_rows.hpp).

@@ -37,6 +37,7 @@
 #include "variate/distributions/multivariate_normal.hpp"
 #include "variate/distributions/negative_binomial.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/distributions/normal_id_glm.hpp"
 #include "variate/distributions/ordered_logistic.hpp"
 #include "variate/distributions/ordered_probit.hpp"
 #include "variate/distributions/pareto.hpp"
@@ -135,6 +136,10 @@ RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string n
 }
 RandomVariable CategoricalLogitGLM(Tensor x, Tensor w, Tensor b, std::string name) {
   return site(std::move(name), {}, [&] { return dist::CategoricalLogitGLM(std::move(x), std::move(w), std::move(b)); });
+}
+RandomVariable NormalIdGLM(Tensor x, Tensor w, Tensor alpha, Tensor sigma, std::string name) {
+  return site(std::move(name), {},
+              [&] { return dist::NormalIdGLM(std::move(x), std::move(w), std::move(alpha), std::move(sigma)); });
 }
 RandomVariable Binomial(Tensor total_count, Probs probs, std::string name, Shape sample_shape) {
   return site(std::move(name), sample_shape,

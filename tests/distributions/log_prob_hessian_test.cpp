@@ -12,6 +12,7 @@
 #include "variate/distributions/beta.hpp"
 #include "variate/distributions/gamma.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/distributions/normal_id_glm.hpp"
 #include "variate/distributions/student_t.hpp"
 
 namespace variate {
@@ -77,6 +78,14 @@ TEST(LogProbHessian, BernoulliLogitGlmInItsWeightsAndIntercept) {
   expect_hessian_matches_differences(
       [&](const Tensor& t) { return dist::BernoulliLogitGLM(x, slice(t, 0, 0, 2), at(t, 2)).log_prob(y); },
       Tensor::vec({0.3, -0.8, 0.2}));
+}
+
+TEST(LogProbHessian, NormalIdGlmInItsWeightsInterceptAndScale) {
+  const Tensor x = testing::random_tensor(Shape{7, 2}, 12);
+  const Tensor y = testing::random_tensor(Shape{7}, 13);
+  expect_hessian_matches_differences(
+      [&](const Tensor& t) { return dist::NormalIdGLM(x, slice(t, 0, 0, 2), at(t, 2), at(t, 3)).log_prob(y); },
+      Tensor::vec({0.3, -0.8, 0.2, 1.4}));
 }
 
 }  // namespace

@@ -45,6 +45,7 @@
 #include "variate/distributions/multivariate_normal.hpp"
 #include "variate/distributions/negative_binomial.hpp"
 #include "variate/distributions/normal.hpp"
+#include "variate/distributions/normal_id_glm.hpp"
 #include "variate/distributions/ordered_logistic.hpp"
 #include "variate/distributions/ordered_probit.hpp"
 #include "variate/distributions/pareto.hpp"
@@ -236,6 +237,10 @@ std::vector<ParameterCase> cases() {
   add(
       r, "BernoulliLogitGLM", {"w", "alpha"}, [x](S p) { return std::make_shared<BernoulliLogitGLM>(x, p[0], p[1]); },
       {v({0.4, -0.6}), Tensor::scalar(0.2)}, v({1.0, 0.0, 1.0}));
+  add(
+      r, "NormalIdGLM", {"w", "alpha", "sigma"},
+      [x](S p) { return std::make_shared<NormalIdGLM>(x, p[0], p[1], p[2]); },
+      {v({0.4, -0.6}), Tensor::scalar(0.2), Tensor::scalar(1.3)}, v({1.0, -0.5, 2.0}));
   add(
       r, "CategoricalLogitGLM", {"w", "b"}, [x](S p) { return std::make_shared<CategoricalLogitGLM>(x, p[0], p[1]); },
       {m({0.4, -0.6, 0.1, 0.3, 0.2, -0.5}, 2, 3), v({0.2, 0.0, -0.3})}, v({0.0, 2.0, 1.0}));

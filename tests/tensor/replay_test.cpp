@@ -14,6 +14,7 @@
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/categorical_logit_glm.hpp"
+#include "variate/distributions/normal_id_glm.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -174,6 +175,37 @@ TEST(KernelReplay, AGlmOverADesignComputedFromTheInputSeesItsNewValues) {
   ASSERT_NE(replay, nullptr) << recorder.why_not();
   for (const double first : {0.9, -1.1}) {
     const Tensor v = Tensor::vec({first, 0.4});
+    write(input, v);
+    ASSERT_TRUE(replay->run());
+    const ValueAndGradient expected = evaluate(v);
+    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << first;
+    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << first;
+  }
+}
+
+// The Normal GLM replayed with new weights, intercept and scale (the scale through exp, so that its
+// positivity check runs again at each replay), over 300 rows: several blocks of rows.
+TEST(KernelReplay, ANormalGlmReplaysBitwiseForNewParameters) {
+  const random::Key key(11);
+  const Tensor x = random::normal(random::fold_in(key, 0), Shape{300, 3});
+  const Tensor y = random::normal(random::fold_in(key, 1), Shape{300});
+  const auto evaluate = [&](const Tensor& v) {
+    auto r = vjp(
+        [&](const Tensor& u) {
+          return dist::NormalIdGLM(x, slice(u, 0, 0, 3), squeeze(slice(u, 0, 3, 4), 0),
+                                   exp(squeeze(slice(u, 0, 4, 5), 0)))
+              .log_prob(y);
+        },
+        Tensor::ones(Shape{}), v);
+    return ValueAndGradient{r.value, r.grads[0]};
+  };
+  Tensor input = Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4});
+  KernelRecorder recorder(input);
+  const ValueAndGradient recorded = evaluate(input);
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  for (const double first : {0.9, -1.1}) {
+    const Tensor v = Tensor::vec({first, 0.4, -0.3, 0.2, 0.6});
     write(input, v);
     ASSERT_TRUE(replay->run());
     const ValueAndGradient expected = evaluate(v);

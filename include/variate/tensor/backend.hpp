@@ -131,6 +131,14 @@ class Backend {
   /// log_lik (C), grad_w (C, D), grad_alpha (C). Many states (chains) share the one pass over x.
   virtual void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y,
                                    Tensor& log_lik, Tensor& grad_w, Tensor& grad_alpha) = 0;
+  /// Fused Normal identity-link GLM (one pass over x): for each row i and state c, r = y_i - x_i . w_c
+  /// - alpha_c; log_lik_c = sum_i log N(r | 0, sigma_c); with g = r / sigma_c^2, grad_w_c = sum_i g x_i,
+  /// grad_alpha_c = sum_i g and grad_sigma_c = sum_i (r^2 / sigma_c^3 - 1 / sigma_c). x (N, D),
+  /// w (C, D), alpha (C), sigma (C) positive, y (N); outputs log_lik, grad_alpha, grad_sigma (C) and
+  /// grad_w (C, D).
+  virtual void normal_id_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& sigma,
+                             const Tensor& y, Tensor& log_lik, Tensor& grad_w, Tensor& grad_alpha,
+                             Tensor& grad_sigma) = 0;
   /// Fused categorical-logit GLM (one pass over x): for each row i and state c, the K logits
   /// z = x_i W_c + b_c; log_lik_c = sum_i z_{y_i} - logsumexp(z) (-inf if a y_i is not one of 0 .. K-1,
   /// NaN if one is NaN); with g = onehot(y_i) - softmax(z), grad_w_c = sum_i x_i^T g and grad_b_c = sum_i g.

@@ -72,6 +72,14 @@ struct GlmResult {
   Tensor log_lik, grad_w, grad_alpha;
 };
 GlmResult bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y);
+/// The fused Normal identity-link GLM (see Backend::normal_id_glm): x (N, D), w (D) or (C, D),
+/// alpha and sigma () or (C), y (N). Results have w's leading shape: log_lik, grad_alpha and
+/// grad_sigma () or (C), grad_w like w.
+struct NormalGlmResult {
+  Tensor log_lik, grad_w, grad_alpha, grad_sigma;
+};
+NormalGlmResult normal_id_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& sigma,
+                              const Tensor& y);
 /// The fused categorical-logit GLM (see Backend::categorical_logit_glm): x (N, D), w (D, K) or
 /// (C, D, K), b (K) or (C, K), y (N) labels 0 .. K-1 of any real dtype. Results have w's leading
 /// shape: log_lik () or (C), grad_w like w, grad_alpha (the partials for b) like b.

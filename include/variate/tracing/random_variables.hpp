@@ -62,6 +62,9 @@ RandomVariable BernoulliLogitGLM(Tensor x, Tensor w, Tensor alpha, std::string n
 /// Labels y (N) of softmax regression, y_i ~ Categorical(logits = x_i w + b), in one fused pass over
 /// the data x (N, D); w may be (D, K) or (chains, D, K) with b (K) or (chains, K).
 RandomVariable CategoricalLogitGLM(Tensor x, Tensor w, Tensor b, std::string name = "");
+/// Responses y (N) of linear regression, y_i ~ Normal(x_i . w + alpha, sigma), in one fused pass over
+/// the data x (N, D); w may be (D) or (chains, D) with alpha and sigma () or (chains).
+RandomVariable NormalIdGLM(Tensor x, Tensor w, Tensor alpha, Tensor sigma, std::string name = "");
 
 // Multivariate.
 RandomVariable Dirichlet(Tensor concentration, std::string name = "", Shape sample_shape = {});

@@ -39,6 +39,8 @@ class CpuBackend final : public Backend {
 
   void bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y, Tensor& log_lik,
                            Tensor& grad_w, Tensor& grad_alpha) override;
+  void normal_id_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& sigma, const Tensor& y,
+                     Tensor& log_lik, Tensor& grad_w, Tensor& grad_alpha, Tensor& grad_sigma) override;
   void categorical_logit_glm(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y, Tensor& log_lik,
                              Tensor& grad_w, Tensor& grad_b) override;
 
