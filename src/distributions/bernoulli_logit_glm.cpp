@@ -5,6 +5,7 @@
 #include "distributions/draw_gradients.hpp"
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/bernoulli.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -66,6 +67,12 @@ Tensor BernoulliLogitGLM::log_prob(const Tensor& value) const {
                             if (ctx.needs_grad(0)) ctx.add(0, (batched ? expand_dims(g, -1) : g) * ctx.saved(0));
                             if (ctx.needs_grad(1)) ctx.add(1, g * ctx.saved(1));
                           });
+}
+
+Tensor BernoulliLogitGLM::pointwise_log_prob(const Tensor& value) const {
+  VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ",
+                value.shape());
+  return Bernoulli::from_logits(logits()).log_prob(value);
 }
 
 }  // namespace variate::dist

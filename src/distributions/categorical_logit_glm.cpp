@@ -6,6 +6,7 @@
 #include "variate/autodiff/no_recording.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
+#include "variate/distributions/categorical.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
 
@@ -78,6 +79,12 @@ Tensor CategoricalLogitGLM::log_prob(const Tensor& value) const {
                               ctx.add(0, (batched ? reshape(g, {g.dim(0), 1, 1}) : g) * ctx.saved(0));
                             if (ctx.needs_grad(1)) ctx.add(1, (batched ? expand_dims(g, -1) : g) * ctx.saved(1));
                           });
+}
+
+Tensor CategoricalLogitGLM::pointwise_log_prob(const Tensor& value) const {
+  VARIATE_CHECK(value.defined() && value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (",
+                x_.dim(0), ") to match x of shape ", x_.shape(), ", got ", value.defined() ? value.shape() : Shape{});
+  return Categorical::from_logits(logits()).log_prob(value);
 }
 
 }  // namespace variate::dist

@@ -43,8 +43,8 @@ NormalIdGLM::NormalIdGLM(Tensor x, Tensor w, Tensor alpha, Tensor sigma)
   VARIATE_CHECK(!autodiff::detail::is_tracked(x), name(),
                 "x is data here; gradients with respect to x are not supported (use "
                 "Normal(matmul(x, w) + alpha, sigma) instead)");
-  VARIATE_CHECK((w.rank() == 1 || w.rank() == 2) && w.dim(-1) == x.dim(1), name(), "w must have shape (",
-                x.dim(1), ") or (C, ", x.dim(1), ") to match x of shape ", x.shape(), ", got ", w.shape());
+  VARIATE_CHECK((w.rank() == 1 || w.rank() == 2) && w.dim(-1) == x.dim(1), name(), "w must have shape (", x.dim(1),
+                ") or (C, ", x.dim(1), ") to match x of shape ", x.shape(), ", got ", w.shape());
   check_per_state("alpha", alpha, w);
   check_per_state("sigma", sigma, w);
   check_finite(name(), "w", w);
@@ -72,6 +72,12 @@ Tensor NormalIdGLM::sample(random::Key key, const Shape& sample_shape) const {
   return mean() + scale * random::normal(key, sample_full_shape(sample_shape), dtype());
 }
 
+Tensor NormalIdGLM::pointwise_log_prob(const Tensor& value) const {
+  VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ",
+                value.shape());
+  return Normal(mean(), w_.rank() == 2 ? expand_dims(sigma_, -1) : sigma_).log_prob(value);
+}
+
 Tensor NormalIdGLM::log_prob(const Tensor& value) const {
   VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ",
                 value.shape());
@@ -80,9 +86,8 @@ Tensor NormalIdGLM::log_prob(const Tensor& value) const {
                 "Normal(matmul(x, w) + alpha, sigma) instead)");
   if (autodiff::records_second_order()) {
     // hessian and hvp differentiate the formula's ops; the fused kernel's rule below is first order.
-    const Tensor scale = w_.rank() == 2 ? expand_dims(sigma_, -1) : sigma_;
     const int rows[] = {-1};
-    const Tensor log_lik = sum(Normal(mean(), scale).log_prob(value), rows);
+    const Tensor log_lik = sum(pointwise_log_prob(value), rows);
     check_data_if_not_finite(log_lik, x_, value);
     return log_lik;
   }

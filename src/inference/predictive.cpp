@@ -44,8 +44,8 @@ tracing::Values log_likelihood(const tracing::Program& program, const tracing::V
   for (const tracing::Site& s : trace.sites()) {
     if (!s.observed) continue;
     try {
-      // This device's elements of a sharded site: the pointwise terms, not their sum.
-      out.emplace(s.name, autodiff::stop_gradient(s.distribution->local_log_prob(s.value)));
+      // One term per observation (a GLM's per row), and on a sharded site this device's terms only.
+      out.emplace(s.name, autodiff::stop_gradient(s.distribution->pointwise_log_prob(s.value)));
     } catch (const Error& e) {
       tracing::rethrow_naming_site(s.name, e);
     }

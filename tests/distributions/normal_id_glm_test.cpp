@@ -39,13 +39,10 @@ Tensor composite(const Tensor& x, const Tensor& y, const Tensor& w, const Tensor
 TEST(NormalIdGLM, ValueAndGradientMatchTheCompositeModel) {
   // 1300 rows of 7: several blocks of rows and a partial one.
   const Data data = make_data(1300, 7);
-  const Tensor w = testing::random_tensor(Shape{7}, 3, 0.5), alpha = Tensor::scalar(-0.3),
-               sigma = Tensor::scalar(1.7);
-  auto fused = value_and_grad(
-      [&](const Tensor& w, const Tensor& a, const Tensor& s) {
-        return dist::NormalIdGLM(data.x, w, a, s).log_prob(data.y);
-      },
-      w, alpha, sigma);
+  const Tensor w = testing::random_tensor(Shape{7}, 3, 0.5), alpha = Tensor::scalar(-0.3), sigma = Tensor::scalar(1.7);
+  auto fused = value_and_grad([&](const Tensor& w, const Tensor& a,
+                                  const Tensor& s) { return dist::NormalIdGLM(data.x, w, a, s).log_prob(data.y); },
+                              w, alpha, sigma);
   auto plain = value_and_grad(
       [&](const Tensor& w, const Tensor& a, const Tensor& s) { return composite(data.x, data.y, w, a, s); }, w, alpha,
       sigma);
@@ -70,11 +67,9 @@ TEST(NormalIdGLM, ManyStatesMatchTheCompositeModelInBothPrecisions) {
       const Tensor w = prim::cast(testing::random_tensor(Shape{states, 19}, 9, 0.3), dtype);
       const Tensor alpha = prim::cast(testing::random_tensor(Shape{states}, 10, 0.5), dtype);
       const Tensor sigma = prim::cast(1.0 + testing::uniform_tensor(Shape{states}, 11, 0, 2), dtype);
-      const auto fused = value_and_grad(
-          [&](const Tensor& w, const Tensor& a, const Tensor& s) {
-            return sum(dist::NormalIdGLM(x, w, a, s).log_prob(y));
-          },
-          w, alpha, sigma);
+      const auto fused = value_and_grad([&](const Tensor& w, const Tensor& a,
+                                            const Tensor& s) { return sum(dist::NormalIdGLM(x, w, a, s).log_prob(y)); },
+                                        w, alpha, sigma);
       const Tensor lp = dist::NormalIdGLM(x, w, alpha, sigma).log_prob(y);
       ASSERT_EQ(lp.shape(), (Shape{states}));
       EXPECT_EQ(lp.dtype(), dtype);
@@ -157,12 +152,12 @@ TEST(NormalIdGLM, BadArgumentsAndDataAreErrorsThatNameThem) {
   bad_x.data<double>()[5] = INFINITY;
   EXPECT_ERROR(dist::NormalIdGLM(bad_x, w, alpha, sigma).log_prob(data.y), "x must be finite");
   // x and y are data: a gradient for either is refused, not returned as zero.
-  EXPECT_ERROR(value_and_grad([&](const Tensor& x) { return dist::NormalIdGLM(x, w, alpha, sigma).log_prob(data.y); },
-                              data.x),
-               "x is data here");
-  EXPECT_ERROR(value_and_grad([&](const Tensor& y) { return dist::NormalIdGLM(data.x, w, alpha, sigma).log_prob(y); },
-                              data.y),
-               "y is data here");
+  EXPECT_ERROR(
+      value_and_grad([&](const Tensor& x) { return dist::NormalIdGLM(x, w, alpha, sigma).log_prob(data.y); }, data.x),
+      "x is data here");
+  EXPECT_ERROR(
+      value_and_grad([&](const Tensor& y) { return dist::NormalIdGLM(data.x, w, alpha, sigma).log_prob(y); }, data.y),
+      "y is data here");
 }
 
 }  // namespace

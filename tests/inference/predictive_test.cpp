@@ -5,8 +5,13 @@
 
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "support/expect_error.hpp"
+#include "variate/autodiff/ops.hpp"
+#include "variate/distributions/bernoulli_logit_glm.hpp"
+#include "variate/distributions/categorical_logit_glm.hpp"
+#include "variate/distributions/normal_id_glm.hpp"
 #include "variate/tracing/random_variables.hpp"
 
 namespace variate::inference {
@@ -64,6 +69,37 @@ TEST(Predictive, LogLikelihoodIsElementwise) {
     EXPECT_NEAR(lp.at(i), -0.5 * z * z - 0.5 * std::log(2 * std::numbers::pi), 1e-14);
   }
   EXPECT_ERROR(log_likelihood(model, {}), "site 'mu' has no value");
+}
+
+// A GLM's event is the whole response vector, yet LOO and WAIC need a term per observation: the
+// log-likelihood of each GLM site has one per row, and they sum to the site's log density.
+TEST(Predictive, GlmLogLikelihoodsHaveATermPerRow) {
+  const Tensor x = Tensor::from(std::vector<double>{1.0, 0.5, -0.3, 2.0, 0.7, -1.1, 0.2, 0.4}, {4, 2});
+  const Tensor w = Tensor::vec({0.4, -0.6});
+  const Tensor classes_w = Tensor::from(std::vector<double>{0.3, -0.2, 0.5, 0.1, 0.4, -0.7}, {2, 3});
+  const Tensor labels = Tensor::vec({1, 0, 1, 1}), classes = Tensor::vec({0, 2, 1, 2});
+  const Tensor response = Tensor::vec({0.3, -1.2, 2.0, 0.1});
+  const auto program = [&] {
+    auto weights = Normal(0.0, 1.0, "w", {2});
+    tracing::Condition observed({{"labels", labels}, {"classes", classes}, {"response", response}});
+    BernoulliLogitGLM(x, weights, Tensor::scalar(0.1), "labels");
+    CategoricalLogitGLM(x, classes_w, Tensor::vec({0.0, 0.2, -0.1}), "classes");
+    NormalIdGLM(x, weights, Tensor::scalar(0.1), Tensor::scalar(1.5), "response");
+  };
+  const tracing::Values terms = log_likelihood(program, {{"w", w}});
+  const double whole[] = {
+      dist::BernoulliLogitGLM(x, w, Tensor::scalar(0.1)).log_prob(labels).item(),
+      dist::CategoricalLogitGLM(x, classes_w, Tensor::vec({0.0, 0.2, -0.1})).log_prob(classes).item(),
+      dist::NormalIdGLM(x, w, Tensor::scalar(0.1), Tensor::scalar(1.5)).log_prob(response).item()};
+  int site = 0;
+  for (const char* name : {"labels", "classes", "response"}) {
+    const Tensor lp = terms.at(name);
+    ASSERT_EQ(lp.shape(), (Shape{4})) << name;
+    EXPECT_NEAR(sum(lp).item(), whole[site++], 1e-12) << name;
+  }
+  const double z = 0.3 - (1.0 * 0.4 + 0.5 * -0.6 + 0.1);
+  EXPECT_NEAR(terms.at("response").at(0), -0.5 * z * z / 2.25 - std::log(1.5) - 0.5 * std::log(2 * std::numbers::pi),
+              1e-14);
 }
 
 TEST(Predictive, AnImproperPriorHasNoPriorPredictive) {

@@ -42,6 +42,7 @@ class ShardedDistribution final : public Distribution {
   Tensor log_prob(const Tensor& value) const override;
   /// The inner distribution's log density of this device's part.
   Tensor local_log_prob(const Tensor& value) const override { return inner_->log_prob(value); }
+  Tensor pointwise_log_prob(const Tensor& value) const override { return inner_->pointwise_log_prob(value); }
   std::string_view shard_axis() const override { return axis_; }
   Constraint support() const override { return inner_->support(); }
   /// This device's part's, from the inner distribution.

@@ -23,6 +23,8 @@ class CategoricalLogitGLM final : public Distribution {
   /// One label per row (i64), drawn from each row's logits.
   Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;
   Tensor log_prob(const Tensor& value) const override;
+  /// One term per row: (N), or (C, N) for C states.
+  Tensor pointwise_log_prob(const Tensor& value) const override;
   Constraint support() const override;
 
  private:

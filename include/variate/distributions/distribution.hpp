@@ -55,6 +55,10 @@ class Distribution {
   /// The log density of this device's part of the value alone; log_prob is its sum over the
   /// shard axis. The same as log_prob for a distribution that is not sharded.
   virtual Tensor local_log_prob(const Tensor& value) const { return log_prob(value); }
+  /// The log density as one term per observation, for pointwise log-likelihoods (LOO, WAIC): for
+  /// most families local_log_prob, a term per element of the batch; a family whose event is a set
+  /// of independent observations (the GLMs: one per row of x) splits it into their terms.
+  virtual Tensor pointwise_log_prob(const Tensor& value) const { return local_log_prob(value); }
 
   /// Convenience: sample_shape + batch_shape + event_shape.
   Shape sample_full_shape(const Shape& sample_shape) const;

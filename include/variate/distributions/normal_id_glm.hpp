@@ -18,6 +18,8 @@ class NormalIdGLM final : public Distribution {
 
   Tensor sample(random::Key key, const Shape& sample_shape = {}) const override;
   Tensor log_prob(const Tensor& value) const override;
+  /// One term per row: (N), or (C, N) for C states.
+  Tensor pointwise_log_prob(const Tensor& value) const override;
   Constraint support() const override { return Constraint::real(); }
   Tensor mean() const override;
   Tensor variance() const override;

@@ -43,6 +43,7 @@ class Reparameterized final : public Distribution {
   Tensor entropy() const override { return base_->entropy(); }
   std::string_view shard_axis() const override { return base_->shard_axis(); }
   Tensor local_log_prob(const Tensor& value) const override { return base_->local_log_prob(value); }
+  Tensor pointwise_log_prob(const Tensor& value) const override { return base_->pointwise_log_prob(value); }
 
  private:
   DistributionPtr base_;

@@ -30,9 +30,9 @@ T* g_scratch(std::int64_t elements) {
   return scratch.data();
 }
 
-// x_i . w for rows [i, i + W) of x (N x d), W a vector's lanes: each row's products summed in a
-// vector, then the W vectors' lanes summed by one transposing tree (Simd::lane_sums), where a sum
-// per row would end each short row (D = 24 at most a few vectors) with a chain of shuffles.
+// x_i . w for the W rows at x (each d long), W a vector's lanes: each row's products summed in a
+// vector, then the W vectors' lanes summed by one transposing tree (Simd::lane_sums), where summing
+// each vector on its own would end every row, only a few vectors long, with a chain of shuffles.
 template <class T>
 typename Simd<T>::Vec row_dots(const T* x, std::int64_t d, const T* w) {
   using S = Simd<T>;
@@ -51,11 +51,11 @@ typename Simd<T>::Vec row_dots(const T* x, std::int64_t d, const T* w) {
   return S::lane_sums(sums);
 }
 
-// One block's rows for state s: g_i = r_i / sigma^2 with r_i = y_i - x_i . w - alpha into `g`, and
-// the block's sum_i r_i^2 and sum_i g_i (in lanes, whole vectors of rows, then the rest).
+// One block's rows for one state: g_i = r_i / sigma^2 with r_i = y_i - x_i . w - alpha into `g`, and
+// the block's sum_i r_i^2 and sum_i g_i (in lanes over whole vectors of rows, then the rest).
 template <class T>
-void block_residuals(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* w, T alpha,
-                     T inverse_variance, T* g, double& squares, double& residuals) {
+void block_residuals(const T* x, const T* y, std::int64_t rows, std::int64_t d, const T* w, T alpha, T inverse_variance,
+                     T* g, double& squares, double& residuals) {
   using S = Simd<T>;
   constexpr int W = S::lanes;
   typename S::Vec square_lanes{}, g_lanes{};
@@ -103,10 +103,10 @@ void normal_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Ten
         T* g = g_scratch<T>(c * block_rows);
         for (std::int64_t b = b0; b < b1; ++b) {
           const std::int64_t r0 = b * block_rows, rows = std::min(block_rows, n - r0);
-          double* squares = pt + b * 2 * c;
+          double* sums = pt + b * 2 * c;
           for (std::int64_t s = 0; s < c; ++s)
             block_residuals(px + r0 * d, py + r0, rows, d, pw + s * d, pa[s], T(1) / (ps[s] * ps[s]), g + s * rows,
-                            squares[s], squares[c + s]);
+                            sums[s], sums[c + s]);
           // grad_w's share, sum_i g_i x_i for each state, while the block is in L1.
           const Eigen::Map<const RowMajor<T>> xb(px + r0 * d, rows, d);
           Eigen::Map<RowMajor<T>>(pg + b * c * d, c, d).noalias() = Eigen::Map<const RowMajor<T>>(g, c, rows) * xb;
