@@ -1,20 +1,38 @@
+#include <initializer_list>
+#include <utility>
+
 #include "variate/tensor/prim.hpp"
 
 namespace variate::prim {
 
-GlmResult bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y) {
-  constexpr const char* op = "bernoulli_logit_glm";
-  VARIATE_CHECK(x.defined() && w.defined() && alpha.defined() && y.defined(), op, "an argument is undefined");
+namespace {
+
+// The shapes of a GLM with one weight vector per state: x (N, D), w (D) or (C, D), y (N), and each
+// of `per_state` (alpha, sigma) () or (C). Returns C.
+std::int64_t check_linear_glm(const char* op, const Tensor& x, const Tensor& w, const Tensor& y,
+                              std::initializer_list<std::pair<const char*, const Tensor*>> per_state) {
+  bool defined = x.defined() && w.defined() && y.defined();
+  for (const auto& [role, p] : per_state) defined = defined && p->defined();
+  VARIATE_CHECK(defined, op, "an argument is undefined");
   VARIATE_CHECK(x.rank() == 2, op, "x must be a matrix (N, D), got shape ", x.shape());
   const std::int64_t n = x.dim(0), d = x.dim(1);
   VARIATE_CHECK(w.rank() == 1 || w.rank() == 2, op, "w must have shape (D) or (C, D), got ", w.shape());
   VARIATE_CHECK(w.dim(-1) == d, op, "w has ", w.dim(-1), " coefficients but x has ", d, " columns (shapes ", x.shape(),
                 " and ", w.shape(), ")");
   const std::int64_t c = w.rank() == 2 ? w.dim(0) : 1;
-  VARIATE_CHECK(alpha.numel() == c && alpha.rank() <= 1, op, "alpha must have shape () or (", c,
-                ") to match w of shape ", w.shape(), ", got ", alpha.shape());
+  for (const auto& [role, p] : per_state)
+    VARIATE_CHECK(p->numel() == c && p->rank() <= 1, op, role, " must have shape () or (", c, ") to match w of shape ",
+                  w.shape(), ", got ", p->shape());
   VARIATE_CHECK(y.rank() == 1 && y.dim(0) == n, op, "y must have shape (", n, ") to match x of shape ", x.shape(),
                 ", got ", y.shape());
+  return c;
+}
+
+}  // namespace
+
+GlmResult bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& y) {
+  const std::int64_t c = check_linear_glm("bernoulli_logit_glm", x, w, y, {{"alpha", &alpha}});
+  const std::int64_t d = x.dim(1);
   // Labels are data of any dtype; the computation follows the parameters and x.
   const DType t = float_type(promote(promote(x.dtype(), w.dtype()), alpha.dtype()));
   const Tensor xc = cast(x, t), wc = reshape(cast(w, t), Shape{c, d}), ac = reshape(cast(alpha, t), Shape{c}),
@@ -28,21 +46,8 @@ GlmResult bernoulli_logit_glm(const Tensor& x, const Tensor& w, const Tensor& al
 
 NormalGlmResult normal_id_glm(const Tensor& x, const Tensor& w, const Tensor& alpha, const Tensor& sigma,
                               const Tensor& y) {
-  constexpr const char* op = "normal_id_glm";
-  VARIATE_CHECK(x.defined() && w.defined() && alpha.defined() && sigma.defined() && y.defined(), op,
-                "an argument is undefined");
-  VARIATE_CHECK(x.rank() == 2, op, "x must be a matrix (N, D), got shape ", x.shape());
-  const std::int64_t n = x.dim(0), d = x.dim(1);
-  VARIATE_CHECK(w.rank() == 1 || w.rank() == 2, op, "w must have shape (D) or (C, D), got ", w.shape());
-  VARIATE_CHECK(w.dim(-1) == d, op, "w has ", w.dim(-1), " coefficients but x has ", d, " columns (shapes ", x.shape(),
-                " and ", w.shape(), ")");
-  const std::int64_t c = w.rank() == 2 ? w.dim(0) : 1;
-  VARIATE_CHECK(alpha.numel() == c && alpha.rank() <= 1, op, "alpha must have shape () or (", c,
-                ") to match w of shape ", w.shape(), ", got ", alpha.shape());
-  VARIATE_CHECK(sigma.numel() == c && sigma.rank() <= 1, op, "sigma must have shape () or (", c,
-                ") to match w of shape ", w.shape(), ", got ", sigma.shape());
-  VARIATE_CHECK(y.rank() == 1 && y.dim(0) == n, op, "y must have shape (", n, ") to match x of shape ", x.shape(),
-                ", got ", y.shape());
+  const std::int64_t c = check_linear_glm("normal_id_glm", x, w, y, {{"alpha", &alpha}, {"sigma", &sigma}});
+  const std::int64_t d = x.dim(1);
   const DType t = float_type(promote(promote(promote(x.dtype(), w.dtype()), alpha.dtype()), sigma.dtype()));
   const Tensor xc = cast(x, t), wc = reshape(cast(w, t), Shape{c, d}), ac = reshape(cast(alpha, t), Shape{c}),
                sc = reshape(cast(sigma, t), Shape{c}), yc = cast(y, t);
