@@ -8,6 +8,8 @@
 
 #include <cstring>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -44,22 +46,37 @@ ValueAndGradient mixed(const Tensor& x, const Tensor& data) {
   return {r.value, r.grads[0]};
 }
 
+// Records `evaluate` at `input`, then writes each of `points` into the input, replays, and expects
+// the value and gradient bits of evaluating there. Returns the replay, or null (a failure) if the
+// recording could not be replayed.
+std::unique_ptr<KernelReplay> expect_replays_bitwise(const std::function<ValueAndGradient(const Tensor&)>& evaluate,
+                                                     Tensor input, const std::vector<Tensor>& points,
+                                                     const std::string& label = "") {
+  KernelRecorder recorder(input);
+  const ValueAndGradient recorded = evaluate(input);
+  std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
+  EXPECT_NE(replay, nullptr) << label << " " << recorder.why_not();
+  if (replay == nullptr) return nullptr;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    write(input, points[i]);
+    if (!replay->run()) {
+      ADD_FAILURE() << label << " point " << i << ": the replay took another path";
+      continue;
+    }
+    const ValueAndGradient expected = evaluate(points[i]);
+    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << label << " point " << i;
+    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << label << " point " << i;
+  }
+  return replay;
+}
+
 TEST(KernelReplay, ReplaysTheEvaluationBitwiseForNewInputs) {
   const random::Key key(7);
   const Tensor data = random::normal(random::fold_in(key, 0), Shape{4, 2});
-  Tensor input = random::normal(random::fold_in(key, 1), Shape{6});
-  KernelRecorder recorder(input);
-  const ValueAndGradient recorded = mixed(input, data);
-  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
-  ASSERT_NE(replay, nullptr) << recorder.why_not();
-  for (int i = 2; i < 12; ++i) {
-    const Tensor x = random::normal(random::fold_in(key, i), Shape{6});
-    write(input, x);
-    ASSERT_TRUE(replay->run());
-    const ValueAndGradient expected = mixed(x, data);
-    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << "draw " << i;
-    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << "draw " << i;
-  }
+  std::vector<Tensor> points;
+  for (int i = 2; i < 12; ++i) points.push_back(random::normal(random::fold_in(key, i), Shape{6}));
+  expect_replays_bitwise([&](const Tensor& x) { return mixed(x, data); },
+                         random::normal(random::fold_in(key, 1), Shape{6}), points);
 }
 
 // Small element-wise calls run as bound kernels: same shapes, a scalar on either side, unary math,
@@ -100,20 +117,13 @@ TEST(KernelReplay, BoundReductionsOfManyValuesKeepTheBitsOfTheEvaluation) {
     return ValueAndGradient{r.value, r.grads[0]};
   };
   for (const DType dtype : {DType::f64, DType::f32}) {
-    Tensor input = prim::cast(random::normal(random::Key(9), Shape{121}), dtype);
-    KernelRecorder recorder(input);
-    const ValueAndGradient recorded = evaluate(input);
-    const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
-    ASSERT_NE(replay, nullptr) << recorder.why_not();
+    std::vector<Tensor> points;
+    for (int i = 0; i < 5; ++i)
+      points.push_back(prim::cast(random::normal(random::fold_in(random::Key(10), i), Shape{121}), dtype));
+    const auto replay = expect_replays_bitwise(evaluate, prim::cast(random::normal(random::Key(9), Shape{121}), dtype),
+                                               points, name(dtype));
+    ASSERT_NE(replay, nullptr);
     EXPECT_GE(replay->bound(), 4u) << name(dtype);
-    for (int i = 0; i < 5; ++i) {
-      const Tensor x = prim::cast(random::normal(random::fold_in(random::Key(10), i), Shape{121}), dtype);
-      write(input, x);
-      ASSERT_TRUE(replay->run());
-      const ValueAndGradient expected = evaluate(x);
-      EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << name(dtype) << " draw " << i;
-      EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << name(dtype) << " draw " << i;
-    }
   }
 }
 
@@ -135,20 +145,13 @@ TEST(KernelReplay, RunsSmallBroadcastsReductionsAndFillsAsBoundKernels) {
     return ValueAndGradient{r.value, r.grads[0]};
   };
   for (const DType dtype : {DType::f64, DType::f32}) {
-    Tensor input = prim::cast(random::normal(random::Key(5), Shape{6}), dtype);
-    KernelRecorder recorder(input);
-    const ValueAndGradient recorded = evaluate(input);
-    const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
-    ASSERT_NE(replay, nullptr) << recorder.why_not();
+    std::vector<Tensor> points;
+    for (int i = 0; i < 5; ++i)
+      points.push_back(prim::cast(random::normal(random::fold_in(random::Key(6), i), Shape{6}), dtype));
+    const auto replay = expect_replays_bitwise(evaluate, prim::cast(random::normal(random::Key(5), Shape{6}), dtype),
+                                               points, name(dtype));
+    ASSERT_NE(replay, nullptr);
     EXPECT_EQ(replay->bound(), replay->size()) << name(dtype);
-    for (int i = 0; i < 5; ++i) {
-      const Tensor x = prim::cast(random::normal(random::fold_in(random::Key(6), i), Shape{6}), dtype);
-      write(input, x);
-      ASSERT_TRUE(replay->run());
-      const ValueAndGradient expected = evaluate(x);
-      EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << name(dtype) << " draw " << i;
-      EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << name(dtype) << " draw " << i;
-    }
   }
 }
 
@@ -168,19 +171,7 @@ TEST(KernelReplay, AGlmOverADesignComputedFromTheInputSeesItsNewValues) {
         Tensor::ones(Shape{}), v);
     return ValueAndGradient{r.value, r.grads[0]};
   };
-  Tensor input = Tensor::vec({0.3, -0.2});
-  KernelRecorder recorder(input);
-  const ValueAndGradient recorded = evaluate(input);
-  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
-  ASSERT_NE(replay, nullptr) << recorder.why_not();
-  for (const double first : {0.9, -1.1}) {
-    const Tensor v = Tensor::vec({first, 0.4});
-    write(input, v);
-    ASSERT_TRUE(replay->run());
-    const ValueAndGradient expected = evaluate(v);
-    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << first;
-    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << first;
-  }
+  expect_replays_bitwise(evaluate, Tensor::vec({0.3, -0.2}), {Tensor::vec({0.9, 0.4}), Tensor::vec({-1.1, 0.4})});
 }
 
 // The Normal GLM replayed with new weights, intercept and scale (the scale through exp, so that its
@@ -199,19 +190,8 @@ TEST(KernelReplay, ANormalGlmReplaysBitwiseForNewParameters) {
         Tensor::ones(Shape{}), v);
     return ValueAndGradient{r.value, r.grads[0]};
   };
-  Tensor input = Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4});
-  KernelRecorder recorder(input);
-  const ValueAndGradient recorded = evaluate(input);
-  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
-  ASSERT_NE(replay, nullptr) << recorder.why_not();
-  for (const double first : {0.9, -1.1}) {
-    const Tensor v = Tensor::vec({first, 0.4, -0.3, 0.2, 0.6});
-    write(input, v);
-    ASSERT_TRUE(replay->run());
-    const ValueAndGradient expected = evaluate(v);
-    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << first;
-    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << first;
-  }
+  expect_replays_bitwise(evaluate, Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4}),
+                         {Tensor::vec({0.9, 0.4, -0.3, 0.2, 0.6}), Tensor::vec({-1.1, 0.4, -0.3, 0.2, 0.6})});
 }
 
 // The same for the categorical GLM's compressed copy of a mostly-zero x (cpu/sparse_rows.hpp).
@@ -229,19 +209,9 @@ TEST(KernelReplay, ACategoricalGlmOverAMostlyZeroDesignComputedFromTheInputSeesI
         Tensor::ones(Shape{}), v);
     return ValueAndGradient{r.value, r.grads[0]};
   };
-  Tensor input = Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4, 0.2});
-  KernelRecorder recorder(input);
-  const ValueAndGradient recorded = evaluate(input);
-  const std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
-  ASSERT_NE(replay, nullptr) << recorder.why_not();
-  for (const double first : {0.9, -1.1}) {
-    const Tensor v = Tensor::vec({first, 0.4, -0.3, 0.2, 0.6, -0.5});
-    write(input, v);
-    ASSERT_TRUE(replay->run());
-    const ValueAndGradient expected = evaluate(v);
-    EXPECT_TRUE(bitwise_equal(recorded.value, expected.value)) << first;
-    EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << first;
-  }
+  expect_replays_bitwise(
+      evaluate, Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4, 0.2}),
+      {Tensor::vec({0.9, 0.4, -0.3, 0.2, 0.6, -0.5}), Tensor::vec({-1.1, 0.4, -0.3, 0.2, 0.6, -0.5})});
 }
 
 TEST(KernelReplay, KeepsOnlyKernelsThatDependOnTheInputAndReachAnOutput) {
