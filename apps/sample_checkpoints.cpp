@@ -404,9 +404,14 @@ void SampleCheckpoints::save(const inference::ChainState& state) {
   } else {
     writes_->submit(std::size_t(state.chain), [this, parts = std::move(parts)] { write_durably(parts); });
   }
-  // The test hook's checkpoint must reach the disk, not be replaced by the chain's next one. (A
-  // batch has just been sent with its last chain: any of its chains names it.)
-  if (state.iteration == kill_iteration_ && (lockstep_ || state.chain == kill_chain_)) writes_->flush();
+  // The test hook's checkpoint must reach the disk, not be replaced by the chain's next one, and so
+  // must the other chains' waiting ones: a finished chain's last checkpoint may still wait out the
+  // write interval, and the crash comes after it. (A batch has just been sent with its last chain:
+  // any of its chains names it.)
+  if (state.iteration == kill_iteration_ && (lockstep_ || state.chain == kill_chain_)) {
+    writes_->flush();
+    ::raise(SIGKILL);
+  }
 }
 
 // On a mesh, on every device's sampling thread (the devices reach each checkpoint together): sends
@@ -487,7 +492,6 @@ void SampleCheckpoints::write_durably(const std::vector<inference::ChainState>& 
   inference::write_checkpoint(
       checkpoint_path(state.chain),
       {identity_, {{"draw log crc32", hex(log_crc)}, {"checkpoint every", std::to_string(every_)}}, parts});
-  if (state.chain == kill_chain_ && state.iteration == kill_iteration_) ::raise(SIGKILL);
 }
 
 void SampleCheckpoints::write_batch_durably(const std::vector<inference::ChainState>& states) {
@@ -496,10 +500,6 @@ void SampleCheckpoints::write_batch_durably(const std::vector<inference::ChainSt
     notes.emplace_back("draw log crc32 " + std::to_string(states[i].chain + 1),
                        hex(append_log(states[i].chain, states[i].iteration)));
   inference::write_checkpoint(batch_path(), {identity_, notes, states});
-  if (std::any_of(states.begin(), states.end(), [this](const inference::ChainState& s) {
-        return s.chain == kill_chain_ && s.iteration == kill_iteration_;
-      }))
-    ::raise(SIGKILL);
 }
 
 // On --resume on a mesh: every device must continue from the same checkpoints (MPI ranks on

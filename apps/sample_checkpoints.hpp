@@ -122,8 +122,8 @@ class SampleCheckpoints {
   std::vector<ChainLog> chains_;
   std::vector<inference::ChainState> batch_;  // lockstep: the chains' parts saved so far for the next checkpoint
   // A test hook: VARIATE_TEST_KILL_AT_CHECKPOINT=<chain>:<iteration> (1-based chain) ends the
-  // process with SIGKILL right after that checkpoint is on the disk, as a crash or `kill -9` would
-  // (a lockstep batch's: the one holding that chain).
+  // process with SIGKILL right after that checkpoint (a lockstep batch's: the one holding that
+  // chain) and every other one waiting are on the disk, as a crash or `kill -9` would.
   int kill_chain_ = -1;
   std::int64_t kill_iteration_ = -1;
   std::unique_ptr<BackgroundWrites> writes_;  // set by attach, on the device that writes

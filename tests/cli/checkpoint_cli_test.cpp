@@ -130,8 +130,8 @@ TEST(CheckpointCli, CorruptOrMismatchedCheckpointsAreOneClearError) {
   dir.write("schools.json", changed);
   expect_one_error(run_cli(args + " --resume " + out), {"data fingerprint"});
   dir.write("schools.json", schools);
-  // A flipped byte, then a cut file: in chain 1's checkpoint, the one the kill waited for (chain 2's
-  // may still have been queued for the disk).
+  // A flipped byte, then a cut file: in chain 1's checkpoint, the one the kill waited for (chain 2
+  // may not have reached one).
   const std::string checkpoint = out + "/checkpoint/eight-schools-1.ckpt";
   std::string bytes = variate::testing::read_text(checkpoint);
   ASSERT_GT(bytes.size(), 100u);
