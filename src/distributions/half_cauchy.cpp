@@ -39,7 +39,9 @@ Tensor HalfCauchy::log_prob(const Tensor& value) const {
   {
     const autodiff::NoRecording values;
     z = (support_mask.inside_or(x, loc_ + scale_) - loc_) / scale_;
-    lp = -(log1p(square(z)) + log(scale_)) - std::log(std::numbers::pi / 2);
+    // The terms without z first: with a constant scale they are a constant, which a kernel replay
+    // does not compute again.
+    lp = (-std::log(std::numbers::pi / 2) - log(scale_)) - log1p(square(z));
   }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);

@@ -8,6 +8,7 @@
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
+#include "variate/tensor/prim.hpp"
 
 namespace variate::dist {
 
@@ -32,7 +33,7 @@ Tensor HalfNormal::log_prob(const Tensor& value) const {
   {
     const autodiff::NoRecording values;
     z = support_mask.inside_or(x, 1.0) / scale_;
-    lp = square(z) * -0.5 - (log(scale_) - log_norm);
+    lp = prim::binary(BinaryOp::normal_log_density, z, log(scale_) - log_norm);
   }
   const Tensor out = autodiff::record(lp, {x, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);

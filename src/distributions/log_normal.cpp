@@ -8,6 +8,7 @@
 #include "variate/autodiff/ops.hpp"
 #include "variate/autodiff/tape.hpp"
 #include "variate/random/samplers.hpp"
+#include "variate/tensor/prim.hpp"
 
 namespace variate::dist {
 
@@ -36,7 +37,7 @@ Tensor LogNormal::log_prob(const Tensor& value) const {
     safe_x = support_mask.inside_or(x, 1.0);
     const Tensor log_x = log(safe_x);
     z = (log_x - loc_) / scale_;
-    lp = square(z) * -0.5 - (log_x + log(scale_) + (0.5 * std::log(2 * std::numbers::pi)));
+    lp = prim::binary(BinaryOp::normal_log_density, z, log_x + (log(scale_) + 0.5 * std::log(2 * std::numbers::pi)));
   }
   const Tensor out = autodiff::record(lp, {x, loc_, scale_}, {z, scale_, safe_x}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1), &x = ctx.saved(2);

@@ -8,6 +8,7 @@
 #include "variate/autodiff/tape.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
+#include "variate/tensor/prim.hpp"
 
 namespace variate::dist {
 
@@ -19,6 +20,7 @@ Normal::Normal(Tensor loc, Tensor scale)
   dist::check_positive("Normal", "scale", scale);
   loc_ = dist::as_dtype(loc, dtype());
   scale_ = dist::as_dtype(scale, dtype());
+  standard_ = dist::is_constant_scalar(loc_, 0) && dist::is_constant_scalar(scale_, 1);
 }
 
 Tensor Normal::sample(random::Key key, const Shape& sample_shape) const {
@@ -29,17 +31,20 @@ Tensor Normal::log_prob(const Tensor& value) const {
   // One tape node with analytic partials (Stan's anatomy): z = (x - loc) / scale,
   // d/dx = -z / scale, d/dloc = z / scale, d/dscale = (z^2 - 1) / scale.
   const Tensor x = dist::as_dtype(value, dtype());
+  const double log_sqrt_2pi = 0.5 * std::log(2 * std::numbers::pi);
+  // A standard normal (a non-centered prior) needs neither x - 0 nor x / 1.
+  const auto standardized = [&] { return standard_ ? x : (x - loc_) / scale_; };
   Tensor z;
-  auto formula = [&] {
-    z = (x - loc_) / scale_;
-    return square(z) * -0.5 - (log(scale_) + 0.5 * std::log(2 * std::numbers::pi));
-  };
   // hessian and hvp differentiate the formula's ops: the rule below is first order only.
-  if (autodiff::records_second_order()) return formula();
+  if (autodiff::records_second_order()) {
+    z = standardized();
+    return square(z) * -0.5 - (log(scale_) + log_sqrt_2pi);
+  }
   Tensor lp;
   {
     const autodiff::NoRecording values;
-    lp = formula();
+    z = standardized();
+    lp = prim::binary(BinaryOp::normal_log_density, z, log(scale_) + log_sqrt_2pi);
   }
   return autodiff::record(lp, {x, loc_, scale_}, {z, scale_}, [](const BackwardContext& ctx) {
     const Tensor &z = ctx.saved(0), &scale = ctx.saved(1);

@@ -55,6 +55,11 @@ void check_x_if_nan(const char* family, const Tensor& log_lik, const Tensor& x) 
   host_check({log_lik}, [check, family = std::string(family), log_lik, x] { check(family.c_str(), log_lik, x); });
 }
 
+bool is_constant_scalar(const Tensor& x, double value) {
+  // Not on any transform's tape, the enclosing ones' included.
+  return x.rank() == 0 && x.tape_ref().slot < 0 && same_at_every_replay(x) && x.item() == value;
+}
+
 DType common_float_type(std::initializer_list<Tensor> params) {
   bool all_f32 = true;
   for (const Tensor& p : params) all_f32 = all_f32 && p.dtype() == DType::f32;

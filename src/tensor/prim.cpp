@@ -38,6 +38,7 @@ const char* name(BinaryOp op) {
                                           "times_nonzero",
                                           "bernoulli_logit_log_prob",
                                           "bernoulli_logit_score",
+                                          "normal_log_density",
                                           "eq",
                                           "ne",
                                           "lt",
@@ -118,11 +119,12 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_same_device(name(op), a, b);
   const Shape shape = broadcast_shapes(name(op), a.shape(), b.shape());
   DType t = promote(a.dtype(), b.dtype());
-  // True division, pow, the incomplete gamma functions and the Bernoulli terms are floating point,
+  // True division, pow, the incomplete gamma functions and the density terms are floating point,
   // as in NumPy and SciPy; bool arithmetic counts as integer.
   const bool floating_op = op == BinaryOp::div || op == BinaryOp::pow || op == BinaryOp::igamma ||
                            op == BinaryOp::igammac || op == BinaryOp::gamma_log_draw_grad ||
-                           op == BinaryOp::bernoulli_logit_log_prob || op == BinaryOp::bernoulli_logit_score;
+                           op == BinaryOp::bernoulli_logit_log_prob || op == BinaryOp::bernoulli_logit_score ||
+                           op == BinaryOp::normal_log_density;
   if (floating_op && !is_floating(t)) t = DType::f64;
   if (t == DType::boolean && !is_comparison(op)) t = DType::i64;
   const Tensor ca = cast(a, t), cb = cast(b, t);

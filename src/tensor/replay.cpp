@@ -176,6 +176,11 @@ Tensor replayable_collective(std::initializer_list<Tensor> reads, std::function<
   return out;
 }
 
+bool same_at_every_replay(const Tensor& t) {
+  const detail::RecordingState* state = detail::t_recording;
+  return state == nullptr || !state->depends.contains(detail::block(t));
+}
+
 void not_replayable(const char* why) {
   if (detail::t_recording != nullptr) detail::t_recording->stop(why);
 }

@@ -150,7 +150,11 @@ TEST(FisherAdaptation, FunnelMarginals) {
   const Target target = make_target(space);
   for (MetricKind kind : {MetricKind::diagonal, MetricKind::low_rank}) {
     SamplerOptions o = fisher_options(kind, 4);
-    o.step_size_adaptation.target_accept = 0.95;
+    // A funnel's remedy for divergences in its neck, and draws enough for v's R-hat: at 0.95 and
+    // 1000 draws the neck's divergences left some R-hat above 1.01 for 12 of 16 seeds (a change of
+    // rounding in the log density moved this seed among them); here none of 16 seeds fails a check.
+    o.step_size_adaptation.target_accept = 0.99;
+    o.num_draws = 4000;
     const SampleResult r = sample(target, o);
     const std::string how = kind == MetricKind::diagonal ? "fisher-diag" : "fisher-low-rank";
     variate::testing::expect_moments(coordinate_draws(r, 0), 0.0, 2.25, how + " v", kZ);

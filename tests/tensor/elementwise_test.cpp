@@ -197,6 +197,30 @@ TEST(Binary, TimesNonzero) {
   EXPECT_FALSE(std::signbit(tn[4]));  // +0, as the where(c == 0, 0, c x) it replaced
 }
 
+// -z^2 / 2 - b in one rounding: with operands of few significant bits the exact value is a double
+// (and a float), so each result must be it exactly, in both precisions; infinite z gives -inf and
+// NaN stays NaN; integer operands compute in double.
+TEST(Binary, NormalLogDensityIsMinusHalfTheSquareLessTheNormalizer) {
+  const std::vector<double> z = {0, 0.5, -1.25, 3, 1000.25, -7.5, INFINITY, -INFINITY, NAN, 2};
+  const std::vector<double> b = {0.75, -2, 10, 0.5, -3.25, 0, 1, 1, 1, NAN};
+  for (DType t : {DType::f64, DType::f32}) {
+    const Tensor lp = prim::binary(BinaryOp::normal_log_density, prim::cast(Tensor::from(z, {10}), t),
+                                   prim::cast(Tensor::from(b, {10}), t));
+    EXPECT_EQ(lp.dtype(), t);
+    const Values got = values(lp);
+    for (std::size_t i = 0; i < 6; ++i)
+      EXPECT_EQ(got[i], -z[i] * z[i] / 2 - b[i]) << "z = " << z[i] << ", b = " << b[i];
+    EXPECT_EQ(got[6], -INFINITY);
+    EXPECT_EQ(got[7], -INFINITY);
+    EXPECT_TRUE(std::isnan(got[8]));
+    EXPECT_TRUE(std::isnan(got[9]));
+  }
+  const Tensor ints = prim::binary(BinaryOp::normal_log_density, Tensor::from(std::vector<std::int64_t>{3}, {1}),
+                                   Tensor::from(std::vector<std::int64_t>{1}, {1}));
+  EXPECT_EQ(ints.dtype(), DType::f64);
+  EXPECT_EQ(ints.at(0), -5.5);
+}
+
 // The fused Bernoulli-logit terms equal log_sigmoid(+-l) and +-sigmoid(-+l) at 1 and 0, bit for bit;
 // NaN values stay NaN; other values are outside the support (-inf, and 0 for the derivative). In both
 // precisions, since the loops run in the data's width.

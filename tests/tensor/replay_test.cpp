@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/bernoulli_logit_glm.hpp"
 #include "variate/distributions/categorical_logit_glm.hpp"
+#include "variate/distributions/normal.hpp"
 #include "variate/distributions/normal_id_glm.hpp"
 #include "variate/distributions/parameters.hpp"
 #include "variate/random/samplers.hpp"
@@ -256,6 +259,24 @@ TEST(KernelReplay, AllowsHostCodeThatReadsConstants) {
   write(input, Tensor::vec({2, -1}));
   ASSERT_TRUE(replay->run());
   EXPECT_TRUE(bitwise_equal(out, Tensor::vec({14, -7})));
+}
+
+// Normal(0, 1) of constants leaves out x - 0 and x / 1; a loc and scale computed from the input are
+// no such constants, even when they are 0 and 1 while recording: the replay must see their new values.
+TEST(KernelReplay, AFamilyTreatsOnlyConstantsAsConstantParameters) {
+  const auto log_density = [](const Tensor& loc, const Tensor& scale) {
+    return dist::Normal(loc, scale).log_prob(Tensor::vec({0.5, -2}));
+  };
+  Tensor input = Tensor::vec({0, 1});
+  KernelRecorder recorder(input);
+  const auto element = [&](std::int64_t i) { return squeeze(slice(input, 0, i, i + 1), 0); };
+  const Tensor out = log_density(element(0), element(1));
+  const std::unique_ptr<KernelReplay> replay = recorder.finish({out});
+  ASSERT_NE(replay, nullptr) << recorder.why_not();
+  write(input, Tensor::vec({1.5, 2}));
+  ASSERT_TRUE(replay->run());
+  EXPECT_TRUE(bitwise_equal(out, log_density(Tensor::scalar(1.5), Tensor::scalar(2.0))));
+  EXPECT_NEAR(out.at(1), -0.5 * 1.75 * 1.75 - std::log(2.0) - 0.5 * std::log(2 * std::numbers::pi), 1e-14);
 }
 
 TEST(KernelReplay, RunsArgumentChecksAgainOnTheReplayedValues) {

@@ -24,6 +24,7 @@ class Normal final : public Distribution {
 
  private:
   Tensor loc_, scale_;
+  bool standard_;  // loc and scale are the constants 0 and 1: z is the value itself
 };
 
 }  // namespace variate::dist

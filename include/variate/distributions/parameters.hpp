@@ -21,19 +21,25 @@ template <class Ok>
 void check_each(const char* family, const char* role, const Tensor& x, const char* expected, Ok ok) {
   check_defined(family, role, x);
   const auto check = [ok](const char* family, const char* role, const Tensor& x, const char* expected) {
+    const auto check_values = [&](const auto* v) {
+      const std::int64_t n = x.numel();
+      // A pass without an exit first, which vectorizes (a parameter tensor can hold millions of
+      // elements, checked at every gradient); the first failure is looked for only when there is one.
+      int failures = 0;
+      for (std::int64_t i = 0; i < n; ++i) failures |= int(!ok(double(v[i])));
+      if (failures == 0) return;
+      for (std::int64_t i = 0; i < n; ++i)
+        if (!ok(double(v[i])))
+          variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", double(v[i]), " at index ", i,
+                                " of shape ", x.shape());
+    };
+    // Floating values are read where they are: a replay runs this at every gradient, and a cast's
+    // tensor handle cost a small model's gradient more than the scan.
+    if (x.dtype() == DType::f64) return check_values(x.data<double>());
+    if (x.dtype() == DType::f32) return check_values(x.data<float>());
     const autodiff::NoRecording reads_values;
     const Tensor values = cast(x, DType::f64);
-    const double* v = values.data<double>();
-    const std::int64_t n = values.numel();
-    // A pass without an exit first, which vectorizes (a parameter tensor can hold millions of
-    // elements, checked at every gradient); the first failure is looked for only when there is one.
-    int failures = 0;
-    for (std::int64_t i = 0; i < n; ++i) failures |= int(!ok(v[i]));
-    if (failures == 0) return;
-    for (std::int64_t i = 0; i < n; ++i)
-      if (!ok(v[i]))
-        variate::detail::fail(family, ": ", role, " must be ", expected, ", got ", v[i], " at index ", i, " of shape ",
-                              x.shape());
+    check_values(values.data<double>());
   };
   if (!recording_kernels()) return check(family, role, x, expected);
   host_check({x}, [check, family = std::string(family), role = std::string(role), x, expected = std::string(expected)] {
@@ -54,6 +60,11 @@ void check_x_if_nan(const char* family, const Tensor& log_lik, const Tensor& x);
 /// `low` < `high` element-wise.
 void check_ordered(const char* family, const char* low_role, const Tensor& low, const char* high_role,
                    const Tensor& high);
+
+/// Whether `x` is a scalar constant of the computation equal to `value`: not differentiated, not
+/// computed from a kernel replay's input. A family may then leave out arithmetic with it (x - 0,
+/// x / 1), as its partials are not needed and its value cannot change.
+bool is_constant_scalar(const Tensor& x, double value);
 
 /// The floating dtype shared by the parameters (f64 unless all are f32).
 DType common_float_type(std::initializer_list<Tensor> params);

@@ -57,6 +57,9 @@ enum class BinaryOp : std::uint8_t {
   // Bernoulli(logits = a) at the value b: log p(b) and d log p(b) / da (see the CPU element functions)
   bernoulli_logit_log_prob,
   bernoulli_logit_score,
+  // -a^2 / 2 - b: the Normal log density from the standardized value a = (x - loc) / scale and
+  // b = log(scale) + log(2 pi) / 2, in one rounding
+  normal_log_density,
   eq,
   ne,
   lt,

@@ -99,6 +99,11 @@ Tensor replayable_collective(std::initializer_list<Tensor> reads, std::function<
 /// Whether this thread is recording kernels.
 inline bool recording_kernels() { return detail::t_recording != nullptr; }
 
+/// Whether `t` holds the same values at every replay of this thread's recording: it was not computed
+/// from the recording's input (true outside a recording). Host code may read such a value and
+/// decide on it, as the replay runs only the kernels that depend on the input.
+bool same_at_every_replay(const Tensor& t);
+
 /// Runs `check` (host code that reads the values of `reads` and may throw). While recording, it is
 /// also kept in the replay, to run again on the replay's values, so it must then own what it
 /// captures. Outside a recording it costs nothing more than the check.

@@ -174,6 +174,12 @@ bool with_binary_function(BinaryOp op, Use&& use) {
           return x == T(1) ? s : x == T(0) ? -s : x != x ? x : T(0);
         });
       return false;
+    // -z^2 / 2 - b as one fused multiply-add of the exact -z / 2 (a power-of-two scaling): one
+    // rounding, and the same in every loop that inlines it, where a contraction of the plain
+    // expression would be the compiler's choice.
+    case BinaryOp::normal_log_density:
+      if constexpr (std::is_floating_point_v<T>) return use([](T z, T b) { return T(std::fma(T(-0.5) * z, z, -b)); });
+      return false;
     case BinaryOp::eq: return use([](T x, T y) { return x == y; });
     case BinaryOp::ne: return use([](T x, T y) { return x != y; });
     case BinaryOp::lt: return use([](T x, T y) { return x < y; });
