@@ -81,13 +81,15 @@ Definition eight_schools_centered(const ModelData& data) {
   const Tensor sigma = data.positive_values("sigma", {J});
   const DType dtype = y.dtype();
   const Tensor zero = Tensor::scalar(0.0, dtype), five = Tensor::scalar(5.0, dtype);
-  const Tensor schools = Tensor::zeros({J}, dtype);  // broadcasts mu and tau to one per school
   return {.description = "eight schools, centered (a funnel), Stan's parameter names",
           .program =
               [=] {
                 auto mu = Normal(zero, five, "mu");
                 auto tau = HalfCauchy(zero, five, "tau");
-                auto theta = Normal(expand_dims(mu, -1) + schools, expand_dims(tau, -1) + schools, "theta");
+                // J schools as one event of N(mu, tau) (TFP's Sample): one per chain's mu and tau,
+                // the schools after the chains' axis, with no broadcast of mu and tau to J values.
+                auto theta = RandomVariable(
+                    std::make_shared<dist::Sample>(std::make_shared<dist::Normal>(mu, tau), Shape{J}), "theta");
                 tracing::Condition observed({{"y", y}});
                 Normal(theta, sigma, "y");
               },

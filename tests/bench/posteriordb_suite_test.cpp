@@ -150,6 +150,42 @@ TEST(PosteriordbSuite, KidscoreMomiqIsStansProgram) {
                           {{"beta", Tensor::vec({20, 0.7})}, {"sigma", Tensor::scalar(25)}}, stan, p.model.posterior);
 }
 
+// Both eight schools programs; the centered one's schools are one event of N(mu, tau), the
+// non-centered one's theta = mu + tau theta_trans.
+TEST(PosteriordbSuite, EightSchoolsAreStansPrograms) {
+  SKIP_WITHOUT_DATA();
+  const Posterior centered = load("eight_schools-eight_schools_centered");
+  const Posterior noncentered = load("eight_schools-eight_schools_noncentered");
+  const std::vector<double>&y = centered.file.at("y").values, &sigma = centered.file.at("sigma").values;
+  const auto hyper = [](const tracing::Values& v) {  // mu ~ normal(0, 5), tau ~ cauchy(0, 5) on tau > 0
+    return normal_lpdf(at(v, "mu"), 0, 5) + cauchy_lpdf(at(v, "tau"), 5);
+  };
+  const auto stan_centered = [&](const tracing::Values& v) {
+    double lp = hyper(v);
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      const double theta = at(v, "theta", std::int64_t(j));
+      lp += normal_lpdf(theta, at(v, "mu"), at(v, "tau")) + normal_lpdf(y[j], theta, sigma[j]);
+    }
+    return lp;
+  };
+  const auto stan_noncentered = [&](const tracing::Values& v) {
+    double lp = hyper(v);
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      const double trans = at(v, "theta_trans", std::int64_t(j));
+      lp += normal_lpdf(trans, 0, 1) + normal_lpdf(y[j], at(v, "mu") + at(v, "tau") * trans, sigma[j]);
+    }
+    return lp;
+  };
+  const Tensor a = Tensor::vec({3, -1, 0.5, 2, -2, 1, 4, 0}), b = Tensor::vec({-0.5, 2, 1, -3, 0.25, 1.5, -1, 2});
+  const auto point = [](const char* name, double mu, double tau, const Tensor& theta) {
+    return tracing::Values{{"mu", Tensor::scalar(mu)}, {"tau", Tensor::scalar(tau)}, {name, theta}};
+  };
+  expect_same_differences(centered.definition, point("theta", 4, 3, a), point("theta", 1, 0.5, b), stan_centered,
+                          centered.model.posterior);
+  expect_same_differences(noncentered.definition, point("theta_trans", 4, 3, a), point("theta_trans", 1, 0.5, b),
+                          stan_noncentered, noncentered.model.posterior);
+}
+
 TEST(PosteriordbSuite, Garch11IsStansProgram) {
   SKIP_WITHOUT_DATA();
   const Posterior p = load("garch-garch11");
