@@ -20,12 +20,12 @@ struct BoundKernel {
   const void* b = nullptr;
   void* out = nullptr;
   std::int64_t n = 0;       // elements; per row for a row-wise kernel
-  std::int64_t rows = 1;    // for a row-wise kernel (a reduction, a broadcast)
+  std::int64_t rows = 1;    // for a row-wise kernel (a reduction, a broadcast, a slice's runs)
   double value = 0;         // a constant of the call (a reduction's identity, a fill's value)
   const void* c = nullptr;  // a third operand (where's condition)
   // Strides in elements for a kernel whose output is viewed as [rows, n]: a broadcast reads
   // a[r * strides[0] + i * strides[1]] and b[r * strides[2] + i * strides[3]]; a reduction's
-  // inputs along its reduced axis are strides[0] apart.
+  // inputs along its reduced axis are strides[0] apart, as are a slice's runs in the whole tensor.
   std::int32_t strides[4] = {};
 };
 

@@ -158,6 +158,31 @@ TEST(KernelReplay, RunsSmallBroadcastsReductionsAndFillsAsBoundKernels) {
   }
 }
 
+// A batch of chains' point (chains, dimension) is sliced into latent sites along its last axis, a
+// run per chain; the slices (of one index or of several, one with a step that takes one index) and
+// their cotangents' adds all run as bound kernels, with the bits of the evaluation, in both precisions.
+TEST(KernelReplay, RunsSlicesOfEveryChainsRowAsBoundKernels) {
+  const auto evaluate = [](const Tensor& v) {
+    auto r = vjp(
+        [](const Tensor& x) {
+          const Tensor scalar = slice(x, -1, 0, 1), vector = slice(x, -1, 1, 5), stepped = slice(x, -1, 5, 9, 4);
+          const int last[] = {-1};
+          return sum(exp(scalar) * sum(square(vector), last, true) + sin(stepped) * 3.0);
+        },
+        Tensor::ones(Shape{}, v.dtype()), v);
+    return ValueAndGradient{r.value, r.grads[0]};
+  };
+  for (const DType dtype : {DType::f64, DType::f32}) {
+    std::vector<Tensor> points;
+    for (int i = 0; i < 4; ++i)
+      points.push_back(prim::cast(random::normal(random::fold_in(random::Key(8), i), Shape{16, 9}), dtype));
+    const auto replay = expect_replays_bitwise(
+        evaluate, prim::cast(random::normal(random::Key(7), Shape{16, 9}), dtype), points, name(dtype));
+    ASSERT_NE(replay, nullptr);
+    EXPECT_EQ(replay->bound(), replay->size()) << name(dtype);
+  }
+}
+
 // The GLM kernel keeps a copy of its x while x is not written (cpu/glm_panels.hpp). An x computed
 // from the input is rewritten at each replay by a bound kernel, which holds its element pointer
 // from the recording: the replay must still make the GLM see the new x.

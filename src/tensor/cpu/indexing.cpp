@@ -4,6 +4,7 @@
 // output element is accumulated by one thread in source order: no races, and the same rounding
 // for any thread count.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "tensor/cpu/cpu_binder.hpp"
@@ -95,6 +96,14 @@ void CpuBackend::slice(const Tensor& x, int axis, std::int64_t start, std::int64
     using T = decltype(zero);
     const T* px = x.data<T>();
     T* po = out.data<T>();
+    if (step == 1 || o.n == 1) {  // one run per outer index: a latent site of a batch of chains
+      const std::int64_t run = o.n * o.inner;
+      for_rows(o.outer, run, [&](std::int64_t a) {
+        const T* src = px + (a * in.n + start) * o.inner;
+        std::copy(src, src + run, po + a * run);
+      });
+      return;
+    }
     for_rows(o.outer * o.n, o.inner, [&](std::int64_t r) {
       const T* src = px + ((r / o.n) * in.n + start + (r % o.n) * step) * o.inner;
       std::copy(src, src + o.inner, po + r * o.inner);
@@ -108,6 +117,15 @@ void CpuBackend::slice_add(const Tensor& x, int axis, std::int64_t start, std::i
     using T = decltype(zero);
     const T* px = x.data<T>();
     T* po = out.data<T>();
+    if (step == 1 || in.n == 1) {  // one run per outer index
+      const std::int64_t run = in.n * in.inner;
+      for_rows(in.outer, run, [&](std::int64_t a) {
+        const T* src = px + a * run;
+        T* dst = po + (a * o.n + start) * in.inner;
+        for (std::int64_t c = 0; c < run; ++c) dst[c] = T(dst[c] + src[c]);
+      });
+      return;
+    }
     // step > 0, so distinct source rows land on distinct output rows.
     for_rows(in.outer * in.n, in.inner, [&](std::int64_t r) {
       const T* src = px + r * in.inner;
@@ -119,49 +137,67 @@ void CpuBackend::slice_add(const Tensor& x, int axis, std::int64_t start, std::i
 
 namespace {
 
-// Bound slices (cpu_binder.hpp): the leading axis with step 1, one contiguous range, small enough
-// that for_rows runs it on one thread.
+// Bound slices (cpu_binder.hpp): step 1 (or one index), small enough that for_rows runs it on one
+// thread. The part is `rows` runs of n elements, one per index of the axes before `axis`, which lie
+// strides[0] elements apart in the whole (one run for a slice of the leading axis; a batch of
+// chains' rows for a latent site of a vectorized point).
 template <class T>
 void run_bound_slice(const BoundKernel& k) {
   const T* src = static_cast<const T*>(k.a);
-  std::copy(src, src + k.n, static_cast<T*>(k.out));
+  T* dst = static_cast<T*>(k.out);
+  const std::int64_t stride = k.strides[0];
+  if (k.n == 1) {  // a scalar site of each chain: a gather, not a copy call per row
+    for (std::int64_t r = 0; r < k.rows; ++r) dst[r] = src[r * stride];
+    return;
+  }
+  for (std::int64_t r = 0; r < k.rows; ++r) std::copy(src + r * stride, src + r * stride + k.n, dst + r * k.n);
 }
 
 template <class T>
 void run_bound_slice_add(const BoundKernel& k) {
   const T* src = static_cast<const T*>(k.a);
   T* dst = static_cast<T*>(k.out);
-  for (std::int64_t i = 0; i < k.n; ++i) dst[i] = T(dst[i] + src[i]);
+  const std::int64_t stride = k.strides[0];
+  for (std::int64_t r = 0; r < k.rows; ++r)
+    for (std::int64_t i = 0; i < k.n; ++i) dst[r * stride + i] = T(dst[r * stride + i] + src[r * k.n + i]);
 }
 
-// The offset, in elements, of the contiguous range [start, start + part.dim(axis)) along `axis` of
-// whole, or -1 when that range is not contiguous or not small.
-std::int64_t contiguous_range(const Shape& whole, const Shape& part, int axis, std::int64_t start, std::int64_t step) {
+// The runs of the range [start, start + part.dim(axis)) along `axis` of whole, bound into k (its
+// offset into whole returned), or -1 when they are not contiguous runs or not small.
+std::int64_t bind_runs(const Shape& whole, const Shape& part, int axis, std::int64_t start, std::int64_t step,
+                       BoundKernel& k) {
   const AxisView w = axis_view(whole, axis), p = axis_view(part, axis);
-  const bool one_range = w.outer == 1 && (step == 1 || p.n == 1);
-  return one_range && p.n * p.inner < kParallelGrain ? start * w.inner : -1;
+  if ((step != 1 && p.n != 1) || p.outer * p.n * p.inner >= kParallelGrain || w.n * w.inner > INT32_MAX) return -1;
+  k.rows = p.outer;
+  k.n = p.n * p.inner;
+  k.strides[0] = std::int32_t(w.n * w.inner);
+  return start * w.inner;
 }
 
 }  // namespace
 
 BoundKernel CpuBinder::slice(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) const {
-  const std::int64_t offset = contiguous_range(x.shape(), out.shape(), axis, start, step);
-  if (offset < 0) return {};
   BoundKernel k;
+  const std::int64_t offset = bind_runs(x.shape(), out.shape(), axis, start, step, k);
+  if (offset < 0) return {};
   dispatch_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    k = {&run_bound_slice<T>, x.data<T>() + offset, nullptr, out.data<T>(), out.numel()};
+    k.run = &run_bound_slice<T>;
+    k.a = x.data<T>() + offset;
+    k.out = out.data<T>();
   });
   return k;
 }
 
 BoundKernel CpuBinder::slice_add(const Tensor& x, int axis, std::int64_t start, std::int64_t step, Tensor& out) const {
-  const std::int64_t offset = contiguous_range(out.shape(), x.shape(), axis, start, step);
-  if (offset < 0) return {};
   BoundKernel k;
+  const std::int64_t offset = bind_runs(out.shape(), x.shape(), axis, start, step, k);
+  if (offset < 0) return {};
   dispatch_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    k = {&run_bound_slice_add<T>, x.data<T>(), nullptr, out.data<T>() + offset, x.numel()};
+    k.run = &run_bound_slice_add<T>;
+    k.a = x.data<T>();
+    k.out = out.data<T>() + offset;
   });
   return k;
 }
