@@ -53,9 +53,10 @@ Tensor Normal::log_prob(const Tensor& value) const {
       // -scale is a constant too, so a replayed gradient runs one op fewer.
       if (ctx.needs_grad(0)) ctx.add(0, ctx.grad() * (z / -scale));
     } else {
-      const Tensor z_over_scale = z / scale;
-      if (ctx.needs_grad(0)) ctx.add(0, -(ctx.grad() * z_over_scale));
-      ctx.add(1, ctx.grad() * z_over_scale);
+      // x's partial is loc's negated: one product for both (a hierarchical prior's).
+      const Tensor dloc = ctx.grad() * (z / scale);
+      if (ctx.needs_grad(0)) ctx.add(0, -dloc);
+      ctx.add(1, dloc);
     }
     if (ctx.needs_grad(2)) ctx.add(2, ctx.grad() * ((square(z) - 1.0) / scale));
   });
