@@ -56,6 +56,10 @@ NormalIdGLM::NormalIdGLM(Tensor x, Tensor w, Tensor alpha, Tensor sigma)
   sigma_ = as_dtype(sigma, dtype());
 }
 
+void NormalIdGLM::check_response(const Tensor& y) const {
+  VARIATE_CHECK(y.rank() == 1 && y.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ", y.shape());
+}
+
 Tensor NormalIdGLM::mean() const {
   // (C, N) or (N): each state's prediction for every row.
   const Tensor z = matmul(x_, w_, false, w_.rank() == 2);
@@ -73,14 +77,12 @@ Tensor NormalIdGLM::sample(random::Key key, const Shape& sample_shape) const {
 }
 
 Tensor NormalIdGLM::pointwise_log_prob(const Tensor& value) const {
-  VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ",
-                value.shape());
+  check_response(value);
   return Normal(mean(), w_.rank() == 2 ? expand_dims(sigma_, -1) : sigma_).log_prob(value);
 }
 
 Tensor NormalIdGLM::log_prob(const Tensor& value) const {
-  VARIATE_CHECK(value.rank() == 1 && value.dim(0) == x_.dim(0), name(), "y must have shape (", x_.dim(0), "), got ",
-                value.shape());
+  check_response(value);
   VARIATE_CHECK(!autodiff::detail::is_tracked(value), name(),
                 "y is data here; gradients with respect to y are not supported (use "
                 "Normal(matmul(x, w) + alpha, sigma) instead)");

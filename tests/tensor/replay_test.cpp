@@ -32,29 +32,28 @@ bool bitwise_equal(const Tensor& a, const Tensor& b) {
 
 void write(Tensor& input, const Tensor& values) { std::memcpy(input.raw(), values.raw(), values.nbytes()); }
 
-// A value and gradient mixing element-wise, broadcast, reduction, matrix and indexing kernels.
+// A scalar mixing element-wise, broadcast, reduction, matrix and indexing kernels.
+Tensor mixed(const Tensor& v, const Tensor& data) {
+  const Tensor m = reshape(v, {2, 3});
+  const Tensor h = matmul(data, m);  // (4, 3)
+  const int rows[] = {0};
+  const Tensor s = sum(log1p(square(h)), rows) + exp(slice(v, 0, 0, 3)) * 0.5;
+  return sum(s * s) - sum(softplus(concat({v, m.view(Shape{6})}, 0)));
+}
+
 struct ValueAndGradient {
   Tensor value, gradient;
 };
-ValueAndGradient mixed(const Tensor& x, const Tensor& data) {
-  auto r = vjp(
-      [&](const Tensor& v) {
-        const Tensor m = reshape(v, {2, 3});
-        const Tensor h = matmul(data, m);  // (4, 3)
-        const int rows[] = {0};
-        const Tensor s = sum(log1p(square(h)), rows) + exp(slice(v, 0, 0, 3)) * 0.5;
-        return sum(s * s) - sum(softplus(concat({v, m.view(Shape{6})}, 0)));
-      },
-      Tensor::ones(Shape{}), x);
-  return {r.value, r.grads[0]};
-}
 
-// Records `evaluate` at `input`, then writes each of `points` into the input, replays, and expects
-// the value and gradient bits of evaluating there. Returns the replay, or null (a failure) if the
-// recording could not be replayed.
-std::unique_ptr<KernelReplay> expect_replays_bitwise(const std::function<ValueAndGradient(const Tensor&)>& evaluate,
-                                                     Tensor input, const std::vector<Tensor>& points,
-                                                     const std::string& label = "") {
+// Records the value and gradient of the scalar function `f` at `input`, then writes each of
+// `points` into the input, replays, and expects the value and gradient bits of evaluating there.
+// Returns the replay, or null (a failure) if the recording could not be replayed.
+std::unique_ptr<KernelReplay> expect_replays_bitwise(const std::function<Tensor(const Tensor&)>& f, Tensor input,
+                                                     const std::vector<Tensor>& points, const std::string& label = "") {
+  const auto evaluate = [&f](const Tensor& x) {
+    auto r = vjp(f, Tensor::ones(Shape{}, x.dtype()), x);
+    return ValueAndGradient{r.value, r.grads[0]};
+  };
   KernelRecorder recorder(input);
   const ValueAndGradient recorded = evaluate(input);
   std::unique_ptr<KernelReplay> replay = recorder.finish({recorded.value, recorded.gradient});
@@ -71,6 +70,14 @@ std::unique_ptr<KernelReplay> expect_replays_bitwise(const std::function<ValueAn
     EXPECT_TRUE(bitwise_equal(recorded.gradient, expected.gradient)) << label << " point " << i;
   }
   return replay;
+}
+
+// `n` standard normal draws of `shape` in `dtype`, from the keys fold_in(Key(seed), i).
+std::vector<Tensor> normal_draws(std::uint64_t seed, int n, const Shape& shape, DType dtype) {
+  std::vector<Tensor> draws;
+  for (int i = 0; i < n; ++i)
+    draws.push_back(prim::cast(random::normal(random::fold_in(random::Key(seed), i), shape), dtype));
+  return draws;
 }
 
 TEST(KernelReplay, ReplaysTheEvaluationBitwiseForNewInputs) {
@@ -109,22 +116,14 @@ TEST(KernelReplay, RunsSmallElementwiseCallsAsBoundKernels) {
 // Reductions long enough for the interleaved partial sums (16 values and more, with a partial last
 // group) run bound with the bits of the evaluation: over everything, over rows, and max and min.
 TEST(KernelReplay, BoundReductionsOfManyValuesKeepTheBitsOfTheEvaluation) {
-  const auto evaluate = [](const Tensor& v) {
-    auto r = vjp(
-        [](const Tensor& x) {
-          const int last[] = {1};
-          const Tensor rows = reshape(slice(x, 0, 0, 3 * 37), {3, 37});
-          return sum(exp(x)) + sum(square(sum(rows, last))) + sum(max(rows, last) - min(rows, last));
-        },
-        Tensor::ones(Shape{}, v.dtype()), v);
-    return ValueAndGradient{r.value, r.grads[0]};
+  const auto f = [](const Tensor& x) {
+    const int last[] = {1};
+    const Tensor rows = reshape(slice(x, 0, 0, 3 * 37), {3, 37});
+    return sum(exp(x)) + sum(square(sum(rows, last))) + sum(max(rows, last) - min(rows, last));
   };
   for (const DType dtype : {DType::f64, DType::f32}) {
-    std::vector<Tensor> points;
-    for (int i = 0; i < 5; ++i)
-      points.push_back(prim::cast(random::normal(random::fold_in(random::Key(10), i), Shape{121}), dtype));
-    const auto replay = expect_replays_bitwise(evaluate, prim::cast(random::normal(random::Key(9), Shape{121}), dtype),
-                                               points, name(dtype));
+    const auto replay = expect_replays_bitwise(f, prim::cast(random::normal(random::Key(9), Shape{121}), dtype),
+                                               normal_draws(10, 5, Shape{121}, dtype), name(dtype));
     ASSERT_NE(replay, nullptr);
     EXPECT_GE(replay->bound(), 4u) << name(dtype);
   }
@@ -134,25 +133,17 @@ TEST(KernelReplay, BoundReductionsOfManyValuesKeepTheBitsOfTheEvaluation) {
 // axis, casts and the fills of a slice's gradient run as bound kernels too, with the bits of the
 // evaluation, in both precisions.
 TEST(KernelReplay, RunsSmallBroadcastsReductionsAndFillsAsBoundKernels) {
-  const auto evaluate = [](const Tensor& v) {
-    auto r = vjp(
-        [](const Tensor& x) {
-          const Tensor column = reshape(slice(x, 0, 0, 2), {2, 1}), row = reshape(slice(x, 0, 3, 6), {1, 3});
-          const Tensor grid = reshape(x, {2, 3}) * column + row;  // (2, 3): both operands broadcast
-          const Tensor cube = broadcast_to(expand_dims(grid, 0), Shape{4, 2, 3}) * exp(grid);
-          const int leading[] = {0}, middle[] = {1};
-          const Tensor middle_sum = sum(autodiff::stop_gradient(reshape(cube, {2, 4, 3})), middle);  // (2, 3)
-          return sum(max(cube, leading) * middle_sum - logsumexp(grid, leading));
-        },
-        Tensor::ones(Shape{}, v.dtype()), v);
-    return ValueAndGradient{r.value, r.grads[0]};
+  const auto f = [](const Tensor& x) {
+    const Tensor column = reshape(slice(x, 0, 0, 2), {2, 1}), row = reshape(slice(x, 0, 3, 6), {1, 3});
+    const Tensor grid = reshape(x, {2, 3}) * column + row;  // (2, 3): both operands broadcast
+    const Tensor cube = broadcast_to(expand_dims(grid, 0), Shape{4, 2, 3}) * exp(grid);
+    const int leading[] = {0}, middle[] = {1};
+    const Tensor middle_sum = sum(autodiff::stop_gradient(reshape(cube, {2, 4, 3})), middle);  // (2, 3)
+    return sum(max(cube, leading) * middle_sum - logsumexp(grid, leading));
   };
   for (const DType dtype : {DType::f64, DType::f32}) {
-    std::vector<Tensor> points;
-    for (int i = 0; i < 5; ++i)
-      points.push_back(prim::cast(random::normal(random::fold_in(random::Key(6), i), Shape{6}), dtype));
-    const auto replay = expect_replays_bitwise(evaluate, prim::cast(random::normal(random::Key(5), Shape{6}), dtype),
-                                               points, name(dtype));
+    const auto replay = expect_replays_bitwise(f, prim::cast(random::normal(random::Key(5), Shape{6}), dtype),
+                                               normal_draws(6, 5, Shape{6}, dtype), name(dtype));
     ASSERT_NE(replay, nullptr);
     EXPECT_EQ(replay->bound(), replay->size()) << name(dtype);
   }
@@ -162,22 +153,14 @@ TEST(KernelReplay, RunsSmallBroadcastsReductionsAndFillsAsBoundKernels) {
 // run per chain; the slices (of one index or of several, one with a step that takes one index) and
 // their cotangents' adds all run as bound kernels, with the bits of the evaluation, in both precisions.
 TEST(KernelReplay, RunsSlicesOfEveryChainsRowAsBoundKernels) {
-  const auto evaluate = [](const Tensor& v) {
-    auto r = vjp(
-        [](const Tensor& x) {
-          const Tensor scalar = slice(x, -1, 0, 1), vector = slice(x, -1, 1, 5), stepped = slice(x, -1, 5, 9, 4);
-          const int last[] = {-1};
-          return sum(exp(scalar) * sum(square(vector), last, true) + sin(stepped) * 3.0);
-        },
-        Tensor::ones(Shape{}, v.dtype()), v);
-    return ValueAndGradient{r.value, r.grads[0]};
+  const auto f = [](const Tensor& x) {
+    const Tensor scalar = slice(x, -1, 0, 1), vector = slice(x, -1, 1, 5), stepped = slice(x, -1, 5, 9, 4);
+    const int last[] = {-1};
+    return sum(exp(scalar) * sum(square(vector), last, true) + sin(stepped) * 3.0);
   };
   for (const DType dtype : {DType::f64, DType::f32}) {
-    std::vector<Tensor> points;
-    for (int i = 0; i < 4; ++i)
-      points.push_back(prim::cast(random::normal(random::fold_in(random::Key(8), i), Shape{16, 9}), dtype));
-    const auto replay = expect_replays_bitwise(
-        evaluate, prim::cast(random::normal(random::Key(7), Shape{16, 9}), dtype), points, name(dtype));
+    const auto replay = expect_replays_bitwise(f, prim::cast(random::normal(random::Key(7), Shape{16, 9}), dtype),
+                                               normal_draws(8, 4, Shape{16, 9}, dtype), name(dtype));
     ASSERT_NE(replay, nullptr);
     EXPECT_EQ(replay->bound(), replay->size()) << name(dtype);
   }
@@ -190,16 +173,11 @@ TEST(KernelReplay, AGlmOverADesignComputedFromTheInputSeesItsNewValues) {
   const random::Key key(9);
   const Tensor data = random::normal(random::fold_in(key, 0), Shape{40, 2});
   const Tensor labels = random::bernoulli(random::fold_in(key, 1), Tensor::scalar(0.5), Shape{40});
-  const auto evaluate = [&](const Tensor& v) {
-    auto r = vjp(
-        [&](const Tensor& u) {
-          const Tensor x = autodiff::stop_gradient(data * exp(slice(u, 0, 0, 1)));
-          return dist::BernoulliLogitGLM(x, u, 0.0).log_prob(labels);
-        },
-        Tensor::ones(Shape{}), v);
-    return ValueAndGradient{r.value, r.grads[0]};
+  const auto f = [&](const Tensor& u) {
+    const Tensor x = autodiff::stop_gradient(data * exp(slice(u, 0, 0, 1)));
+    return dist::BernoulliLogitGLM(x, u, 0.0).log_prob(labels);
   };
-  expect_replays_bitwise(evaluate, Tensor::vec({0.3, -0.2}), {Tensor::vec({0.9, 0.4}), Tensor::vec({-1.1, 0.4})});
+  expect_replays_bitwise(f, Tensor::vec({0.3, -0.2}), {Tensor::vec({0.9, 0.4}), Tensor::vec({-1.1, 0.4})});
 }
 
 // The Normal GLM replayed with new weights, intercept and scale (the scale through exp, so that its
@@ -208,17 +186,11 @@ TEST(KernelReplay, ANormalGlmReplaysBitwiseForNewParameters) {
   const random::Key key(11);
   const Tensor x = random::normal(random::fold_in(key, 0), Shape{300, 3});
   const Tensor y = random::normal(random::fold_in(key, 1), Shape{300});
-  const auto evaluate = [&](const Tensor& v) {
-    auto r = vjp(
-        [&](const Tensor& u) {
-          return dist::NormalIdGLM(x, slice(u, 0, 0, 3), squeeze(slice(u, 0, 3, 4), 0),
-                                   exp(squeeze(slice(u, 0, 4, 5), 0)))
-              .log_prob(y);
-        },
-        Tensor::ones(Shape{}), v);
-    return ValueAndGradient{r.value, r.grads[0]};
+  const auto f = [&](const Tensor& u) {
+    return dist::NormalIdGLM(x, slice(u, 0, 0, 3), squeeze(slice(u, 0, 3, 4), 0), exp(squeeze(slice(u, 0, 4, 5), 0)))
+        .log_prob(y);
   };
-  expect_replays_bitwise(evaluate, Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4}),
+  expect_replays_bitwise(f, Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4}),
                          {Tensor::vec({0.9, 0.4, -0.3, 0.2, 0.6}), Tensor::vec({-1.1, 0.4, -0.3, 0.2, 0.6})});
 }
 
@@ -228,17 +200,12 @@ TEST(KernelReplay, ACategoricalGlmOverAMostlyZeroDesignComputedFromTheInputSeesI
   const Tensor mask = random::bernoulli(random::fold_in(key, 2), Tensor::scalar(0.2), Shape{60, 3});
   const Tensor data = random::normal(random::fold_in(key, 0), Shape{60, 3}) * mask;
   const Tensor labels = random::categorical(random::fold_in(key, 1), Tensor::zeros(Shape{2}), Shape{60});
-  const auto evaluate = [&](const Tensor& v) {
-    auto r = vjp(
-        [&](const Tensor& u) {
-          const Tensor x = autodiff::stop_gradient(data * exp(slice(u, 0, 0, 1)));
-          return dist::CategoricalLogitGLM(x, reshape(u, Shape{3, 2}), Tensor::zeros(Shape{2})).log_prob(labels);
-        },
-        Tensor::ones(Shape{}), v);
-    return ValueAndGradient{r.value, r.grads[0]};
+  const auto f = [&](const Tensor& u) {
+    const Tensor x = autodiff::stop_gradient(data * exp(slice(u, 0, 0, 1)));
+    return dist::CategoricalLogitGLM(x, reshape(u, Shape{3, 2}), Tensor::zeros(Shape{2})).log_prob(labels);
   };
   expect_replays_bitwise(
-      evaluate, Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4, 0.2}),
+      f, Tensor::vec({0.3, -0.2, 0.1, 0.5, -0.4, 0.2}),
       {Tensor::vec({0.9, 0.4, -0.3, 0.2, 0.6, -0.5}), Tensor::vec({-1.1, 0.4, -0.3, 0.2, 0.6, -0.5})});
 }
 

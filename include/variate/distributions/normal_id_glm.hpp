@@ -25,6 +25,8 @@ class NormalIdGLM final : public Distribution {
   Tensor variance() const override;
 
  private:
+  void check_response(const Tensor& y) const;  // (N), one per row of x
+
   Tensor x_, w_, alpha_, sigma_;
 };
 
