@@ -64,11 +64,38 @@ Tensor sum_to_batch(const Tensor& t, int batch_rank) {
   return axes.empty() ? t : sum(t, axes);
 }
 
-// Sets each latent site's value from its piece of a point of the unconstrained space, through the
-// bijector of the site's support as the program makes it in this run (so that bounds depending on
-// other sites follow them), and puts log|det J| on the message for LogJoint. Inside a mesh run a
-// replicated site's piece passes through pbroadcast first, so that its Jacobian term, which LogJoint
-// counts once over the devices, gets the whole gradient on every device.
+// A value that its bijector rounds onto a finite end of the open support: a logit beyond about 37
+// (sigmoid(x) rounds to 1), or low + exp(x) with exp(x) under half an ulp of low. Its log density
+// would be -inf, and a trajectory that only passes there would count as divergent, where Stan (which
+// does not check its constrained parameters against their bounds) goes on. Such a value moves
+// inside by the dtype's epsilon times the larger of |end| and the interval's width: at least an ulp
+// of the end, and far less than the width unless the interval holds only a few numbers. Every other
+// value keeps its bits. The end 0 of (0, inf) and (0, 1) is left out: exp(x) and sigmoid(x) reach it
+// only below x = -745.
+Tensor off_the_ends(const Constraint& support, Tensor y) {
+  using K = Constraint::Kind;
+  const DType dtype = y.dtype();
+  const auto as_y = [&](const Tensor& b) { return b.dtype() == dtype ? b : cast(b, dtype); };
+  Tensor low, high;
+  switch (support.kind) {
+    case K::unit_interval: high = Tensor::scalar(1.0, dtype); break;
+    case K::interval: low = as_y(support.low), high = as_y(support.high); break;
+    case K::greater_than: low = as_y(support.low); break;
+    case K::less_than: high = as_y(support.high); break;
+    default: return y;
+  }
+  const double epsilon = dtype == DType::f32 ? 0x1p-23 : 0x1p-52;
+  // With one end only, the smallest normal number keeps the step above 0 at an end of 0.
+  const Tensor floor = Tensor::scalar((dtype == DType::f32 ? 0x1p-126 : 0x1p-1022) / epsilon, dtype);
+  const auto step = [&](const Tensor& end) {
+    const Tensor width = support.kind == K::interval ? high - low : floor;
+    return maximum(abs(end), width) * epsilon;
+  };
+  if (high.defined()) y = where(ge(y, high), high - step(high), y);
+  if (low.defined()) y = where(le(y, low), low + step(low), y);
+  return y;
+}
+
 // The lowest value of an enumerated site's support, in its shape.
 Tensor placeholder(const tracing::Message& m) {
   const Constraint support = m.distribution->support();
@@ -80,6 +107,11 @@ Tensor placeholder(const tracing::Message& m) {
 // its support as a placeholder in runs that only want the latent sites' values.
 enum class Enumerated { summed_out, placeholder };
 
+// Sets each latent site's value from its piece of a point of the unconstrained space, through the
+// bijector of the site's support as the program makes it in this run (so that bounds depending on
+// other sites follow them), and puts log|det J| on the message for LogJoint. Inside a mesh run a
+// replicated site's piece passes through pbroadcast first, so that its Jacobian term, which LogJoint
+// counts once over the devices, gets the whole gradient on every device.
 class FromUnconstrained : public tracing::Tracer {
  public:
   /// `probing`: also find out whether a bijector depends on other sites (tracked_support()).
@@ -127,7 +159,7 @@ class FromUnconstrained : public tracing::Tracer {
     // of an untracked point that is tracked.
     if (probing_ && !tracked_support_)
       tracked_support_ = autodiff::detail::is_tracked(bijector->forward(autodiff::stop_gradient(x)));
-    m.value = bijector->forward(x);
+    m.value = off_the_ends(support, bijector->forward(x));
     values_.emplace(m.name, m.value);
     // The identity's log|det J| is 0: no term to add (a kernel call per site at every gradient).
     if (dynamic_cast<const dist::Identity*>(bijector.get()) != nullptr) return;

@@ -8,6 +8,7 @@
 
 #include "support/ad_check.hpp"
 #include "support/expect_error.hpp"
+#include "variate/autodiff/transforms.hpp"
 #include "variate/distributions/exponential.hpp"
 #include "variate/distributions/normal.hpp"
 #include "variate/distributions/parameters.hpp"
@@ -111,6 +112,28 @@ TEST(Unconstrained, ABoundThatDependsOnAParameterFollowsIt) {
   EXPECT_NEAR(lp.at(0), space.log_density(Tensor::vec({-2.0, 0.7})).item(), 1e-12);
   EXPECT_NEAR(lp.at(1), space.log_density(Tensor::vec({1.5, 0.7})).item(), 1e-12);
   EXPECT_NEAR(space.constrain(both).at("b").at(1), space.constrain(Tensor::vec({1.5, 0.7})).at("b").item(), 1e-14);
+}
+
+// Far out on the unconstrained line a bounded value rounds onto an end of its open support: in
+// doubles sigmoid(40) is 1, a sigmoid(40) is a, 100 + exp(-40) is 100 and 1000 + sigmoid(-40) is
+// 1000. The density there is that of a point just inside (here the Jacobian terms alone), as in
+// Stan, not -inf: a trajectory that passes there is no divergence.
+TEST(Unconstrained, AValueRoundedOntoAnEndOfItsSupportKeepsItsDensity) {
+  auto program = [] {
+    auto a = Uniform(0.0, 1.0, "a");
+    Uniform(0.0, a, "b");
+    ImproperUniform(Constraint::greater_than(Tensor::scalar(100.0)), "c");
+    ImproperUniform(Constraint::interval(Tensor::scalar(1000.0), Tensor::scalar(1001.0)), "d");
+  };
+  const inference::Unconstrained space(program);
+  const Tensor flat = Tensor::vec({40.0, 40.0, -40.0, -40.0});
+  // a: ls(40) + ls(-40); b: -log a + log a + ls(40) + ls(-40); c: -40; d: log 1 + ls(-40) + ls(40).
+  const double logit_jacobian = log_sigmoid(40.0) + log_sigmoid(-40.0);
+  const auto r = value_and_grad([&](const Tensor& x) { return space.log_density(x); }, flat);
+  EXPECT_NEAR(r.value.item(), 3 * logit_jacobian - 40, 1e-12);
+  // d/dx [ls(x) + ls(-x)] = 1 - 2 sigmoid(x), within 1e-17 of -1 at 40 and of 1 at -40.
+  const std::vector<double> expected{-1.0, -1.0, 1.0, 1.0};
+  for (std::int64_t i = 0; i < 4; ++i) EXPECT_NEAR(r.grads[0].at(i), expected[std::size_t(i)], 1e-15) << i;
 }
 
 TEST(Unconstrained, ConstantBoundsNeedNoProgramRun) {
