@@ -12,6 +12,7 @@
 
 #include "support/expect_error.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/test_seed.hpp"
 #include "variate/inference/checkpoint_file.hpp"
 #include "variate/inference/sampler.hpp"
 
@@ -64,7 +65,7 @@ SamplerOptions options(MetricKind metric, MetricAdaptation adaptation = MetricAd
   o.threads = 2;
   o.num_warmup = 150;  // init buffer 75, one slow window to 100, term buffer 50
   o.num_draws = 60;
-  o.seed = 11;
+  o.seed = variate::testing::test_seed(11);
   return o;
 }
 
@@ -216,7 +217,7 @@ SamplerOptions chees_options() {
   o.chains = 4;
   o.num_warmup = 120;  // the metric follows the chains to 90, pooled from 45; fixed after
   o.num_draws = 40;
-  o.seed = 13;
+  o.seed = variate::testing::test_seed(13);
   return o;
 }
 

@@ -11,6 +11,7 @@
 
 #include "support/hand_targets.hpp"
 #include "support/posterior_moments.hpp"
+#include "support/test_seed.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 
@@ -26,7 +27,7 @@ SamplerOptions chees(int chains, std::uint64_t seed) {
   o.chains = chains;
   o.num_warmup = 1000;
   o.num_draws = 200;
-  o.seed = seed;
+  o.seed = testing::test_seed(seed);
   return o;
 }
 
@@ -69,9 +70,9 @@ Gaussian rotated_gaussian(const std::vector<double>& eigenvalues, double angle) 
   return g;
 }
 
-void expect_gaussian(const Gaussian& g, std::int64_t d, std::uint64_t seed, const std::string& what) {
+void expect_gaussian(const Gaussian& g, std::int64_t d, const SamplerOptions& options, const std::string& what) {
   const Target target = testing::gaussian_target_with_precision(g.precision, d);
-  const SampleResult r = sample(target, chees(256, seed));
+  const SampleResult r = sample(target, options);
   EXPECT_EQ(divergences(r), 0) << what;
   for (std::int64_t i = 0; i < d; ++i)
     testing::expect_moments(coordinate(r, i), 0.0, g.covariance[std::size_t(i * d + i)],
@@ -82,14 +83,18 @@ void expect_gaussian(const Gaussian& g, std::int64_t d, std::uint64_t seed, cons
 TEST(CheesPosterior, IndependentGaussianWithConditionNumber1e4) {
   std::vector<double> variances;
   for (int i = 0; i < 6; ++i) variances.push_back(std::pow(10.0, 0.8 * i));
-  expect_gaussian(rotated_gaussian(variances, 0.0), 6, 11, "independent");
+  expect_gaussian(rotated_gaussian(variances, 0.0), 6, chees(256, 11), "independent");
 }
 
 // The same eigenvalues rotated by 45° in pairs (1 with 10^0.8, ...), so the coordinates have
 // correlations near ±1 that a diagonal metric cannot remove: the trajectory length must grow.
+// Twice the draws: R-hat's check needs a bulk ESS near 34,000 with 256 chains (posterior_moments.hpp),
+// and with 200 draws per chain the slowest direction's R-hat reached 1.010-1.011 for 13 of 64 seeds.
 TEST(CheesPosterior, CorrelatedGaussianWithConditionNumber1e4) {
   const std::vector<double> variances{1.0, 1e4, 10.0, 1e3, 100.0, 1e2};
-  expect_gaussian(rotated_gaussian(variances, 0.7853981633974483), 6, 12, "correlated");
+  SamplerOptions options = chees(256, 12);
+  options.num_draws = 400;
+  expect_gaussian(rotated_gaussian(variances, 0.7853981633974483), 6, options, "correlated");
 }
 
 // Neal's funnel in 5 dimensions, v ~ N(0, 3), x_i | v ~ N(0, exp(v/2)). Centered, its neck needs

@@ -1,10 +1,10 @@
 // A zoo of well-known models written as a user would, each sampled with NUTS and compared with its
-// posterior moments: eight schools (non-centered and centered), an AR(K) time series and a GP
-// regression, whose posteriors reduce to one-dimensional integrals computed here by quadrature; a
-// two-component mixture with ordered means, against a three-dimensional quadrature; and a
-// GARCH(1,1) with its natural bound beta1 < 1 - alpha1, against posteriordb's reference posterior.
-// Every kind of model has a case on data written here; those on posteriordb's files skip, saying
-// so, where ../shared/data/posteriordb is absent.
+// posterior moments: eight schools (non-centered; centered, only its divergences), an AR(K) time
+// series and a GP regression, whose posteriors reduce to one-dimensional integrals computed here by
+// quadrature; a two-component mixture with ordered means, against a three-dimensional quadrature;
+// and a GARCH(1,1) with its natural bound beta1 < 1 - alpha1, against posteriordb's reference
+// posterior. Every kind of model has a case on data written here; those on posteriordb's files
+// skip, saying so, where ../shared/data/posteriordb is absent.
 //
 // Tolerances are Monte Carlo standard errors (posterior_moments.hpp): kZ = 5 MCSEs, a false-failure
 // probability of 5.7e-7 per comparison; the quadratures are accurate to far below an MCSE.
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/posterior_moments.hpp"
+#include "support/test_seed.hpp"
 #include "variate/data/data_file.hpp"
 #include "variate/distributions/mixture_same_family.hpp"
 #include "variate/distributions/normal.hpp"
@@ -41,7 +42,7 @@ struct Fit {
 Fit fit(const tracing::Program& model, std::uint64_t seed, double target_accept = 0.8, std::int64_t draws = 1000) {
   Unconstrained space(model);
   SamplerOptions options;
-  options.seed = seed;
+  options.seed = variate::testing::test_seed(seed);
   options.num_draws = draws;
   options.step_size_adaptation.target_accept = target_accept;
   SampleResult result = sample(make_target(space), options);
@@ -179,14 +180,16 @@ TEST(ModelZoo, EightSchoolsNonCentered) {
   expect_moments(theta, truth[2], "theta[1]");
 }
 
-// The centered parameterization is the classic funnel: with a small step (target acceptance 0.99)
-// and more draws NUTS still explores it here, and its moments agree with the same integrals.
-TEST(ModelZoo, EightSchoolsCentered) {
-  const auto truth = eight_schools_truth();
+// The centered parameterization is the classic funnel (Betancourt and Girolami 2015, "Hamiltonian
+// Monte Carlo for hierarchical models"): no step size serves both its neck and its mouth, so NUTS
+// cannot be shown to converge on it. Over 64 seeds at target acceptance 0.99 and 4 x 5,000 draws,
+// the largest R-hat of mu, tau and theta[1] reached 1.01 in 27 runs here and in 31 of CmdStan
+// 2.32's, a few as high as 1.28 (chains stuck in the neck). What a sampler owes its user here is
+// the warning: divergences, which mark the region it cannot enter (CmdStan had 13 or more in every
+// run, and here the fewest over 92 seeds was 21). Moments are checked non-centered (above).
+TEST(ModelZoo, EightSchoolsCenteredReportsDivergences) {
   const Fit f = fit(eight_schools_centered, 12, 0.99, 5000);
-  expect_moments(draws_of(f, "mu"), truth[0], "mu");
-  expect_moments(draws_of(f, "tau"), truth[1], "tau");
-  expect_moments(draws_of(f, "theta"), truth[2], "theta[1]");
+  EXPECT_GT(divergences(f), 0);
 }
 
 std::optional<data::DataFile> posteriordb(const std::string& name) {
@@ -505,7 +508,7 @@ TEST(ModelZoo, GarchWithItsStationarityBound) {
     const std::string run = vectorized ? "Uniform, vectorized" : "flat, threaded";
     Unconstrained space([&] { model(!vectorized); });
     SamplerOptions options;
-    options.seed = 15;
+    options.seed = variate::testing::test_seed(15);
     options.vectorized = vectorized;
     SampleResult result = sample(make_target(space), options);
     const Fit f{std::move(space), std::move(result)};

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "support/posterior_moments.hpp"
+#include "support/test_seed.hpp"
 #include "variate/inference/diagnostics.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/tracing/handlers.hpp"
@@ -57,7 +58,7 @@ ChainDraws site_draws(const Fit& f, const std::string& site, std::int64_t index 
 
 SamplerOptions four_chains(std::uint64_t seed) {
   SamplerOptions o;
-  o.seed = seed;
+  o.seed = variate::testing::test_seed(seed);
   return o;
 }
 
@@ -78,6 +79,9 @@ TEST(SamplerPosterior, NormalNormal) {
   }
   SamplerOptions hmc = four_chains(2);
   hmc.algorithm = Algorithm::hmc;
+  // A trajectory of one or two steps keeps a bulk ESS near 1,300 in 4,000 draws, where R-hat's
+  // check needs about 2,300 (posterior_moments.hpp): twice the draws.
+  hmc.num_draws = 2000;
   // Not Stan's 2π: with the adapted metric a Gaussian posterior has period 2π, and a trajectory of
   // one full period returns to where it started.
   hmc.hmc.trajectory_length = 1.5;
@@ -158,6 +162,8 @@ int divergences(const SampleResult& r) {
 
 // Neal's funnel: v ~ N(0, 3), x_i ~ N(0, exp(v/2)). Centered, the neck defeats any one step size
 // and NUTS reports divergences; non-centered (x = exp(v/2) z) it is a standard normal and has none.
+// The centered chains are long: how deep they reach into the neck varies, and in 4 x 1,000 draws 3
+// of 128 seeds found no divergence; in 4 x 4,000 the fewest over 92 seeds was 10.
 TEST(SamplerPosterior, FunnelDivergesOnlyWhenCentered) {
   auto centered = [] {
     auto v = Normal(0.0, 3.0, "v");
@@ -167,7 +173,9 @@ TEST(SamplerPosterior, FunnelDivergesOnlyWhenCentered) {
     Normal(0.0, 3.0, "v");
     Normal(0.0, 1.0, "z", {9});
   };
-  EXPECT_GT(divergences(fit(centered, four_chains(6)).result), 0);
+  SamplerOptions long_run = four_chains(6);
+  long_run.num_draws = 4000;
+  EXPECT_GT(divergences(fit(centered, long_run).result), 0);
   EXPECT_EQ(divergences(fit(non_centered, four_chains(6)).result), 0);
 }
 
@@ -202,7 +210,7 @@ TEST(SamplerPosterior, SimulationBasedCalibration) {
     o.chains = 1;
     o.num_warmup = 300;
     o.num_draws = kKept * kThin;
-    o.seed = std::uint64_t(1000 + r);
+    o.seed = variate::testing::test_seed(std::uint64_t(1000 + r));
     const Fit f = fit(model(&y), o);
     for (auto [name, bins] : {std::pair{"mu", &mu_bins}, std::pair{"tau", &tau_bins}}) {
       const double true_value = truth.at(name).item();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/posterior_moments.hpp"
+#include "support/test_seed.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
@@ -42,7 +43,7 @@ TEST(ShardedSamplingPosterior, HierarchicalNormalWithShardedLocalLatents) {
   };
   distribute::Mesh mesh(2, "data");
   SamplerOptions o;
-  o.seed = 2026;
+  o.seed = variate::testing::test_seed(2026);
   const auto runs = mesh.run([&] {
     Unconstrained space(model);
     return sample(make_target(space), o);

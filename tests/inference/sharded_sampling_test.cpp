@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/test_seed.hpp"
 #include "variate/distribute/mesh.hpp"
 #include "variate/distribute/shard.hpp"
 #include "variate/distribute/sharded.hpp"
@@ -58,7 +59,7 @@ SamplerOptions short_run(int chains, bool vectorized = false) {
   o.chains = chains;
   o.num_warmup = 40;
   o.num_draws = 20;
-  o.seed = 7;
+  o.seed = variate::testing::test_seed(7);
   o.vectorized = vectorized;
   return o;
 }
@@ -75,11 +76,17 @@ std::vector<SampleResult> run_on(Mesh& mesh, void (*model)(), const SamplerOptio
   });
 }
 
+// The devices sum the log density in another order, and the chains amplify that rounding with
+// every transition: after 60 the largest difference over 64 seeds was 9e-8 (so 1e-8 held by the
+// seed), after 20 it was 2.5e-12.
 TEST(ShardedSampling, AReplicatedLatentStateFollowsTheUnshardedChainOnAnyNumberOfDevices) {
-  const SampleResult alone = run_alone(logistic, short_run(2));
+  SamplerOptions o = short_run(2);
+  o.num_warmup = 10;
+  o.num_draws = 10;
+  const SampleResult alone = run_alone(logistic, o);
   for (int n : {1, 2, 3}) {
     Mesh mesh(n, "data");
-    const auto runs = run_on(mesh, logistic, short_run(2));
+    const auto runs = run_on(mesh, logistic, o);
     for (int d = 0; d < n; ++d) {
       for (std::size_t c = 0; c < 2; ++c) {
         const auto& got = runs[std::size_t(d)].chains[c].draws;

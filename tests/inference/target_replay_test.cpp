@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "support/expect_error.hpp"
+#include "support/test_seed.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/inference/sampler.hpp"
 #include "variate/inference/target.hpp"
@@ -40,7 +41,7 @@ SampleResult run(const Unconstrained& space, bool replay, bool vectorized) {
   o.chains = 2;
   o.num_warmup = 100;
   o.num_draws = 50;
-  o.seed = 11;
+  o.seed = variate::testing::test_seed(11);
   o.threads = 2;
   o.vectorized = vectorized;
   SampleResult r = sample(target, o);

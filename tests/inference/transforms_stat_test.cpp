@@ -14,6 +14,7 @@
 #include <numbers>
 
 #include "support/posterior_moments.hpp"
+#include "support/test_seed.hpp"
 #include "variate/distributions/exponential.hpp"
 #include "variate/distributions/gamma.hpp"
 #include "variate/distributions/normal.hpp"
@@ -37,7 +38,7 @@ Fit fit(tracing::Program model, std::uint64_t seed) {
   Unconstrained space(std::move(model));
   const Target target = make_target(space);
   SamplerOptions options;
-  options.seed = seed;
+  options.seed = variate::testing::test_seed(seed);
   SampleResult result = sample(target, options);
   return {std::move(space), std::move(result)};
 }

@@ -1,0 +1,19 @@
+#pragma once
+// The samplers' seeds in the inference tests. A test fixes its seed, but it must not pass only
+// because of that seed: with VARIATE_TEST_SEED=K in the environment, test_seed gives every seed a
+// different value for each K, and scripts/seed-survey runs the inference tests over K = 1, ..., N
+// and counts each test's failures.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace variate::testing {
+
+inline std::uint64_t test_seed(std::uint64_t seed) {
+  const char* k = std::getenv("VARIATE_TEST_SEED");
+  if (k == nullptr) return seed;
+  // Multiplying by 2^64 over the golden ratio (odd) gives distinct Ks far-apart bit patterns.
+  return seed ^ (std::stoull(k) * 0x9E3779B97F4A7C15ull);
+}
+
+}  // namespace variate::testing
