@@ -20,10 +20,16 @@ STATS = {"lp": "lp__", "acceptance_rate": "accept_stat__", "step_size": "stepsiz
          "n_steps": "n_leapfrog__", "diverging": "divergent__", "energy": "energy__"}
 
 
-def read_csv(path):
-    """Column name -> values of the rows, skipping comments."""
+def read_csv(path, killed):
+    """Column name -> values of the rows, skipping comments. A killed run's file may end in part of
+    a row (a write that crosses a page boundary stops there on SIGKILL): without its newline, the
+    last line is left out."""
     with open(path) as f:
-        rows = list(csv.reader(line for line in f if line.strip() and not line.startswith("#")))
+        lines = f.read().split("\n")
+    if not killed:
+        assert lines[-1] == "", f"{path}: the last line has no newline"
+    lines = lines[:-1]
+    rows = list(csv.reader(line for line in lines if line.strip() and not line.startswith("#")))
     header, body = rows[0], rows[1:]
     return {name: np.array([float(r[j]) for r in body]) for j, name in enumerate(header)}
 
@@ -61,7 +67,7 @@ def main(argv):
     killed = "--killed" in argv
     argv = [a for a in argv if a != "--killed"]
     path, dtype, observed, csv_paths = argv[1], argv[2], [float(v) for v in argv[3].split(",")], argv[4:]
-    chains = [read_csv(p) for p in csv_paths]
+    chains = [read_csv(p, killed) for p in csv_paths]
     posterior = xr.open_dataset(path, group="posterior")
     stats = xr.open_dataset(path, group="sample_stats")
     data = xr.open_dataset(path, group="observed_data")
