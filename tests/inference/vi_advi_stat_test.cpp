@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/test_seed.hpp"
 #include "variate/inference/vi_advi.hpp"
 #include "variate/tracing/random_variables.hpp"
 
@@ -58,9 +59,11 @@ TEST(Advi, FullRankRecoversTheMeanAndCovarianceOfAGaussianPosterior) {
   ASSERT_GT(std::abs(p.covariance[0][1]), 0.1 * std::sqrt(p.covariance[0][0] * p.covariance[1][1]))
       << "the test needs a correlated posterior";
   const int draws = 4000;
-  const AdviResult fit = fit_advi(
-      regression,
-      {.family = AdviFamily::full_rank, .steps = 3000, .particles = 16, .draws = draws, .key = random::Key(3)});
+  const AdviResult fit = fit_advi(regression, {.family = AdviFamily::full_rank,
+                                               .steps = 3000,
+                                               .particles = 16,
+                                               .draws = draws,
+                                               .key = random::Key(variate::testing::test_seed(3))});
   ASSERT_EQ(fit.elbo_trace.size(), 3000u);
   ASSERT_EQ(fit.sites.size(), 1u);
   ASSERT_EQ(fit.scale.shape(), Shape({2, 2}));
@@ -93,7 +96,8 @@ TEST(Advi, FullRankRecoversTheMeanAndCovarianceOfAGaussianPosterior) {
 
 TEST(Advi, MeanFieldRecoversTheMeanAndTheConditionalVariances) {
   const Posterior p = exact_posterior();
-  const AdviResult fit = fit_advi(regression, {.steps = 3000, .particles = 16, .key = random::Key(4)});
+  const AdviResult fit =
+      fit_advi(regression, {.steps = 3000, .particles = 16, .key = random::Key(variate::testing::test_seed(4))});
   for (int i = 0; i < 2; ++i) {
     const double sd = std::sqrt(p.covariance[i][i]);
     EXPECT_NEAR(fit.loc.at(i), p.mean[i], 0.05 * sd) << "mean " << i;

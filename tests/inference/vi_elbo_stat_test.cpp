@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/expect_error.hpp"
+#include "support/test_seed.hpp"
 #include "variate/autodiff/transforms.hpp"
 #include "variate/inference/vi_elbo.hpp"
 #include "variate/tracing/random_variables.hpp"
@@ -63,7 +64,7 @@ void expect_z_score_below(const MeanError& got, double exact, double bound, cons
 TEST(Elbo, PathwiseEstimateIsUnbiasedOnAConjugateGaussianModel) {
   const double m = 0.7, s = 0.6;
   auto guide = [&] { Normal(m, s, "z"); };
-  const ElboEstimate e = elbo(gaussian_model, guide, random::Key(11), {.particles = 4000});
+  const ElboEstimate e = elbo(gaussian_model, guide, random::Key(variate::testing::test_seed(11)), {.particles = 4000});
   ASSERT_GT(e.standard_error, 0.0);
   EXPECT_EQ(e.log_weights.numel(), 4000);
   expect_z_score_below({e.value, e.standard_error}, exact_gaussian_elbo(m, s), 4.0, "ELBO");
@@ -73,11 +74,13 @@ TEST(Elbo, PathwiseEstimateIsUnbiasedOnAConjugateGaussianModel) {
 TEST(Elbo, AnalyticKlGivesTheSameBound) {
   const double m = 0.7, s = 0.6;
   auto guide = [&] { Normal(m, s, "z"); };
-  const ElboEstimate analytic = elbo(gaussian_model, guide, random::Key(12), {.particles = 2000, .analytic_kl = true});
+  const ElboEstimate analytic = elbo(gaussian_model, guide, random::Key(variate::testing::test_seed(12)),
+                                     {.particles = 2000, .analytic_kl = true});
   expect_z_score_below({analytic.value, analytic.standard_error}, exact_gaussian_elbo(m, s), 4.0, "analytic-KL ELBO");
   // Without data the bound is -KL(q || p) exactly: no Monte Carlo term is left.
   auto prior_only = [] { Normal(0.0, 1.0, "z"); };
-  const ElboEstimate exact = elbo(prior_only, guide, random::Key(13), {.particles = 10, .analytic_kl = true});
+  const ElboEstimate exact =
+      elbo(prior_only, guide, random::Key(variate::testing::test_seed(13)), {.particles = 10, .analytic_kl = true});
   EXPECT_NEAR(exact.value, -(std::log(1.0 / s) + (s * s + m * m) / 2 - 0.5), 1e-12);
   EXPECT_NEAR(exact.standard_error, 0.0, 1e-12);
 }
@@ -93,7 +96,9 @@ TEST(Elbo, PathwiseGradientIsUnbiased) {
     auto g = value_and_grad(
         [&](const Tensor& loc, const Tensor& scale) {
           auto guide = [&] { Normal(loc, scale, "z"); };
-          return elbo(gaussian_model, guide, random::Key(std::uint64_t(100 + r)), {.particles = 5}).surrogate;
+          return elbo(gaussian_model, guide, random::Key(variate::testing::test_seed(std::uint64_t(100 + r))),
+                      {.particles = 5})
+              .surrogate;
         },
         Tensor(m), Tensor(s));
     dm.push_back(g.grads[0].item());
@@ -121,7 +126,9 @@ TEST(Elbo, ScoreFunctionEstimateAndGradientAreUnbiasedOnABernoulliLatent) {
     auto g = value_and_grad(
         [&](const Tensor& logits) {
           auto guide = [&] { Bernoulli(Logits{logits}, "z"); };
-          return elbo(bernoulli_model, guide, random::Key(std::uint64_t(5000 + r)), {.particles = 4}).surrogate;
+          return elbo(bernoulli_model, guide, random::Key(variate::testing::test_seed(std::uint64_t(5000 + r))),
+                      {.particles = 4})
+              .surrogate;
         },
         Tensor(theta));
     values.push_back(g.value.item());
@@ -140,7 +147,9 @@ TEST(Iwae, LiesAboveTheElboAndApproachesTheEvidence) {
   auto iwae_mean = [&](int k) {
     std::vector<double> xs;
     for (int r = 0; r < 200; ++r)
-      xs.push_back(iwae_bound(gaussian_model, guide, random::Key(std::uint64_t(9000 + r)), {.particles = k}).value);
+      xs.push_back(iwae_bound(gaussian_model, guide, random::Key(variate::testing::test_seed(std::uint64_t(9000 + r))),
+                              {.particles = k})
+                       .value);
     return mean_error(xs);
   };
   const double elbo_exact = exact_gaussian_elbo(m, s), evidence = exact_log_evidence();

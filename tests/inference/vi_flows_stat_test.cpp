@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/test_seed.hpp"
 #include "variate/distributions/chain.hpp"
 #include "variate/distributions/independent.hpp"
 #include "variate/distributions/inverse_autoregressive_flow.hpp"
@@ -96,12 +97,14 @@ ElboEstimate fit(Guide& guide, int steps, double rate) {
     nn::value_and_grad(
         params,
         [&] {
-          return -elbo(banana_model, [&] { guide(); }, random::Key(std::uint64_t(t)), {.particles = 8}).surrogate;
+          return -elbo(banana_model, [&] { guide(); }, random::Key(variate::testing::test_seed(std::uint64_t(t))),
+                       {.particles = 8})
+                      .surrogate;
         },
         grads);
     adam.step(grads);
   }
-  return elbo(banana_model, [&] { guide(); }, random::Key(777), {.particles = 4000});
+  return elbo(banana_model, [&] { guide(); }, random::Key(variate::testing::test_seed(777)), {.particles = 4000});
 }
 
 // The margin: the flow's ELBO must exceed the mean field's by 4 standard errors of the difference

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/linear_gaussian_vae.hpp"
+#include "support/test_seed.hpp"
 #include "variate/inference/vi_elbo.hpp"
 
 namespace variate::inference {
@@ -29,8 +30,9 @@ MeanError mean_gap(const LinearGaussianVae& vae, const tracing::Program& guide, 
   const Tensor exact = vae.log_evidence();
   std::vector<double> gaps;
   for (int r = 0; r < repeats; ++r) {
-    const ElboEstimate e = iwae_bound(model, guide, random::fold_in(random::Key(20), std::uint64_t(r)),
-                                      {.particles = particles, .batch_ndims = 1});
+    const ElboEstimate e =
+        iwae_bound(model, guide, random::fold_in(random::Key(variate::testing::test_seed(20)), std::uint64_t(r)),
+                   {.particles = particles, .batch_ndims = 1});
     gaps.push_back(mean(exact - e.pointwise - offset).item());
   }
   double total = 0, squares = 0;
