@@ -1,6 +1,7 @@
 #include "pathfinder_approximation.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -126,6 +127,19 @@ double PathfinderGaussian::draw(std::span<const double> normals, std::span<doubl
   Eigen::Map<VectorXd>(out.data(), d) =
       ConstVector(mean_.data(), d) + ConstVector(sqrt_alpha_.data(), d).cwiseProduct(z);
   return -0.5 * (log_det_ + u.squaredNorm() + double(d) * std::log(2 * std::numbers::pi));
+}
+
+double PathfinderGaussian::log_density(std::span<const double> x) const {
+  // Inverts draw: z = (x - mean) / sqrt_alpha = Q L a + u_perp for u = Q a + u_perp, so
+  // u'u = |L^-1 Q'z|^2 + |z|^2 - |Q'z|^2.
+  const std::int64_t d = dimension();
+  const Eigen::Map<const MatrixXd> q(q_.data(), d, k_), l(l_.data(), k_, k_);
+  const VectorXd z =
+      (ConstVector(x.data(), d) - ConstVector(mean_.data(), d)).cwiseQuotient(ConstVector(sqrt_alpha_.data(), d));
+  const VectorXd projected = q.transpose() * z;
+  const VectorXd a = l.triangularView<Eigen::Lower>().solve(projected);
+  const double uu = a.squaredNorm() + std::max(0.0, z.squaredNorm() - projected.squaredNorm());
+  return -0.5 * (log_det_ + uu + double(d) * std::log(2 * std::numbers::pi));
 }
 
 }  // namespace variate::inference::detail

@@ -47,6 +47,8 @@ class PathfinderGaussian {
   /// The draw for standard normals `normals` (d), written to `out` (d); returns log q there, with
   /// q's normalizing constant.
   double draw(std::span<const double> normals, std::span<double> out) const;
+  /// log q at `x` (d), with q's normalizing constant.
+  double log_density(std::span<const double> x) const;
 
  private:
   std::vector<double> mean_, sqrt_alpha_;

@@ -132,6 +132,7 @@ PathDraws run_pathfinder_path(const Unconstrained& space, const PathfinderOption
   path.variance = best->variance();
   draw(space, *best, o.draws_per_path, random::fold_in(key, "draws"), out);
   path.log_density_evaluations += o.draws_per_path;
+  out.approximation = std::move(best);
   return out;
 }
 

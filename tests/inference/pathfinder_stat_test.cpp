@@ -1,11 +1,13 @@
-// Pathfinder against posteriors known in closed form. On a Gaussian the L-BFGS inverse Hessian
-// estimate approaches the exact covariance as the path converges, so the approximation is close
-// to exact, PSIS k-hat is small and the draws' moments match the posterior's within Monte Carlo
-// error: an estimate must lie within kZ = 5 standard errors, sd / sqrt(ESS), with ESS the
-// importance-sampling effective sample size 1 / sum w^2 of the normalized PSIS weights (or, for
-// resampled draws, the error of resampling added). A correct implementation fails one comparison
-// with probability 5.7e-7; this file makes fewer than 100. Neal's funnel is the known failure:
-// the path climbs into the neck, where no Gaussian fits, and k-hat must say so.
+// Pathfinder against posteriors known in closed form. On a Gaussian each path's approximation is
+// close (the iterate the noisy ELBO picks has marginal variances within a factor of about 2 of the
+// posterior's), the pool's draws weighed against the mixture of the paths' approximations have a
+// small PSIS k-hat (at most 0.34 over 64 keys for each Gaussian below), and the draws' moments match
+// the posterior's within Monte Carlo error: an estimate must lie within kZ = 5 standard errors,
+// sd / sqrt(ESS), with ESS the importance-sampling effective sample size 1 / sum w^2 of the
+// normalized PSIS weights (or, for resampled draws, the error of resampling added). A correct
+// implementation fails one comparison with probability 5.7e-7; this file makes fewer than 100.
+// Neal's funnel is the known failure: the paths climb into the neck, where no Gaussian fits, and
+// k-hat must say so.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,16 +127,25 @@ TEST(PathfinderPosterior, RecoversAnIndependentGaussianWithConditionNumber1e4) {
 TEST(PathfinderPosterior, RecoversACorrelatedGaussianWithConditionNumber1e4) { expect_recovers(correlated(), 2); }
 
 // Neal's funnel, v ~ N(0, 3), x_i ~ N(0, exp(v/2)): log p has no maximum worth the name (at x = 0
-// it peaks at v = -40.5), so the paths run into the neck and their Gaussians miss the mouth. PSIS
-// flags the draws as unreliable.
-TEST(PathfinderPosterior, KHatFlagsTheFunnel) {
+// it peaks at v = -40.5), so the paths run into the neck and their Gaussians miss the mouth (their
+// sds of v are 0.3-0.9 where the posterior's is 3). PSIS flags the draws as unreliable in most runs,
+// not all: k-hat exceeded 0.7 in 217 of 256 runs (0.85). Of 32 runs at least half must flag it: a
+// correct implementation fails that with probability 6e-7 at a flag rate of 0.85 (binomial), and
+// 3e-5 at 0.8.
+TEST(PathfinderPosterior, KHatFlagsTheFunnelInMostRuns) {
   auto funnel = [] {
     auto v = Normal(0.0, 3.0, "v");
     Normal(0.0, exp(v / 2.0), "x", {9});
   };
-  const PathfinderResult r = pathfinder(funnel, {.key = random::Key(variate::testing::test_seed(3))});
-  EXPECT_GT(r.k_hat, 0.7);
+  const random::Key key(variate::testing::test_seed(3));
+  int flagged = 0;
+  std::vector<double> k_hats;
+  for (std::uint64_t run = 0; run < 32; ++run) {
+    const PathfinderResult r = pathfinder(funnel, {.key = random::split_at(key, run)});
+    k_hats.push_back(r.k_hat);
+    flagged += r.k_hat > 0.7;
+  }
+  EXPECT_GE(flagged, 16) << "k-hat of the 32 runs: " << ::testing::PrintToString(k_hats);
 }
-
 }  // namespace
 }  // namespace variate::inference

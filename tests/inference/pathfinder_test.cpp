@@ -88,11 +88,31 @@ TEST(PathfinderApproximation, ConjugateStepsOnAQuadraticGiveTheExactGaussian) {
   const Vector u = {-1.5, 0.2, 0.7};
   Vector draw(3);
   const double log_q = q.draw(u, draw);
+  EXPECT_NEAR(q.log_density(draw), log_q, 1e-9 * std::abs(log_q));
   for (std::size_t i = 0; i < 3; ++i) draw[i] -= mode[i];
   const Vector z = times(f.p_inverse, draw);
   const double expected =
       -0.5 * (z[0] * z[0] + z[1] * z[1] + z[2] * z[2] + 2 * std::log(1e3) + 3 * std::log(2 * std::numbers::pi));
   EXPECT_NEAR(log_q, expected, 1e-9 * std::abs(expected));
+}
+
+// With fewer steps than dimensions (a rank-2 update in 4 dimensions) log_density inverts draw.
+TEST(PathfinderApproximation, TheDensityAtADrawIsTheDrawsLogQ) {
+  detail::InverseHessianEstimate h(4, 5);
+  const Vector x = {1, -2, 0.5, 3}, next = {0.2, -1, 0.4, 1};
+  const auto gradient = [](const Vector& at) {  // of log p = -sum_i (i + 1) at_i^2 / 2
+    Vector g(at.size());
+    for (std::size_t i = 0; i < at.size(); ++i) g[i] = -(double(i) + 1) * at[i];
+    return g;
+  };
+  h.add_step(x, gradient(x), next, gradient(next));
+  ASSERT_EQ(h.steps().size(), 1u);
+  const detail::PathfinderGaussian q(h, next, gradient(next));
+  for (const Vector& u : {Vector{0.3, -1.2, 2.0, 0.1}, Vector{-2.5, 0.4, -0.3, 1.7}}) {
+    Vector draw(4);
+    const double log_q = q.draw(u, draw);
+    EXPECT_NEAR(q.log_density(draw), log_q, 1e-12 * std::abs(log_q));
+  }
 }
 
 TEST(PathfinderApproximation, AStepWithoutCurvatureIsLeftOut) {
@@ -168,6 +188,27 @@ TEST(Pathfinder, WithoutResamplingReturnsThePool) {
   EXPECT_EQ(r.path_of_draw.front(), 0);
   EXPECT_EQ(r.path_of_draw.back(), 1);
   EXPECT_EQ(r.log_density_evaluations, r.paths[0].log_density_evaluations + r.paths[1].log_density_evaluations);
+}
+
+// The pool is drawn from the equal mixture of the paths' approximations, and log q is that mixture's
+// density, so p / q are the importance ratios of the pool. In one dimension each path's approximation
+// is N(mean, variance) exactly; on a Student-t the paths stop at different iterates, so the mixture
+// differs from each path's own Gaussian.
+TEST(Pathfinder, LogQIsTheMixtureOfThePathsApproximations) {
+  const auto heavy_tailed = [] { StudentT(3.0, 0.0, 1.0, "x"); };
+  const PathfinderResult r =
+      pathfinder(heavy_tailed, {.paths = 3, .draws_per_path = 40, .psis_resample = false, .key = random::Key(11)});
+  ASSERT_EQ(r.log_q.size(), 120u);
+  EXPECT_NE(r.paths[0].variance, r.paths[1].variance);
+  const double* x = r.unconstrained_draws.data<double>();
+  for (std::size_t s = 0; s < r.log_q.size(); ++s) {
+    double mixture = 0;
+    for (const PathfinderPath& p : r.paths) {
+      const double z = (x[s] - p.mean[0]) / std::sqrt(p.variance[0]);
+      mixture += std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi * p.variance[0]) / 3;
+    }
+    EXPECT_NEAR(r.log_q[s], std::log(mixture), 1e-9) << "draw " << s;
+  }
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // approximation (mean one quasi-Newton step ahead, covariance the diagonal-plus-low-rank inverse
 // Hessian estimate); the iterate whose approximation has the highest Monte Carlo ELBO wins and its
 // approximation is drawn from. Several paths from different starts pool their draws, which are
-// then importance-resampled with Pareto-smoothed weights (PSIS); k-hat says how far to trust them.
+// then importance-resampled with Pareto-smoothed weights (PSIS) of p over the mixture of the paths'
+// approximations; k-hat says how far to trust them.
 // It gives starting points and a metric for NUTS in far fewer gradients than a warm-up.
 //
 //   inference::PathfinderResult r = inference::pathfinder(model, {.paths = 4, .draws = 1000});
@@ -62,8 +63,8 @@ struct PathfinderResult {
   std::vector<LatentSite> sites;  // the layout of the unconstrained vectors
   Tensor unconstrained_draws;     // (draws, d)
   tracing::Values draws;          // the same draws, constrained
-  /// Per returned draw: log p (Jacobian included) and log q under the path that drew it (with its
-  /// normalizing constant).
+  /// Per returned draw: log p (Jacobian included) and log q, q the equal mixture of the paths'
+  /// approximations that the pool is drawn from (normalized), so p / q is the draw's importance ratio.
   std::vector<double> log_p, log_q;
   std::vector<int> path_of_draw;
   std::vector<PathfinderPath> paths;
