@@ -135,7 +135,10 @@ TEST(FlowGuides, BeatAMeanFieldGaussianOnABanana) {
   FlowGuide iaf(std::vector<std::shared_ptr<dist::InverseAutoregressiveFlow>>{
       std::make_shared<dist::InverseAutoregressiveFlow>(2, random::Key(1), reversed),
       std::make_shared<dist::InverseAutoregressiveFlow>(2, random::Key(2), natural)});
-  expect_better(fit(iaf, steps, 0.01), mf, log_evidence, "IAF");
+  // The IAF trains slower than the couplings: after 1000 steps its lead over mean field fell short of
+  // the margin in 4 of 64 runs of scripts/seed-survey; after 2000 its ELBO was -1.52 to -1.36 over
+  // 64 runs, and its smallest lead 0.14 where the margin asked 0.06.
+  expect_better(fit(iaf, 2 * steps, 0.01), mf, log_evidence, "IAF");
 
   const dist::RealNvpOptions first{.keep = {true, false}, .hidden = {16}, .activation = nn::ActivationKind::tanh};
   dist::RealNvpOptions second = first;
