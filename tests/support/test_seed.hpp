@@ -6,6 +6,7 @@
 // test's failures.
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 namespace variate::testing {
@@ -13,8 +14,12 @@ namespace variate::testing {
 inline std::uint64_t test_seed(std::uint64_t seed) {
   const char* k = std::getenv("VARIATE_TEST_SEED");
   if (k == nullptr) return seed;
+  const std::string text(k);
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || text.size() > 19)
+    throw std::invalid_argument("VARIATE_TEST_SEED must be a non-negative integer below 10^19, got '" + text + "'");
   // Multiplying by 2^64 over the golden ratio (odd) gives distinct Ks far-apart bit patterns.
-  return seed ^ (std::stoull(k) * 0x9E3779B97F4A7C15ull);
+  return seed ^ (std::stoull(text) * 0x9E3779B97F4A7C15ull);
 }
 
 }  // namespace variate::testing
