@@ -2,8 +2,9 @@
 // `variate pathfinder`: multi-path Pathfinder (inference::pathfinder) on a built-in model or a
 // plugin. Prints each path's L-BFGS run and chosen iterate, the draws' summary in `sample`'s table,
 // the gradients used and PSIS's k-hat (warning above 0.7); writes the draws as Stan CSV in the layout
-// of CmdStan's `pathfinder` method (lp_approx__ = log q, lp__ = log p with the Jacobian term, then
-// the parameters and generated quantities) and the full summary table next to it.
+// of CmdStan's `pathfinder` method (lp_approx__ = log q of the mixture of the paths' Gaussians,
+// lp__ = log p with the Jacobian term, then the parameters and generated quantities) and the full
+// summary table next to it.
 #include <cstdint>
 #include <ostream>
 #include <string>

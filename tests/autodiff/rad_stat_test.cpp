@@ -9,6 +9,7 @@
 #include <string>
 
 #include "support/ad_check.hpp"
+#include "support/test_seed.hpp"
 #include "variate/autodiff/nn_ops.hpp"
 #include "variate/autodiff/rad.hpp"
 #include "variate/autodiff/tape.hpp"
@@ -137,8 +138,10 @@ TEST(RadStatistics, MlpGradientIsUnbiasedAndTheUnscaledOneIsNot) {
     for (RadSharing sharing : {RadSharing::per_example, RadSharing::shared}) {
       std::vector<std::vector<double>> draws, unscaled;
       for (int k = 0; k < K; ++k) {
-        const RadScope rad(
-            {.keep_fraction = keep, .mode = mode, .sharing = sharing, .key = {std::uint32_t(k), 0x5eed}});
+        const RadScope rad({.keep_fraction = keep,
+                            .mode = mode,
+                            .sharing = sharing,
+                            .key = {std::uint32_t(k), std::uint32_t(variate::testing::test_seed(0x5eed))}});
         draws.push_back(mlp_gradient(params));
         // The same draw without the d/k scale: a sketch whose expectation is (k/d) x.
         unscaled.push_back(draws.back());
@@ -193,7 +196,7 @@ TEST(RadStatistics, CompressedMlpGradientIsUnbiasedAndNearestRoundingIsNot) {
     std::vector<std::vector<double>> draws;
     for (int k = 0; k < K; ++k) {
       RadConfig keyed = config;
-      keyed.key = {std::uint32_t(k), 0x5eed};
+      keyed.key = {std::uint32_t(k), std::uint32_t(variate::testing::test_seed(0x5eed))};
       const RadScope rad(keyed);
       draws.push_back(mlp_gradient(params));
     }
@@ -206,13 +209,13 @@ TEST(RadStatistics, CompressedMlpGradientIsUnbiasedAndNearestRoundingIsNot) {
   auto layer = [&](bool nearest, std::uint32_t key) {
     return [&sketched, nearest, key](const Tensor& x, const Tensor& w, const Tensor& b, std::size_t l) {
       RadConfig keyed = sketched;
-      keyed.key = {key, 0x5eed};
+      keyed.key = {key, std::uint32_t(variate::testing::test_seed(0x5eed))};
       return compressed_linear(x, w, b, keyed, l, nearest);
     };
   };
   {  // the copy above is linear's rule: the same draws give the same gradient
     RadConfig keyed = sketched;
-    keyed.key = {7, 0x5eed};
+    keyed.key = {7, std::uint32_t(variate::testing::test_seed(0x5eed))};
     const RadScope rad(keyed);
     EXPECT_EQ(mlp_gradient(params, layer(false, 7)), mlp_gradient(params));
   }
@@ -231,7 +234,9 @@ TEST(RadStatistics, BatchedMatmulGradientIsUnbiased) {
     const std::vector<double> exact = flat_gradient(loss, params);
     std::vector<std::vector<double>> draws;
     for (int k = 0; k < 2000; ++k) {
-      const RadScope rad({.keep_fraction = 0.3, .key = {std::uint32_t(k), 0xa7}, .quantize_bits = 2});
+      const RadScope rad({.keep_fraction = 0.3,
+                          .key = {std::uint32_t(k), std::uint32_t(variate::testing::test_seed(0xa7))},
+                          .quantize_bits = 2});
       draws.push_back(flat_gradient(loss, params));
     }
     const Check check = z_scores(draws, exact);  // a's gradient has no spread: it must be exact
@@ -289,7 +294,9 @@ TEST(RadStatistics, RnnGradientIsUnbiasedAndTheUnscaledOneIsNot) {
   for (RadMode mode : {RadMode::with_replacement, RadMode::without_replacement, RadMode::projection}) {
     std::vector<std::vector<double>> draws, unscaled;
     for (int k = 0; k < K; ++k) {
-      const RadScope rad({.keep_fraction = keep, .mode = mode, .key = {std::uint32_t(k), 0x7a11}});
+      const RadScope rad({.keep_fraction = keep,
+                          .mode = mode,
+                          .key = {std::uint32_t(k), std::uint32_t(variate::testing::test_seed(0x7a11))}});
       draws.push_back(rnn_gradient(params));
       unscaled.push_back(draws.back());
       for (std::size_t i = 0; i < factor.size(); ++i) unscaled.back()[i] *= factor[i];
@@ -349,7 +356,10 @@ TEST(RadStatistics, WeightGradientVarianceFollowsTheKeepFraction) {
       for (RadSharing sharing : {RadSharing::per_example, RadSharing::shared}) {
         std::vector<double> total(std::size_t(out * d), 0.0), total_sq(total.size(), 0.0);
         for (int i = 0; i < K; ++i) {
-          const RadScope rad({.keep_fraction = keep, .mode = mode, .sharing = sharing, .key = {std::uint32_t(i), 3}});
+          const RadScope rad({.keep_fraction = keep,
+                              .mode = mode,
+                              .sharing = sharing,
+                              .key = {std::uint32_t(i), std::uint32_t(variate::testing::test_seed(3))}});
           const Tensor gw = grad([&](const Tensor& w) { return sum(cotangent * linear(x, w)); }, w);
           for (std::size_t e = 0; e < total.size(); ++e) {
             const double v = gw.at(std::int64_t(e));

@@ -11,13 +11,14 @@
 #include <random>
 #include <vector>
 
+#include "support/test_seed.hpp"
 #include "variate/inference/pareto_smoothing.hpp"
 
 namespace variate::inference {
 namespace {
 
 std::vector<double> log_generalized_pareto(double k, int draws, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(variate::testing::test_seed(seed));
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   std::vector<double> r;
   for (int s = 0; s < draws; ++s) {

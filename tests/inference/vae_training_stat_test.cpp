@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "support/test_seed.hpp"
 #include "variate/autodiff/ops.hpp"
 #include "variate/data/digits.hpp"
 #include "variate/inference/vi_elbo.hpp"
@@ -66,9 +67,14 @@ TEST(VaeTraining, AFewHundredAdamStepsRaiseTheHeldOutBound) {
   const std::int64_t batch = 50;
   for (std::int64_t step = 0; step < 300; ++step) {
     const std::int64_t first = (step * batch) % 1500;
-    const Tensor x = binarize(slice(train, 0, first, first + batch), random::fold_in(random::Key(12), step));
+    const Tensor x = binarize(slice(train, 0, first, first + batch),
+                              random::fold_in(random::Key(variate::testing::test_seed(12)), step));
     nn::value_and_grad(
-        params, [&] { return -vae.bound(x, random::fold_in(random::Key(13), step), 1).surrogate / double(batch); },
+        params,
+        [&] {
+          return -vae.bound(x, random::fold_in(random::Key(variate::testing::test_seed(13)), step), 1).surrogate /
+                 double(batch);
+        },
         grads);
     adam.step(grads);
   }

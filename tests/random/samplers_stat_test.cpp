@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/statistics.hpp"
+#include "support/test_seed.hpp"
 #include "variate/random/samplers.hpp"
 
 namespace variate::random {
@@ -100,15 +101,17 @@ test::GoodnessOfFit poisson_fit(const std::vector<double>& draws, double rate) {
 
 TEST(SamplerFit, GoodnessOfFitTestsRejectWrongDistributions) {
   // The checks below have power: slightly wrong distributions fail them by a wide margin.
-  const std::vector<double> g = gamma(Key(1), scalar(3.7), {kDraws}).to_vector<double>();
+  const std::vector<double> g = gamma(Key(variate::testing::test_seed(1)), scalar(3.7), {kDraws}).to_vector<double>();
   EXPECT_LT(ks_against(g, boost::math::gamma_distribution<double>(3.8)).p_value, 1e-10);
-  const std::vector<double> k = poisson(Key(1), scalar(30.0), {kDraws}).to_vector<double>();
+  const std::vector<double> k =
+      poisson(Key(variate::testing::test_seed(1)), scalar(30.0), {kDraws}).to_vector<double>();
   EXPECT_LT(poisson_fit(k, 30.3).p_value, 1e-10);
 }
 
 TEST(SamplerFit, Uniform) {
   for (DType dtype : {DType::f64, DType::f32}) {
-    const auto fit = test::ks_test(uniform(Key(10), {kDraws}, dtype).to_vector<double>(), [](double x) { return x; });
+    const auto fit = test::ks_test(uniform(Key(variate::testing::test_seed(10)), {kDraws}, dtype).to_vector<double>(),
+                                   [](double x) { return x; });
     EXPECT_GT(fit.p_value, kFalseFailureRate) << dtype << ": " << fit;
   }
 }
@@ -116,22 +119,23 @@ TEST(SamplerFit, Uniform) {
 TEST(SamplerFit, Normal) {
   const boost::math::normal_distribution<double> dist;
   for (DType dtype : {DType::f64, DType::f32}) {
-    const auto fit = ks_against(normal(Key(11), {kDraws}, dtype).to_vector<double>(), dist);
+    const auto fit =
+        ks_against(normal(Key(variate::testing::test_seed(11)), {kDraws}, dtype).to_vector<double>(), dist);
     EXPECT_GT(fit.p_value, kFalseFailureRate) << dtype << ": " << fit;
   }
 }
 
 TEST(SamplerFit, Exponential) {
-  const auto fit =
-      test::ks_test(exponential(Key(12), {kDraws}).to_vector<double>(), [](double x) { return -std::expm1(-x); });
+  const auto fit = test::ks_test(exponential(Key(variate::testing::test_seed(12)), {kDraws}).to_vector<double>(),
+                                 [](double x) { return -std::expm1(-x); });
   EXPECT_GT(fit.p_value, kFalseFailureRate) << fit;
 }
 
 TEST(SamplerFit, Gamma) {
   // 0.01 and 0.1 exercise the log-space boost (0.01 underflows a plain U^(1/a) about once per 1000).
   for (double a : {0.01, 0.1, 0.5, 1.0, 3.7, 50.0}) {
-    const auto fit =
-        ks_against(gamma(Key(13), scalar(a), {kDraws}).to_vector<double>(), boost::math::gamma_distribution<double>(a));
+    const auto fit = ks_against(gamma(Key(variate::testing::test_seed(13)), scalar(a), {kDraws}).to_vector<double>(),
+                                boost::math::gamma_distribution<double>(a));
     EXPECT_GT(fit.p_value, kFalseFailureRate) << "concentration " << a << ": " << fit;
   }
 }
@@ -142,8 +146,9 @@ TEST(SamplerFit, Beta) {
   // test covers small concentrations on both sides through log-odds).
   const double params[][2] = {{0.05, 2.0}, {0.1, 0.3}, {0.5, 0.5}, {1.0, 1.0}, {2.0, 5.0}, {40.0, 0.7}};
   for (const auto& [a, b] : params) {
-    const auto fit = ks_against(beta(Key(14), scalar(a), scalar(b), {kDraws}).to_vector<double>(),
-                                boost::math::beta_distribution<double>(a, b));
+    const auto fit =
+        ks_against(beta(Key(variate::testing::test_seed(14)), scalar(a), scalar(b), {kDraws}).to_vector<double>(),
+                   boost::math::beta_distribution<double>(a, b));
     EXPECT_GT(fit.p_value, kFalseFailureRate) << "Beta(" << a << ", " << b << "): " << fit;
   }
 }
@@ -153,7 +158,7 @@ TEST(SamplerFit, DirichletMarginalsAndAggregatesAreBeta) {
   const std::vector<std::vector<double>> concentrations = {
       {0.1, 0.5, 2.0, 1.0}, {0.01, 0.02, 0.05, 0.03}, {30.0, 50.0, 1.0, 5.0}};
   for (const auto& alpha : concentrations) {
-    const Tensor draws = dirichlet(Key(15), Tensor::from(alpha, {4}), {kDraws / 2});
+    const Tensor draws = dirichlet(Key(variate::testing::test_seed(15)), Tensor::from(alpha, {4}), {kDraws / 2});
     const double a0 = alpha[0] + alpha[1] + alpha[2] + alpha[3];
     std::ostringstream name;
     name << "Dirichlet(" << alpha[0] << ", " << alpha[1] << ", " << alpha[2] << ", " << alpha[3] << ")";
@@ -170,7 +175,8 @@ TEST(SamplerFit, DirichletMarginalsAndAggregatesAreBeta) {
 TEST(SamplerFit, Poisson) {
   // 9.99 and 10 sit on either side of the switch from multiplication to PTRS.
   for (double rate : {0.5, 5.0, 9.99, 10.0, 30.0, 500.0, 1e4}) {
-    const auto fit = poisson_fit(poisson(Key(16), scalar(rate), {kDraws}).to_vector<double>(), rate);
+    const auto fit =
+        poisson_fit(poisson(Key(variate::testing::test_seed(16)), scalar(rate), {kDraws}).to_vector<double>(), rate);
     EXPECT_GT(fit.p_value, kFalseFailureRate) << "rate " << rate << ": " << fit;
   }
 }
@@ -181,14 +187,16 @@ TEST(SamplerFit, Binomial) {
   const double params[][2] = {{10, 0.3},    {100, 0.02}, {50, 0.9},  {1000, 0.5}, {200, 0.06},
                               {1e5, 0.999}, {1e9, 1e-8}, {1e6, 0.3}, {25, 0.6},   {3e12, 0.4}};
   for (const auto& [n, p] : params) {
-    const auto fit = binomial_fit(binomial(Key(17), scalar(n), scalar(p), {kDraws}).to_vector<double>(), n, p);
+    const auto fit = binomial_fit(
+        binomial(Key(variate::testing::test_seed(17)), scalar(n), scalar(p), {kDraws}).to_vector<double>(), n, p);
     EXPECT_GT(fit.p_value, kFalseFailureRate) << "Binomial(" << n << ", " << p << "): " << fit;
   }
 }
 
 TEST(SamplerFit, Bernoulli) {
   for (double p : {0.3, 1e-3, 0.97}) {
-    const auto fit = binomial_fit(bernoulli(Key(18), scalar(p), {kDraws}).to_vector<double>(), 1, p);
+    const auto fit =
+        binomial_fit(bernoulli(Key(variate::testing::test_seed(18)), scalar(p), {kDraws}).to_vector<double>(), 1, p);
     EXPECT_GT(fit.p_value, kFalseFailureRate) << "p " << p << ": " << fit;
   }
 }
@@ -200,7 +208,8 @@ TEST(SamplerFit, Categorical) {
   for (const auto& logits : rows) {
     const auto k = std::int64_t(logits.size());
     const std::vector<std::int64_t> draws =
-        categorical(Key(19), Tensor::from(logits, {k}), {kDraws}).to_vector<std::int64_t>();
+        categorical(Key(variate::testing::test_seed(19)), Tensor::from(logits, {k}), {kDraws})
+            .to_vector<std::int64_t>();
     std::vector<double> counts(std::size_t(k), 0.0), probs(std::size_t(k), 0.0);
     for (std::int64_t c : draws) ++counts[std::size_t(c)];
     double total = 0.0;
@@ -216,7 +225,8 @@ TEST(SamplerFit, MultinomialMarginalsAndAggregatesAreBinomial) {
   const std::vector<std::pair<double, std::vector<double>>> params = {{20, {0.1, 0.2, 0.3, 0.4}},
                                                                       {1000, {0.5, 0.001, 0.25, 0.249}}};
   for (const auto& [n, p] : params) {
-    const Tensor draws = multinomial(Key(20), scalar(n), Tensor::from(p, {4}), {kDraws / 2});
+    const Tensor draws =
+        multinomial(Key(variate::testing::test_seed(20)), scalar(n), Tensor::from(p, {4}), {kDraws / 2});
     for (std::int64_t j = 0; j < 4; ++j) {
       const auto fit = binomial_fit(column(draws, j), n, p[std::size_t(j)]);
       EXPECT_GT(fit.p_value, kFalseFailureRate) << "component " << j << " with n " << n << ": " << fit;

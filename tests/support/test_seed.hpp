@@ -1,9 +1,10 @@
 #pragma once
-// The seeds of the samplers, Pathfinder and VI in the inference tests (not those that make a test's
-// data or initial weights). A test fixes its seed, but it must not pass only because of that seed:
-// with VARIATE_TEST_SEED=K in the environment, test_seed gives every seed a different value for
-// each K, and scripts/seed-survey runs the inference tests over K = 1, ..., N and counts each
-// test's failures.
+// The seeds of the draws a statistical test checks: the samplers', Pathfinder's and VI's in the
+// inference tests, the random samplers' and distributions' draws, RAD's sketches (not the seeds that
+// make a test's data or initial weights). A test fixes its seed, but it must not pass only because
+// of that seed: with VARIATE_TEST_SEED=K in the environment, test_seed gives every seed a different
+// value for each K, and scripts/seed-survey runs the statistical tests over K = 1, ..., N and counts
+// each test's failures.
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
