@@ -147,5 +147,6 @@ TEST(PathfinderPosterior, KHatFlagsTheFunnelInMostRuns) {
   }
   EXPECT_GE(flagged, 16) << "k-hat of the 32 runs: " << ::testing::PrintToString(k_hats);
 }
+
 }  // namespace
 }  // namespace variate::inference
